@@ -1,0 +1,2 @@
+//! MCP latency benchmark.
+fn main() {}

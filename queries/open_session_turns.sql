@@ -1,0 +1,20 @@
+-- open(session): compact summaries of every turn of the session, by ordinal. $1: session id.
+SELECT
+  turn_id,
+  ordinal,
+  completed,
+  terminal_event_id,
+  event_count,
+  started_at,
+  updated_at,
+  user_input_event_id,
+  user_input_text,
+  user_input_truncated,
+  final_response_event_id,
+  final_response_text,
+  final_response_truncated,
+  tools_called,
+  event_types
+FROM turns
+WHERE session_id = $1
+ORDER BY ordinal

@@ -1,0 +1,139 @@
+//! Ingest: finds log files, recognises each one's format from its content and parses it into
+//! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
+
+pub mod assemble;
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod lines;
+pub mod run;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::model::ParseOutput;
+use lines::{JsonLine, SplitLines, split_json_lines};
+
+/// How many leading lines format sniffing looks at.
+const SNIFF_LINES: usize = 8;
+
+/// The log formats esker reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    CodexRollout,
+    ClaudeTranscript,
+    GeminiJson,
+    GeminiJsonl,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::CodexRollout => "codex_rollout",
+            Format::ClaudeTranscript => "claude_transcript",
+            Format::GeminiJson => "gemini_json",
+            Format::GeminiJsonl => "gemini_jsonl",
+        }
+    }
+
+    /// Whether the file is appended line by line (a half-written last line is held back) or
+    /// rewritten whole.
+    pub fn is_line_oriented(self) -> bool {
+        self != Format::GeminiJson
+    }
+}
+
+/// A file's content, split the way its format needs.
+pub enum Content {
+    Lines(SplitLines),
+    Whole(Value),
+}
+
+/// The outcome of reading one file's bytes.
+pub enum Recognised {
+    /// Known format, with the content to parse and the byte offset of its complete part.
+    Known {
+        format: Format,
+        content: Content,
+        complete_offset: u64,
+    },
+    /// Not a session log of any known format.
+    Unknown,
+    /// A whole-file JSON log caught mid-rewrite (not valid JSON yet): try again later.
+    Incomplete,
+}
+
+/// Recognises the format of `bytes` from content, not the file name. `previous_format` is the
+/// format this file had before, if any (lets a Gemini JSON file caught mid-write be held back).
+pub fn recognise(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
+    let split = split_json_lines(bytes);
+    let leading: Vec<JsonLine> = split.lines.iter().take(SNIFF_LINES).cloned().collect();
+    let line_format = if leading.is_empty() {
+        None
+    } else if codex::sniff(&leading) {
+        Some(Format::CodexRollout)
+    } else if claude::sniff(&leading) {
+        Some(Format::ClaudeTranscript)
+    } else if gemini::sniff_jsonl(&leading) {
+        Some(Format::GeminiJsonl)
+    } else {
+        None
+    };
+    if let Some(format) = line_format {
+        let complete_offset = split.complete_offset;
+        return Recognised::Known {
+            format,
+            content: Content::Lines(split),
+            complete_offset,
+        };
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
+            format: Format::GeminiJson,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
+        Ok(_) => Recognised::Unknown,
+        Err(_) if previous_format == Some(Format::GeminiJson) => Recognised::Incomplete,
+        Err(error) if error.is_eof() && looks_like_json_object(bytes) => Recognised::Incomplete,
+        Err(_) => Recognised::Unknown,
+    }
+}
+
+fn looks_like_json_object(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .find(|byte| !byte.is_ascii_whitespace())
+        .is_some_and(|&byte| byte == b'{')
+}
+
+/// Parses recognised content. `sidecar` is a Claude sub-agent's `.meta.json`, when present.
+pub fn parse(
+    format: Format,
+    path: &Path,
+    content: &Content,
+    sidecar: Option<&Value>,
+) -> ParseOutput {
+    match (format, content) {
+        (Format::CodexRollout, Content::Lines(split)) => codex::parse(path, &split.lines),
+        (Format::ClaudeTranscript, Content::Lines(split)) => {
+            claude::parse(path, &split.lines, sidecar)
+        }
+        (Format::GeminiJsonl, Content::Lines(split)) => gemini::parse_jsonl(path, &split.lines),
+        (Format::GeminiJson, Content::Whole(value)) => gemini::parse_json(path, value),
+        _ => ParseOutput::default(),
+    }
+}
+
+/// Parses a format name written in a checkpoint.
+pub fn format_named(name: &str) -> Option<Format> {
+    [
+        Format::CodexRollout,
+        Format::ClaudeTranscript,
+        Format::GeminiJson,
+        Format::GeminiJsonl,
+    ]
+    .into_iter()
+    .find(|format| format.name() == name)
+}

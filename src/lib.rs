@@ -1,0 +1,21 @@
+//! esker: the local history of AI coding agents (Codex CLI, Claude Code, Gemini CLI) as
+//! partitioned Parquet tables plus a tantivy index, served to agents over MCP.
+//!
+//! # Layout
+//! Data flows ingest → store → query/search → mcp:
+//! - [`ingest`]: finds log files, recognises their format, parses each format (one file per
+//!   format, pure functions) and assembles sessions, turns and events with stable ids.
+//! - [`store`]: immutable generations of Parquet tables (`tables/*.sql`) and the search index,
+//!   committed atomically; checkpoints for incremental indexing.
+//! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
+//! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
+//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`).
+
+pub mod config;
+pub mod ids;
+pub mod ingest;
+pub mod mcp;
+pub mod model;
+pub mod query;
+pub mod search;
+pub mod store;

@@ -1,0 +1,181 @@
+//! The `esker` binary: parses the command line, runs the command, maps errors to exit codes.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use esker::config::{resolve_data_dir, sample_corpus_dir};
+use esker::ingest::run::{IndexOptions, default_locations, index_paths};
+use esker::query::output::{OutputFormat, write_batches};
+use esker::store::Store;
+
+/// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
+#[derive(Debug, Parser)]
+#[command(name = "esker", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Index session logs (files or directories); with no PATH, the harnesses' default
+    /// locations ($CODEX_HOME, $CLAUDE_CONFIG_DIR, $GEMINI_CLI_HOME), or the bundled sample
+    /// corpus when none exists.
+    Index {
+        /// Where the tables and index live [default: $ESKER_DATA_DIR or ~/.local/share/esker]
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Do not list each ingested file.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Log files or directories to index.
+        paths: Vec<PathBuf>,
+    },
+    /// Run read-only SQL over the `events`, `turns` and `sessions` tables.
+    Query {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+        /// One SQL statement (SELECT, WITH, EXPLAIN, SHOW, DESCRIBE).
+        sql: String,
+    },
+    /// Serve the MCP tools over stdio (refreshing the index in the background first).
+    Serve {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Do not run an indexing pass of the default locations at startup.
+        #[arg(long)]
+        no_index: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("esker: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("esker: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ESKER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Index {
+            data_dir,
+            quiet,
+            paths,
+        } => run_index(&resolve_data_dir(data_dir.as_deref()), paths, quiet).await,
+        Command::Query {
+            data_dir,
+            format,
+            sql,
+        } => run_query(&resolve_data_dir(data_dir.as_deref()), &sql, format).await,
+        Command::Serve { data_dir, no_index } => {
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            if !no_index {
+                spawn_background_index(data_dir.clone());
+            }
+            esker::mcp::serve_stdio(data_dir).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The paths to index when none are given: default locations, else the sample corpus.
+fn paths_or_defaults(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        return Ok(paths);
+    }
+    let defaults = default_locations();
+    if !defaults.is_empty() {
+        return Ok(defaults);
+    }
+    let sample = sample_corpus_dir()
+        .context("no agent history found in the default locations and no data/sample corpus")?;
+    eprintln!(
+        "esker: no Codex, Claude Code or Gemini CLI history found; indexing the sample corpus {}",
+        sample.display()
+    );
+    Ok(vec![sample])
+}
+
+async fn run_index(data_dir: &Path, paths: Vec<PathBuf>, quiet: bool) -> anyhow::Result<ExitCode> {
+    let store = Store::open(data_dir)
+        .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
+    let options = IndexOptions {
+        paths: paths_or_defaults(paths)?,
+        progress: std::io::stderr().is_terminal(),
+        list_files: !quiet,
+    };
+    let summary = index_paths(&store, &options).await?;
+    eprintln!("esker index: {summary}");
+    eprintln!("data dir: {}", store.data_dir().display());
+    Ok(if summary.files_failed > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn spawn_background_index(data_dir: PathBuf) {
+    tokio::spawn(async move {
+        let outcome = async {
+            let store = Store::open(&data_dir)?;
+            let options = IndexOptions {
+                paths: paths_or_defaults(Vec::new())?,
+                progress: false,
+                list_files: false,
+            };
+            anyhow::Ok(index_paths(&store, &options).await?)
+        }
+        .await;
+        match outcome {
+            Ok(summary) => tracing::info!("background index: {summary}"),
+            Err(error) => tracing::warn!("background index failed: {error:#}"),
+        }
+    });
+}
+
+async fn run_query(data_dir: &Path, sql: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
+    let store = Store::open(data_dir)
+        .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
+    let context = esker::query::context_for(&store.current()?).await?;
+    let batches = match esker::query::run_read_only(&context, sql).await {
+        Ok((_, batches)) => batches,
+        Err(error) => {
+            eprintln!("esker query: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    write_batches(&mut stdout, &batches, format)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,179 @@
+//! The server's warm view of the store: one DataFusion context and one tantivy reader for the
+//! current generation, reopened only when `esker index` commits a new one, plus the runners
+//! for named SQL queries (`queries/*.sql`) and for index searches.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::error::DataFusionError;
+use datafusion::prelude::SessionContext;
+use datafusion::scalar::ScalarValue;
+use tokio::sync::Mutex;
+
+use crate::mcp::envelope::ToolError;
+use crate::mcp::rows::{RowError, Rows};
+use crate::model::EventType;
+use crate::query::{QueryError, context_for, read_only_options};
+use crate::search::{SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::store::{Snapshot, Store, StoreError};
+
+/// Failures below the tool layer; they all surface as `internal_error`.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("query {name} failed: {source}")]
+    NamedQuery {
+        name: &'static str,
+        source: DataFusionError,
+    },
+    #[error("query {name} returned unexpected rows: {source}")]
+    Rows {
+        name: &'static str,
+        source: RowError,
+    },
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    #[error("search task failed: {0}")]
+    SearchTask(String),
+}
+
+impl From<CatalogError> for ToolError {
+    fn from(error: CatalogError) -> ToolError {
+        tracing::error!(%error, "tool failed");
+        ToolError::internal(error.to_string())
+    }
+}
+
+/// One SQL statement from `queries/`, compiled in, with `$1...` placeholders.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedQuery {
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// The store as the server sees it.
+pub struct Catalog {
+    store: Store,
+    warm: Mutex<Option<Arc<WarmSnapshot>>>,
+}
+
+/// Readers opened on one generation; shared by the requests that run while it is current.
+pub struct WarmSnapshot {
+    pub generation: u64,
+    context: SessionContext,
+    index: SearchIndex,
+}
+
+/// An index search, owned so it can run on the blocking pool.
+#[derive(Debug, Clone)]
+pub struct IndexSearch {
+    pub text: String,
+    pub session_id: Option<String>,
+    pub turn_id: Option<String>,
+    pub event_types: Vec<EventType>,
+    pub limit: usize,
+}
+
+impl Catalog {
+    /// Opens the store at `data_dir` (creating an empty one if needed).
+    pub fn open(data_dir: &Path) -> Result<Catalog, CatalogError> {
+        Ok(Catalog {
+            store: Store::open(data_dir)?,
+            warm: Mutex::new(None),
+        })
+    }
+
+    /// The readers of the current generation, reopened when a new one was committed.
+    pub async fn snapshot(&self) -> Result<Arc<WarmSnapshot>, CatalogError> {
+        let current = self.store.current()?;
+        let mut warm = self.warm.lock().await;
+        if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
+            return Ok(Arc::clone(snapshot));
+        }
+        let snapshot = Arc::new(WarmSnapshot::open(&current).await?);
+        tracing::info!(generation = snapshot.generation, "opened store generation");
+        *warm = Some(Arc::clone(&snapshot));
+        Ok(snapshot)
+    }
+}
+
+impl WarmSnapshot {
+    async fn open(snapshot: &Snapshot) -> Result<WarmSnapshot, CatalogError> {
+        let context = context_for(snapshot).await?;
+        let index_snapshot = snapshot.clone();
+        let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot))
+            .await
+            .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
+        Ok(WarmSnapshot {
+            generation: snapshot.generation,
+            context,
+            index,
+        })
+    }
+
+    /// Runs a named query with its parameters bound to `$1...` in order.
+    pub async fn run(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Rows, CatalogError> {
+        let failed = |source| CatalogError::NamedQuery {
+            name: query.name,
+            source,
+        };
+        let frame = self
+            .context
+            .sql_with_options(query.sql, read_only_options())
+            .await
+            .map_err(failed)?
+            .with_param_values(parameters)
+            .map_err(failed)?;
+        let batches = frame.collect().await.map_err(failed)?;
+        Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
+            name: query.name,
+            source,
+        })
+    }
+
+    /// Runs a BM25 search on the blocking pool.
+    pub async fn search(
+        self: &Arc<Self>,
+        search: IndexSearch,
+    ) -> Result<SearchResults, CatalogError> {
+        let snapshot = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            snapshot.index.search(&SearchQuery {
+                text: &search.text,
+                session_id: search.session_id.as_deref(),
+                turn_id: search.turn_id.as_deref(),
+                event_types: &search.event_types,
+                limit: search.limit,
+            })
+        })
+        .await
+        .map_err(|error| CatalogError::SearchTask(error.to_string()))?
+        .map_err(CatalogError::from)
+    }
+}
+
+/// A string parameter.
+pub fn text_parameter(value: &str) -> ScalarValue {
+    ScalarValue::Utf8(Some(value.to_owned()))
+}
+
+/// A UTC timestamp parameter, in nanoseconds.
+pub fn timestamp_parameter(nanos: i64) -> ScalarValue {
+    ScalarValue::TimestampNanosecond(Some(nanos), Some("+00:00".into()))
+}
+
+/// A list-of-strings parameter, for `array_has($n, column)`.
+pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
+    let scalars: Vec<ScalarValue> = values.iter().map(|value| text_parameter(value)).collect();
+    ScalarValue::List(ScalarValue::new_list_nullable(
+        &scalars,
+        &datafusion::arrow::datatypes::DataType::Utf8,
+    ))
+}

@@ -1,0 +1,449 @@
+//! `list_sessions`: compact metadata of the sessions overlapping a datetime window, optionally
+//! of one mode, sorted by (updated_at, id) and keyset-paginated with an opaque cursor.
+
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use datafusion::scalar::ScalarValue;
+use serde_json::{Value, json};
+
+use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
+use crate::mcp::cursor::{self, CursorError, KeysetPosition};
+use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::mcp::handler::ToolHandler;
+use crate::mcp::rows::{Row, RowError, Rows};
+use crate::mcp::search_sessions::plain;
+use crate::mcp::text::format_timestamp;
+use crate::mcp::validate::{
+    Arguments, optional_integer_in_range, optional_string, parse_datetime_field,
+    reject_unknown_fields, required_string,
+};
+
+pub const FIELDS: [&str; 6] = [
+    "start_datetime",
+    "end_datetime",
+    "limit",
+    "cursor",
+    "mode",
+    "sort",
+];
+pub const MODES: [&str; 4] = ["web_search", "mcp_internal", "tool_calling", "chat"];
+pub const SORTS: [&str; 2] = ["desc", "asc"];
+pub const DEFAULT_LIMIT: i64 = 20;
+pub const MAX_LIMIT: i64 = 50;
+/// A window longer than this is a "broad window" in the spec's SLA table.
+pub const BROAD_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
+
+const SLA_TYPICAL: SlaTarget = SlaTarget::ms(300);
+const SLA_BROAD: SlaTarget = SlaTarget::ms(1000);
+const SLA_BROAD_ONE_MODE: SlaTarget = SlaTarget::ms(1200);
+const DEADLINE_TYPICAL: Duration = Duration::from_secs(2);
+const DEADLINE_BROAD: Duration = Duration::from_secs(3);
+
+const NEWEST_FIRST: NamedQuery = NamedQuery {
+    name: "list_sessions_desc",
+    sql: include_str!("../../queries/list_sessions_desc.sql"),
+};
+const OLDEST_FIRST: NamedQuery = NamedQuery {
+    name: "list_sessions_asc",
+    sql: include_str!("../../queries/list_sessions_asc.sql"),
+};
+
+/// Listing order by (updated_at, session id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    Desc,
+    Asc,
+}
+
+impl Sort {
+    fn as_str(self) -> &'static str {
+        match self {
+            Sort::Desc => "desc",
+            Sort::Asc => "asc",
+        }
+    }
+}
+
+/// A validated `list_sessions` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListRequest {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub limit: usize,
+    /// The cursor as given, and the position it decodes to.
+    pub cursor: Option<(String, KeysetPosition)>,
+    pub mode: Option<&'static str>,
+    pub sort: Sort,
+}
+
+impl ListRequest {
+    fn is_broad(&self) -> bool {
+        self.end - self.start > BROAD_WINDOW
+    }
+
+    fn fingerprint(&self) -> String {
+        fingerprint_of(self.start, self.end, self.mode, self.sort)
+    }
+}
+
+fn fingerprint_of(
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    mode: Option<&str>,
+    sort: Sort,
+) -> String {
+    let canonical_filter = format!(
+        "{}|{}|{}|{}",
+        nanos_of(start),
+        nanos_of(end),
+        mode.unwrap_or_default(),
+        sort.as_str()
+    );
+    cursor::filter_fingerprint(&canonical_filter)
+}
+
+fn nanos_of(time: DateTime<Utc>) -> i64 {
+    time.timestamp_nanos_opt().unwrap_or(i64::MAX)
+}
+
+pub struct ListSessions;
+
+impl ToolHandler for ListSessions {
+    type Request = ListRequest;
+
+    const NAME: ToolName = ToolName::ListSessions;
+
+    fn parse(arguments: &Arguments) -> Result<ListRequest, ToolError> {
+        reject_unknown_fields(arguments, &FIELDS)?;
+        let start = parse_datetime_argument(arguments, "start_datetime")?;
+        let end = parse_datetime_argument(arguments, "end_datetime")?;
+        if end <= start {
+            return Err(ToolError::invalid_request(
+                "end_datetime",
+                "end_datetime must be later than start_datetime",
+            ));
+        }
+        let limit = optional_integer_in_range(arguments, "limit", 1, MAX_LIMIT)?
+            .unwrap_or(DEFAULT_LIMIT) as usize;
+        let mode = parse_choice(arguments, "mode", &MODES)?;
+        let sort = match parse_choice(arguments, "sort", &SORTS)? {
+            Some("asc") => Sort::Asc,
+            _ => Sort::Desc,
+        };
+        let cursor = parse_cursor(arguments, &fingerprint_of(start, end, mode, sort))?;
+        Ok(ListRequest {
+            start,
+            end,
+            limit,
+            cursor,
+            mode,
+            sort,
+        })
+    }
+
+    fn rejected_sla(_arguments: &Arguments) -> SlaTarget {
+        SLA_TYPICAL
+    }
+
+    fn canonical(request: &ListRequest) -> Value {
+        json!({
+            "start_datetime": canonical_datetime(request.start),
+            "end_datetime": canonical_datetime(request.end),
+            "limit": request.limit,
+            "cursor": request.cursor.as_ref().map(|(text, _)| text.as_str()),
+            "mode": request.mode,
+            "sort": request.sort.as_str(),
+        })
+    }
+
+    fn sla(request: &ListRequest) -> SlaTarget {
+        match (request.is_broad(), request.mode) {
+            (false, _) => SLA_TYPICAL,
+            (true, None) => SLA_BROAD,
+            (true, Some(_)) => SLA_BROAD_ONE_MODE,
+        }
+    }
+
+    fn deadline(request: &ListRequest) -> Duration {
+        if request.is_broad() {
+            DEADLINE_BROAD
+        } else {
+            DEADLINE_TYPICAL
+        }
+    }
+
+    async fn execute(catalog: &Catalog, request: &ListRequest) -> Result<ToolSuccess, ToolError> {
+        let snapshot = catalog.snapshot().await?;
+        let query = match request.sort {
+            Sort::Desc => NEWEST_FIRST,
+            Sort::Asc => OLDEST_FIRST,
+        };
+        let rows = snapshot.run(query, parameters(request)).await?;
+        let page = build_page(request, &rows)
+            .map_err(|error| ToolError::internal(format!("{}: {error}", query.name)))?;
+        let text = summarize(request, &page);
+        Ok(ToolSuccess::new(page, text))
+    }
+}
+
+fn parse_datetime_argument(arguments: &Arguments, field: &str) -> Result<DateTime<Utc>, ToolError> {
+    let text = required_string(arguments, field)?;
+    parse_datetime_field(field, text)
+}
+
+/// An optional string that must be one of `choices` (null means the default).
+fn parse_choice(
+    arguments: &Arguments,
+    field: &str,
+    choices: &[&'static str],
+) -> Result<Option<&'static str>, ToolError> {
+    let invalid = || {
+        ToolError::invalid_request(
+            field,
+            format!("{field} must be one of {}", choices.join(", ")),
+        )
+        .with_detail("allowed", choices.to_vec())
+    };
+    let Some(text) = optional_string(arguments, field).map_err(|_| invalid())? else {
+        return Ok(None);
+    };
+    let choice = choices
+        .iter()
+        .find(|choice| **choice == text)
+        .ok_or_else(invalid)?;
+    Ok(Some(*choice))
+}
+
+fn parse_cursor(
+    arguments: &Arguments,
+    fingerprint: &str,
+) -> Result<Option<(String, KeysetPosition)>, ToolError> {
+    let Some(text) = optional_string(arguments, "cursor")? else {
+        return Ok(None);
+    };
+    let position = cursor::decode(text, fingerprint).map_err(|error| {
+        let message = match error {
+            CursorError::Malformed => "cursor is not a cursor returned by list_sessions",
+            CursorError::FilterChanged => {
+                "cursor belongs to a listing with a different filter or sort; restart without it"
+            }
+        };
+        ToolError::invalid_request("cursor", message)
+    })?;
+    Ok(Some((text.to_owned(), position)))
+}
+
+/// The canonical UTC form of a datetime (millisecond precision unless finer was given).
+fn canonical_datetime(time: DateTime<Utc>) -> String {
+    if time.timestamp_subsec_nanos() % 1_000_000 == 0 {
+        time.to_rfc3339_opts(SecondsFormat::Millis, true)
+    } else {
+        time.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    }
+}
+
+/// `$1..$7` of `list_sessions_{asc,desc}.sql`; one row beyond the limit tells if more exist.
+fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
+    let (has_cursor, cursor_nanos, cursor_session_id) = match &request.cursor {
+        Some((_, position)) => (
+            true,
+            position.updated_at_nanos,
+            position.session_id.as_str(),
+        ),
+        None => (false, 0, ""),
+    };
+    vec![
+        timestamp_parameter(nanos_of(request.start)),
+        timestamp_parameter(nanos_of(request.end)),
+        text_parameter(request.mode.unwrap_or_default()),
+        ScalarValue::Boolean(Some(has_cursor)),
+        timestamp_parameter(cursor_nanos),
+        text_parameter(cursor_session_id),
+        ScalarValue::Int64(Some(request.limit as i64 + 1)),
+    ]
+}
+
+fn build_page(request: &ListRequest, rows: &Rows) -> Result<Value, RowError> {
+    let first_rank = request
+        .cursor
+        .as_ref()
+        .map_or(0, |(_, position)| position.rank)
+        + 1;
+    let mut sessions = Vec::with_capacity(request.limit);
+    let mut last_position = None;
+    for (offset, row) in rows.iter().take(request.limit).enumerate() {
+        let rank = first_rank + offset;
+        sessions.push(listed_session_json(rank, &row)?);
+        last_position = Some(KeysetPosition {
+            updated_at_nanos: row.opt_timestamp_nanos("updated_at")?.unwrap_or_default(),
+            session_id: row.string("session_id")?.to_owned(),
+            rank,
+        });
+    }
+    let truncated = rows.len() > request.limit;
+    let next_cursor = last_position
+        .filter(|_| truncated)
+        .map(|position| cursor::encode(&request.fingerprint(), &position));
+    Ok(json!({
+        "result_count": sessions.len(),
+        "limit": request.limit,
+        "truncated": truncated,
+        "sessions": sessions,
+        "next_cursor": next_cursor,
+    }))
+}
+
+fn listed_session_json(rank: usize, row: &Row<'_>) -> Result<Value, RowError> {
+    let session_id = row.string("session_id")?;
+    let timestamp = |column: &str| -> Result<Option<String>, RowError> {
+        Ok(row.opt_timestamp_nanos(column)?.map(format_timestamp))
+    };
+    Ok(json!({
+        "rank": rank,
+        "id": session_id,
+        "session": {
+            "id": session_id,
+            "title": row.string("title")?,
+            "source": row.string("source")?,
+            "started_at": timestamp("started_at")?,
+            "updated_at": timestamp("updated_at")?,
+            "completed": row.bool("completed")?,
+            "turn_count": row.i64("turn_count")?,
+            "event_count": row.i64("event_count")?,
+            "mode": row.string("mode")?,
+            "session_slug": row.opt_string("session_slug")?,
+            "session_summary": row.opt_string("session_summary")?,
+        },
+        "open": { "session_id": session_id },
+    }))
+}
+
+fn summarize(request: &ListRequest, page: &Value) -> String {
+    let mut text = format!(
+        "{} sessions active between {} and {} ({}, {})",
+        page["result_count"],
+        canonical_datetime(request.start),
+        canonical_datetime(request.end),
+        request.mode.unwrap_or("any mode"),
+        request.sort.as_str(),
+    );
+    for listed in page["sessions"].as_array().into_iter().flatten() {
+        let session = &listed["session"];
+        text.push_str(&format!(
+            "\n{}. {} \"{}\" ({}, {}, {} turns) updated {}",
+            listed["rank"],
+            plain(&listed["id"]),
+            plain(&session["title"]),
+            plain(&session["source"]),
+            plain(&session["mode"]),
+            session["turn_count"],
+            plain(&session["updated_at"]),
+        ));
+    }
+    if let Some(next_cursor) = page["next_cursor"].as_str() {
+        text.push_str(&format!("\nmore sessions: pass cursor \"{next_cursor}\""));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::envelope::ErrorCode;
+
+    fn parse(value: Value) -> Result<ListRequest, ToolError> {
+        ListSessions::parse(value.as_object().unwrap())
+    }
+
+    fn window() -> Value {
+        json!({
+            "start_datetime": "2026-04-30T09:00:00-04:00",
+            "end_datetime": "2026-04-30T13:00:00-04:00",
+        })
+    }
+
+    fn with(extra: Value) -> Value {
+        let mut arguments = window();
+        for (key, value) in extra.as_object().unwrap() {
+            arguments[key] = value.clone();
+        }
+        arguments
+    }
+
+    #[test]
+    fn defaults_are_applied_and_datetimes_normalized() {
+        let request = parse(window()).unwrap();
+        assert_eq!(
+            ListSessions::canonical(&request),
+            json!({
+                "start_datetime": "2026-04-30T13:00:00.000Z",
+                "end_datetime": "2026-04-30T17:00:00.000Z",
+                "limit": 20,
+                "cursor": null,
+                "mode": null,
+                "sort": "desc",
+            })
+        );
+        assert_eq!(ListSessions::sla(&request).target_ms, 300);
+    }
+
+    #[test]
+    fn bad_inputs_are_invalid_requests() {
+        let cases = [
+            json!({"start_datetime": "2026-04-30T09:00:00Z"}),
+            json!({"end_datetime": "2026-04-30T09:00:00Z"}),
+            with(json!({"start_datetime": "2026-04-30T09:00:00"})),
+            with(json!({"end_datetime": "2026-04-30T09:00:00-04:00"})),
+            with(json!({"end_datetime": "2026-04-30T08:00:00-04:00"})),
+            with(json!({"limit": 0})),
+            with(json!({"limit": 51})),
+            with(json!({"limit": 2.5})),
+            with(json!({"mode": "browsing"})),
+            with(json!({"mode": 3})),
+            with(json!({"sort": "newest"})),
+            with(json!({"cursor": "garbage"})),
+            with(json!({"query": "x"})),
+        ];
+        for arguments in cases {
+            let error = parse(arguments.clone()).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidRequest, "{arguments}");
+        }
+    }
+
+    #[test]
+    fn a_cursor_only_works_for_its_own_filter_and_sort() {
+        let request = parse(window()).unwrap();
+        let position = KeysetPosition {
+            updated_at_nanos: 5,
+            session_id: "session:s1".into(),
+            rank: 20,
+        };
+        let issued = cursor::encode(&request.fingerprint(), &position);
+        assert!(parse(with(json!({"cursor": issued, "limit": 5}))).is_ok());
+        for changed in [json!({"sort": "asc"}), json!({"mode": "chat"})] {
+            let mut arguments = with(changed);
+            arguments["cursor"] = json!(issued);
+            let error = parse(arguments).unwrap_err();
+            assert!(
+                error.message.contains("different filter"),
+                "{}",
+                error.message
+            );
+        }
+    }
+
+    #[test]
+    fn broad_windows_get_the_broad_targets() {
+        let broad = json!({
+            "start_datetime": "2026-01-01T00:00:00Z",
+            "end_datetime": "2026-04-01T00:00:00Z",
+        });
+        let request = parse(broad.clone()).unwrap();
+        assert_eq!(ListSessions::sla(&request).target_ms, 1000);
+        assert_eq!(ListSessions::deadline(&request), DEADLINE_BROAD);
+        let mut one_mode = broad;
+        one_mode["mode"] = json!("chat");
+        assert_eq!(ListSessions::sla(&parse(one_mode).unwrap()).target_ms, 1200);
+    }
+}

@@ -1,0 +1,182 @@
+//! open(event): full event metadata and content (tool arguments, exit code, full output),
+//! its parent turn and session, and traversal to adjacent events and turns.
+
+use serde_json::{Map, Value, json};
+
+use super::{TURN, adjacent_turn_ids, neighbours, ordinal_parameter, row_error, timestamp_json};
+use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::envelope::{ToolError, ToolSuccess};
+use crate::mcp::rows::{Row, RowError};
+use crate::mcp::search_sessions::plain;
+
+const EVENT: NamedQuery = NamedQuery {
+    name: "open_event",
+    sql: include_str!("../../../queries/open_event.sql"),
+};
+const ADJACENT_EVENTS: NamedQuery = NamedQuery {
+    name: "open_adjacent_events",
+    sql: include_str!("../../../queries/open_adjacent_events.sql"),
+};
+
+pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess, ToolError> {
+    let event_rows = snapshot.run(EVENT, vec![text_parameter(event_id)]).await?;
+    let Some(row) = event_rows.first() else {
+        return Err(ToolError::not_found("event", event_id));
+    };
+    let position = EventPosition::of(&row).map_err(row_error(EVENT.name))?;
+    let (turn_rows, (previous_event_id, next_event_id), (previous_turn_id, next_turn_id)) = tokio::try_join!(
+        async {
+            Ok(snapshot
+                .run(TURN, vec![text_parameter(&position.turn_id)])
+                .await?)
+        },
+        adjacent_event_ids(snapshot, &position),
+        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
+    )?;
+    let turn_row = turn_rows
+        .first()
+        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
+    let mut data = event_json(&row).map_err(row_error(EVENT.name))?;
+    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
+    data["session"] = session;
+    data["turn"] = turn;
+    data["traversal"] = json!({
+        "session_id": position.session_id,
+        "turn_id": position.turn_id,
+        "previous_event_id": previous_event_id,
+        "next_event_id": next_event_id,
+        "previous_turn_id": previous_turn_id,
+        "next_turn_id": next_turn_id,
+    });
+    let text = summarize(&data);
+    Ok(ToolSuccess::new(data, text))
+}
+
+/// Where an event sits: its session, turn and ordinals.
+struct EventPosition {
+    session_id: String,
+    turn_id: String,
+    turn_ordinal: i64,
+    ordinal: i64,
+}
+
+impl EventPosition {
+    fn of(row: &Row<'_>) -> Result<EventPosition, RowError> {
+        Ok(EventPosition {
+            session_id: row.string("session_id")?.to_owned(),
+            turn_id: row.string("turn_id")?.to_owned(),
+            turn_ordinal: row.i64("turn_ordinal")?,
+            ordinal: row.i64("ordinal")?,
+        })
+    }
+}
+
+async fn adjacent_event_ids(
+    snapshot: &WarmSnapshot,
+    position: &EventPosition,
+) -> Result<(Value, Value), ToolError> {
+    let parameters = vec![
+        text_parameter(&position.session_id),
+        text_parameter(&position.turn_id),
+        ordinal_parameter(position.ordinal - 1),
+        ordinal_parameter(position.ordinal + 1),
+    ];
+    let rows = snapshot.run(ADJACENT_EVENTS, parameters).await?;
+    neighbours(&rows, "event_id", position.ordinal).map_err(row_error(ADJACENT_EVENTS.name))
+}
+
+/// `kind`, `event` and `content` of the response.
+fn event_json(row: &Row<'_>) -> Result<Value, RowError> {
+    Ok(json!({
+        "kind": "event",
+        "event": {
+            "id": row.string("event_id")?,
+            "session_id": row.string("session_id")?,
+            "turn_id": row.string("turn_id")?,
+            "ordinal": row.i64("ordinal")?,
+            "type": row.string("type")?,
+            "timestamp": timestamp_json(row, "timestamp")?,
+            "terminal": row.bool("terminal")?,
+            "model": row.opt_string("model")?,
+            "originating_model": row.opt_string("originating_model")?,
+            "tool_name": row.opt_string("tool_name")?,
+            "tool_call_id": row.opt_string("tool_call_id")?,
+            "subtype": row.opt_string("subtype")?,
+        },
+        "content": content_json(row)?,
+    }))
+}
+
+/// Full content: `text` always; tool calls add `tool_name` and parsed `arguments`; tool
+/// responses add `tool_name` and `exit_code`; any other structured payload rides along.
+fn content_json(row: &Row<'_>) -> Result<Value, RowError> {
+    let event_type = row.string("type")?;
+    let payload = row
+        .opt_string("payload")?
+        .map(|text| serde_json::from_str::<Value>(text).unwrap_or(Value::String(text.into())));
+    let mut content = Map::new();
+    match event_type {
+        "tool_call" => {
+            content.insert("format".into(), json!("tool_call"));
+            content.insert("tool_name".into(), json!(row.opt_string("tool_name")?));
+            content.insert("arguments".into(), payload.unwrap_or(Value::Null));
+        }
+        "tool_response" => {
+            content.insert("format".into(), json!("tool_response"));
+            content.insert("tool_name".into(), json!(row.opt_string("tool_name")?));
+            content.insert("exit_code".into(), json!(row.opt_i64("exit_code")?));
+            if let Some(payload) = payload {
+                content.insert("payload".into(), payload);
+            }
+        }
+        _ => {
+            content.insert("format".into(), json!("text"));
+            if let Some(payload) = payload {
+                content.insert("payload".into(), payload);
+            }
+        }
+    }
+    content.insert("text".into(), json!(row.string("text")?));
+    content.insert("truncated".into(), json!(false));
+    Ok(Value::Object(content))
+}
+
+/// The compact `session` and `turn` parents of the event.
+fn parents_json(turn_row: &Row<'_>) -> Result<(Value, Value), RowError> {
+    let session = json!({
+        "id": turn_row.string("session_id")?,
+        "title": turn_row.string("title")?,
+        "source": turn_row.string("source")?,
+    });
+    let turn = json!({
+        "id": turn_row.string("turn_id")?,
+        "ordinal": turn_row.i64("ordinal")?,
+        "completed": turn_row.bool("completed")?,
+    });
+    Ok((session, turn))
+}
+
+/// The text summary carries the full content: text-only clients need the evidence too.
+fn summarize(data: &Value) -> String {
+    let event = &data["event"];
+    let traversal = &data["traversal"];
+    let tool = event["tool_name"]
+        .as_str()
+        .map(|name| format!(" {name}"))
+        .unwrap_or_default();
+    format!(
+        "event {} ({}{}, #{} of turn {}, session \"{}\", {})\n\n{}\n\nprevious event: {} | next event: {} | turn: {} | session: {}",
+        plain(&event["id"]),
+        plain(&event["type"]),
+        tool,
+        event["ordinal"],
+        plain(&traversal["turn_id"]),
+        plain(&data["session"]["title"]),
+        plain(&event["timestamp"]),
+        plain(&data["content"]["text"]),
+        plain(&traversal["previous_event_id"]),
+        plain(&traversal["next_event_id"]),
+        plain(&traversal["turn_id"]),
+        plain(&traversal["session_id"]),
+    )
+}

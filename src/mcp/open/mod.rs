@@ -1,0 +1,165 @@
+//! `open`: expands a session, turn or event id into structured context. Validation and
+//! dispatch live here; each kind's response is built in its own module.
+
+mod event;
+mod session;
+mod turn;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::mcp::handler::ToolHandler;
+use crate::mcp::rows::{Row, RowError};
+use crate::mcp::text::format_timestamp;
+use crate::mcp::validate::{
+    Arguments, IdKind, McpId, parse_id_field, reject_unknown_fields, required_string,
+};
+
+pub const FIELDS: [&str; 1] = ["id"];
+/// The spec sets no deadline for `open`; this bounds a pathological request.
+pub const DEADLINE: Duration = Duration::from_secs(5);
+
+const SLA_EVENT: SlaTarget = SlaTarget::ms(200);
+const SLA_TURN: SlaTarget = SlaTarget::ms(300);
+const SLA_SESSION: SlaTarget = SlaTarget::ms(500);
+/// open(session) of a session with more than 100 (up to 1000) turns.
+const SLA_LARGE_SESSION: SlaTarget = SlaTarget::ms(1500);
+const LARGE_SESSION_TURNS: usize = 100;
+
+/// Shared by open(turn) and open(event): a turn row joined with its session.
+const TURN: NamedQuery = NamedQuery {
+    name: "open_turn",
+    sql: include_str!("../../../queries/open_turn.sql"),
+};
+const ADJACENT_TURNS: NamedQuery = NamedQuery {
+    name: "open_adjacent_turns",
+    sql: include_str!("../../../queries/open_adjacent_turns.sql"),
+};
+
+pub struct Open;
+
+impl ToolHandler for Open {
+    type Request = McpId;
+
+    const NAME: ToolName = ToolName::Open;
+
+    fn parse(arguments: &Arguments) -> Result<McpId, ToolError> {
+        reject_unknown_fields(arguments, &FIELDS)?;
+        let text = required_string(arguments, "id")?;
+        parse_id_field("id", text)
+    }
+
+    fn rejected_sla(arguments: &Arguments) -> SlaTarget {
+        let kind = arguments
+            .get("id")
+            .and_then(Value::as_str)
+            .and_then(McpId::parse)
+            .map(|id| id.kind);
+        kind.map(sla_for_kind).unwrap_or(SLA_EVENT)
+    }
+
+    fn canonical(id: &McpId) -> Value {
+        json!({ "id": id.text })
+    }
+
+    fn sla(id: &McpId) -> SlaTarget {
+        sla_for_kind(id.kind)
+    }
+
+    fn deadline(_id: &McpId) -> Duration {
+        DEADLINE
+    }
+
+    async fn execute(catalog: &Catalog, id: &McpId) -> Result<ToolSuccess, ToolError> {
+        let snapshot = catalog.snapshot().await?;
+        match id.kind {
+            IdKind::Session => session::open(&snapshot, &id.text).await,
+            IdKind::Turn => turn::open(&snapshot, &id.text).await,
+            IdKind::Event => event::open(&snapshot, &id.text).await,
+        }
+    }
+}
+
+fn sla_for_kind(kind: IdKind) -> SlaTarget {
+    match kind {
+        IdKind::Session => SLA_SESSION,
+        IdKind::Turn => SLA_TURN,
+        IdKind::Event => SLA_EVENT,
+    }
+}
+
+/// Row decoding failures are internal errors naming the query.
+fn row_error(query: &'static str) -> impl Fn(RowError) -> ToolError {
+    move |error| ToolError::internal(format!("{query}: {error}"))
+}
+
+/// A nullable timestamp column as an RFC 3339 string or null.
+fn timestamp_json(row: &Row<'_>, column: &str) -> Result<Value, RowError> {
+    Ok(row
+        .opt_timestamp_nanos(column)?
+        .map(format_timestamp)
+        .map_or(Value::Null, Value::String))
+}
+
+/// A JSON-array string column (`tools_called`, `event_types`) as an array.
+fn json_array_column(row: &Row<'_>, column: &str) -> Result<Value, RowError> {
+    let text = row.opt_string(column)?.unwrap_or("[]");
+    Ok(serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_array)
+        .unwrap_or_else(|| json!([])))
+}
+
+/// `{event_id, text, truncated}` from a turn's excerpt columns, or null without an event.
+fn excerpt_json(row: &Row<'_>, prefix: &str) -> Result<Value, RowError> {
+    let Some(event_id) = row.opt_string(&format!("{prefix}_event_id"))? else {
+        return Ok(Value::Null);
+    };
+    Ok(json!({
+        "event_id": event_id,
+        "text": row.opt_string(&format!("{prefix}_text"))?.unwrap_or_default(),
+        "truncated": row.opt_bool(&format!("{prefix}_truncated"))?.unwrap_or(false),
+    }))
+}
+
+/// The ids of the turns at `ordinal - 1` and `ordinal + 1` in the session (null at the ends).
+async fn adjacent_turn_ids(
+    snapshot: &WarmSnapshot,
+    session_id: &str,
+    ordinal: i64,
+) -> Result<(Value, Value), ToolError> {
+    let parameters = vec![
+        text_parameter(session_id),
+        ordinal_parameter(ordinal - 1),
+        ordinal_parameter(ordinal + 1),
+    ];
+    let rows = snapshot.run(ADJACENT_TURNS, parameters).await?;
+    neighbours(&rows, "turn_id", ordinal).map_err(row_error(ADJACENT_TURNS.name))
+}
+
+/// An INT ordinal parameter.
+fn ordinal_parameter(ordinal: i64) -> datafusion::scalar::ScalarValue {
+    datafusion::scalar::ScalarValue::Int32(Some(ordinal as i32))
+}
+
+/// From rows of `(id_column, ordinal)`, the ids just before and after `ordinal`.
+fn neighbours(
+    rows: &crate::mcp::rows::Rows,
+    id_column: &str,
+    ordinal: i64,
+) -> Result<(Value, Value), RowError> {
+    let mut previous = Value::Null;
+    let mut next = Value::Null;
+    for row in rows.iter() {
+        let id = Value::String(row.string(id_column)?.to_owned());
+        match row.i64("ordinal")? {
+            neighbour if neighbour == ordinal - 1 => previous = id,
+            neighbour if neighbour == ordinal + 1 => next = id,
+            _ => {}
+        }
+    }
+    Ok((previous, next))
+}

@@ -1,0 +1,151 @@
+//! open(session): session metadata, a compact summary of every turn, and the session's
+//! continuation, parent and sub-agent links.
+
+use serde_json::{Value, json};
+
+use super::{
+    LARGE_SESSION_TURNS, SLA_LARGE_SESSION, excerpt_json, json_array_column, row_error,
+    timestamp_json,
+};
+use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::envelope::{ToolError, ToolSuccess};
+use crate::mcp::rows::{Row, RowError, Rows};
+use crate::mcp::search_sessions::plain;
+
+const SESSION: NamedQuery = NamedQuery {
+    name: "open_session",
+    sql: include_str!("../../../queries/open_session.sql"),
+};
+const TURNS: NamedQuery = NamedQuery {
+    name: "open_session_turns",
+    sql: include_str!("../../../queries/open_session_turns.sql"),
+};
+const CHILDREN: NamedQuery = NamedQuery {
+    name: "open_session_children",
+    sql: include_str!("../../../queries/open_session_children.sql"),
+};
+
+pub async fn open(snapshot: &WarmSnapshot, session_id: &str) -> Result<ToolSuccess, ToolError> {
+    let (session_rows, turn_rows, child_rows) = tokio::try_join!(
+        snapshot.run(SESSION, vec![text_parameter(session_id)]),
+        snapshot.run(TURNS, vec![text_parameter(session_id)]),
+        snapshot.run(CHILDREN, vec![text_parameter(session_id)]),
+    )?;
+    let Some(session_row) = session_rows.first() else {
+        return Err(ToolError::not_found("session", session_id));
+    };
+    let session = session_json(&session_row).map_err(row_error(SESSION.name))?;
+    let turns = turn_rows
+        .iter()
+        .map(|row| turn_summary_json(&row))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(row_error(TURNS.name))?;
+    let traversal = traversal_json(&session_row, &child_rows).map_err(row_error(CHILDREN.name))?;
+    let text = summarize(&session, &turns);
+    let sla_override = (turns.len() > LARGE_SESSION_TURNS).then_some(SLA_LARGE_SESSION);
+    let data = json!({
+        "kind": "session",
+        "session": session,
+        "turns": turns,
+        "traversal": traversal,
+    });
+    Ok(ToolSuccess {
+        sla_override,
+        ..ToolSuccess::new(data, text)
+    })
+}
+
+fn session_json(row: &Row<'_>) -> Result<Value, RowError> {
+    Ok(json!({
+        "id": row.string("session_id")?,
+        "title": row.string("title")?,
+        "source": row.string("source")?,
+        "started_at": timestamp_json(row, "started_at")?,
+        "updated_at": timestamp_json(row, "updated_at")?,
+        "completed": row.bool("completed")?,
+        "turn_count": row.i64("turn_count")?,
+        "event_count": row.i64("event_count")?,
+        "mode": row.string("mode")?,
+        "session_slug": row.opt_string("session_slug")?,
+        "session_summary": row.opt_string("session_summary")?,
+        "project": row.opt_string("project")?,
+        "cwd": row.opt_string("cwd")?,
+        "git_branch": row.opt_string("git_branch")?,
+        "model": row.opt_string("model")?,
+        "agent_name": row.opt_string("agent_name")?,
+    }))
+}
+
+/// The spec's turn summary shape.
+fn turn_summary_json(row: &Row<'_>) -> Result<Value, RowError> {
+    let turn_id = row.string("turn_id")?;
+    let terminal_event_id = row.opt_string("terminal_event_id")?;
+    Ok(json!({
+        "id": turn_id,
+        "ordinal": row.i64("ordinal")?,
+        "completed": row.bool("completed")?,
+        "terminal_event_id": terminal_event_id,
+        "event_count": row.i64("event_count")?,
+        "started_at": timestamp_json(row, "started_at")?,
+        "updated_at": timestamp_json(row, "updated_at")?,
+        "user_input": excerpt_json(row, "user_input")?,
+        "final_response": excerpt_json(row, "final_response")?,
+        "tools_called": json_array_column(row, "tools_called")?,
+        "event_types": json_array_column(row, "event_types")?,
+        "open": {
+            "turn_id": turn_id,
+            "terminal_event_id": terminal_event_id,
+        },
+    }))
+}
+
+/// Continuation chain (`previous_session_id`/`next_session_id`) plus the additive parent,
+/// fork and sub-agent links.
+fn traversal_json(row: &Row<'_>, child_rows: &Rows) -> Result<Value, RowError> {
+    let child_session_ids = child_rows
+        .iter()
+        .map(|child| child.string("session_id").map(str::to_owned))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({
+        "previous_session_id": row.opt_string("previous_session_id")?,
+        "next_session_id": row.opt_string("next_session_id")?,
+        "parent_session_id": row.opt_string("parent_session_id")?,
+        "forked_from_session_id": row.opt_string("forked_from_session_id")?,
+        "child_session_ids": child_session_ids,
+    }))
+}
+
+fn summarize(session: &Value, turns: &[Value]) -> String {
+    let mut text = format!(
+        "session {} \"{}\" ({}, {} turns, {} events, {}completed) {} .. {}",
+        plain(&session["id"]),
+        plain(&session["title"]),
+        plain(&session["source"]),
+        session["turn_count"],
+        session["event_count"],
+        if session["completed"] == true {
+            ""
+        } else {
+            "not "
+        },
+        plain(&session["started_at"]),
+        plain(&session["updated_at"]),
+    );
+    for turn in turns {
+        let prompt = turn["user_input"]["text"]
+            .as_str()
+            .unwrap_or("(no user input)");
+        text.push_str(&format!(
+            "\n{}. {} {}: {}",
+            turn["ordinal"],
+            plain(&turn["id"]),
+            if turn["completed"] == true {
+                "completed"
+            } else {
+                "incomplete"
+            },
+            prompt,
+        ));
+    }
+    text
+}

@@ -1,0 +1,91 @@
+//! The rmcp server: identifies itself as `esker`, lists the three tools and routes each call
+//! to its handler. Tool failures are in-band results; only an unknown tool name is a
+//! protocol error.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::mcp::catalog::Catalog;
+use crate::mcp::envelope::{Timer, ToolName, ToolReply};
+use crate::mcp::handler::handle;
+use crate::mcp::list_sessions::ListSessions;
+use crate::mcp::open::Open;
+use crate::mcp::search_sessions::SearchSessions;
+use crate::mcp::tools::{INSTRUCTIONS, tool_definitions};
+use crate::mcp::validate::Arguments;
+
+/// The esker MCP server; cheap to clone (shared catalog and tool list).
+#[derive(Clone)]
+pub struct EskerServer {
+    catalog: Arc<Catalog>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl EskerServer {
+    pub fn new(catalog: Catalog) -> EskerServer {
+        EskerServer {
+            catalog: Arc::new(catalog),
+            tools: Arc::new(tool_definitions()),
+        }
+    }
+
+    /// Runs one tool call; `None` when no tool has that name.
+    pub async fn call(&self, tool_name: &str, arguments: &Arguments) -> Option<ToolReply> {
+        let timer = Timer::start();
+        let tool = ToolName::parse(tool_name)?;
+        let reply = match tool {
+            ToolName::SearchSessions => {
+                handle::<SearchSessions>(&self.catalog, arguments, timer).await
+            }
+            ToolName::Open => handle::<Open>(&self.catalog, arguments, timer).await,
+            ToolName::ListSessions => handle::<ListSessions>(&self.catalog, arguments, timer).await,
+        };
+        tracing::debug!(
+            tool = tool_name,
+            is_error = reply.is_error,
+            elapsed_ms = timer.elapsed().as_millis() as u64,
+            "tool call"
+        );
+        Some(reply)
+    }
+}
+
+impl ServerHandler for EskerServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("esker", env!("CARGO_PKG_VERSION"))
+                    .with_title("esker session history"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments.unwrap_or_default();
+        match self.call(&request.name, &arguments).await {
+            Some(reply) => Ok(reply.into_call_tool_result().into()),
+            None => Err(McpError::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            )),
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! What the server advertises: the three tool definitions (descriptions, strict input
+//! schemas, output schemas, read-only annotations) and the server instructions.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use crate::mcp::envelope::{ERROR_SCHEMA_VERSION, ErrorCode, ToolName};
+use crate::mcp::list_sessions::{self, MODES};
+use crate::mcp::search_sessions;
+use crate::model::EventType;
+
+/// Server instructions: the narrow-to-wide workflow in a few lines.
+pub const INSTRUCTIONS: &str = "esker indexes local coding-agent session history (Codex, Claude Code, Gemini CLI) as sessions > turns > events. Work narrow to wide:
+1. search_sessions with a few keywords finds events; each hit carries open handles.
+2. open(event id) gives the exact content (full text, tool arguments, output, exit code).
+3. open(turn id) shows the surrounding exchange; open(session id) maps the whole conversation.
+4. Follow traversal ids (previous/next event or turn, parent session) instead of searching again.
+For time-based questions (\"yesterday\", \"this morning\") call list_sessions with an explicit-timezone window, then open a listed session.
+IDs are opaque: pass them back exactly as returned. Errors come back as a moraine.mcp.error.v1 envelope with a code (invalid_request, invalid_id, not_found, ...).";
+
+const ID_PATTERN: &str = "^(session|turn|event):[A-Za-z0-9_-]{1,256}$";
+const SCOPE_ID_PATTERN: &str = "^(session|turn):[A-Za-z0-9_-]{1,256}$";
+
+/// The three tools, in a stable order.
+pub fn tool_definitions() -> Vec<Tool> {
+    ToolName::ALL.into_iter().map(tool_definition).collect()
+}
+
+fn tool_definition(tool: ToolName) -> Tool {
+    let (title, description, input_schema) = match tool {
+        ToolName::SearchSessions => (
+            "Search session history",
+            SEARCH_DESCRIPTION,
+            search_input_schema(),
+        ),
+        ToolName::Open => (
+            "Open a session, turn or event",
+            OPEN_DESCRIPTION,
+            open_input_schema(),
+        ),
+        ToolName::ListSessions => (
+            "List sessions by time window",
+            LIST_DESCRIPTION,
+            list_input_schema(),
+        ),
+    };
+    Tool::new(tool.as_str(), description, object(input_schema))
+        .with_title(title)
+        .with_raw_output_schema(object(output_schema(tool)))
+        .with_annotations(
+            ToolAnnotations::with_title(title)
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        )
+}
+
+fn object(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("schemas are JSON objects"),
+    }
+}
+
+const SEARCH_DESCRIPTION: &str = "Find events in indexed coding-agent sessions by keywords (BM25). Returns ranked hits (score in [0,1], ordered by score, then newest, then id) with event, turn and session metadata, a short snippet, and open handles; never full payloads. Searches user_input, assistant_response and tool_response by default. Scope with within_id (a session or turn id). Use open on a hit's ids for the full content.";
+
+const OPEN_DESCRIPTION: &str = "Expand an id from search_sessions, list_sessions or open. event id: full content (text, tool arguments, tool output and exit code) plus traversal to adjacent events and turns. turn id: turn metadata, one-line summaries of all its events, adjacent turns, first and last event. session id: session metadata, a compact summary of every turn, continuation/parent/sub-agent links.";
+
+const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort.";
+
+fn search_input_schema() -> Value {
+    let searchable: Vec<&str> = EventType::SEARCHABLE
+        .iter()
+        .map(|kind| kind.as_str())
+        .collect();
+    let default_types: Vec<&str> = EventType::SEARCH_DEFAULT
+        .iter()
+        .map(|kind| kind.as_str())
+        .collect();
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["query"],
+        "properties": {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": search_sessions::MAX_QUERY_CHARS,
+                "description": "Keywords to search event text for; must contain a non-whitespace character; at most 4096 characters after trimming.",
+            },
+            "within_id": {
+                "type": ["string", "null"],
+                "pattern": SCOPE_ID_PATTERN,
+                "description": "Optional session:... or turn:... id (as returned by esker) to search only inside that session or turn. Event ids are not valid scopes. Omit or null to search everything.",
+            },
+            "event_types": {
+                "type": ["array", "null"],
+                "minItems": 1,
+                "items": { "type": "string", "enum": searchable },
+                "default": default_types,
+                "description": "Event types to search. Default: user_input, assistant_response, tool_response. Add reasoning, tool_call, compaction, system or runtime explicitly when needed; unknown is not searchable.",
+            },
+            "n_hits": {
+                "type": ["integer", "null"],
+                "minimum": 1,
+                "maximum": search_sessions::MAX_N_HITS,
+                "default": search_sessions::DEFAULT_N_HITS,
+                "description": "Number of hits to return, an integer from 1 to 50. Default 10.",
+            },
+        },
+    })
+}
+
+fn open_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["id"],
+        "properties": {
+            "id": {
+                "type": "string",
+                "pattern": ID_PATTERN,
+                "description": "A session:..., turn:... or event:... id exactly as returned by search_sessions, list_sessions or open.",
+            },
+        },
+    })
+}
+
+fn list_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["start_datetime", "end_datetime"],
+        "properties": {
+            "start_datetime": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Inclusive window start, RFC 3339 with an explicit offset or Z, e.g. 2026-04-30T09:00:00-04:00.",
+            },
+            "end_datetime": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Exclusive window end, RFC 3339 with an explicit offset or Z; must be later than start_datetime.",
+            },
+            "limit": {
+                "type": ["integer", "null"],
+                "minimum": 1,
+                "maximum": list_sessions::MAX_LIMIT,
+                "default": list_sessions::DEFAULT_LIMIT,
+                "description": "Most sessions to return, an integer from 1 to 50. Default 20.",
+            },
+            "cursor": {
+                "type": ["string", "null"],
+                "description": "next_cursor from a previous list_sessions response with the same window, mode and sort.",
+            },
+            "mode": {
+                "type": ["string", "null"],
+                "enum": [MODES[0], MODES[1], MODES[2], MODES[3], null],
+                "description": "Only sessions of this mode: web_search, mcp_internal, tool_calling or chat.",
+            },
+            "sort": {
+                "type": ["string", "null"],
+                "enum": ["desc", "asc", null],
+                "default": "desc",
+                "description": "desc (newest first, default) or asc (oldest first), by updated_at then id.",
+            },
+        },
+    })
+}
+
+/// The envelope schema: the tool's success envelope or the error envelope.
+fn output_schema(tool: ToolName) -> Value {
+    let error_codes: Vec<&str> = ErrorCode::ALL.iter().map(|code| code.as_str()).collect();
+    json!({
+        "type": "object",
+        "description": format!("Success envelope ({}) with data, or error envelope ({ERROR_SCHEMA_VERSION}) with error.", tool.schema_version()),
+        "required": ["schema_version", "tool", "request", "warnings", "performance"],
+        "properties": {
+            "schema_version": { "type": "string", "enum": [tool.schema_version(), ERROR_SCHEMA_VERSION] },
+            "tool": { "type": "string", "const": tool.as_str() },
+            "request": { "type": "object", "description": "The canonical request after defaults (the raw arguments when they were rejected)." },
+            "data": data_schema(tool),
+            "error": {
+                "type": "object",
+                "required": ["code", "message", "details"],
+                "properties": {
+                    "code": { "type": "string", "enum": error_codes },
+                    "message": { "type": "string" },
+                    "details": { "type": "object" },
+                },
+            },
+            "warnings": { "type": "array", "items": { "type": "string" } },
+            "performance": {
+                "type": "object",
+                "required": ["elapsed_ms", "sla_target_ms", "met_sla"],
+                "properties": {
+                    "elapsed_ms": { "type": "integer", "minimum": 0 },
+                    "sla_target_ms": { "type": "integer", "minimum": 0 },
+                    "met_sla": { "type": "boolean" },
+                },
+            },
+        },
+    })
+}
+
+fn data_schema(tool: ToolName) -> Value {
+    let nullable_string = json!({ "type": ["string", "null"] });
+    match tool {
+        ToolName::SearchSessions => json!({
+            "type": "object",
+            "required": ["result_count", "limit", "truncated", "results"],
+            "properties": {
+                "result_count": { "type": "integer" },
+                "limit": { "type": "integer" },
+                "truncated": { "type": "boolean" },
+                "results": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["rank", "score", "id", "event", "turn", "session", "snippet", "open"],
+                        "properties": {
+                            "rank": { "type": "integer", "minimum": 1 },
+                            "score": { "type": "number", "minimum": 0, "maximum": 1 },
+                            "id": { "type": "string" },
+                            "event": { "type": "object" },
+                            "turn": { "type": "object" },
+                            "session": { "type": "object" },
+                            "snippet": { "type": "object" },
+                            "open": {
+                                "type": "object",
+                                "required": ["event_id", "turn_id", "session_id"],
+                            },
+                        },
+                    },
+                },
+            },
+        }),
+        ToolName::Open => json!({
+            "type": "object",
+            "required": ["kind"],
+            "properties": {
+                "kind": { "type": "string", "enum": ["session", "turn", "event"] },
+                "session": { "type": "object" },
+                "turn": { "type": "object" },
+                "event": { "type": "object" },
+                "turns": { "type": "array" },
+                "events": { "type": "array" },
+                "summary": { "type": "object" },
+                "content": { "type": "object" },
+                "traversal": { "type": "object" },
+            },
+        }),
+        ToolName::ListSessions => json!({
+            "type": "object",
+            "required": ["result_count", "limit", "truncated", "sessions", "next_cursor"],
+            "properties": {
+                "result_count": { "type": "integer" },
+                "limit": { "type": "integer" },
+                "truncated": { "type": "boolean" },
+                "sessions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["rank", "id", "session", "open"],
+                    },
+                },
+                "next_cursor": nullable_string,
+            },
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_strict_read_only_and_has_an_output_schema() {
+        let tools = tool_definitions();
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(names, ["search_sessions", "open", "list_sessions"]);
+        for tool in &tools {
+            assert_eq!(tool.input_schema["additionalProperties"], json!(false));
+            assert_eq!(tool.input_schema["type"], "object");
+            let annotations = tool.annotations.as_ref().unwrap();
+            assert_eq!(annotations.read_only_hint, Some(true));
+            assert!(tool.output_schema.is_some());
+        }
+    }
+}

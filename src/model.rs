@@ -1,0 +1,284 @@
+//! The normalized record model every log format parses into: sources, event types and the raw
+//! per-file output (`ParsedSession`, `RawEvent`) that `ingest::assemble` turns into table rows.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The harness that wrote a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Codex,
+    Claude,
+    Gemini,
+}
+
+impl Source {
+    pub const ALL: [Source; 3] = [Source::Codex, Source::Claude, Source::Gemini];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Codex => "codex",
+            Source::Claude => "claude",
+            Source::Gemini => "gemini",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Source> {
+        Source::ALL
+            .into_iter()
+            .find(|source| source.as_str() == text)
+    }
+}
+
+/// The normalized event vocabulary of the MCP contract, in its canonical order.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EventType {
+    UserInput,
+    AssistantResponse,
+    Reasoning,
+    ToolCall,
+    ToolResponse,
+    Compaction,
+    System,
+    Runtime,
+    #[default]
+    Unknown,
+}
+
+impl EventType {
+    /// Every type, canonical order.
+    pub const ALL: [EventType; 9] = [
+        EventType::UserInput,
+        EventType::AssistantResponse,
+        EventType::Reasoning,
+        EventType::ToolCall,
+        EventType::ToolResponse,
+        EventType::Compaction,
+        EventType::System,
+        EventType::Runtime,
+        EventType::Unknown,
+    ];
+
+    /// The types `search_sessions` accepts (everything but `unknown`), canonical order.
+    pub const SEARCHABLE: [EventType; 8] = [
+        EventType::UserInput,
+        EventType::AssistantResponse,
+        EventType::Reasoning,
+        EventType::ToolCall,
+        EventType::ToolResponse,
+        EventType::Compaction,
+        EventType::System,
+        EventType::Runtime,
+    ];
+
+    /// The default `search_sessions` filter.
+    pub const SEARCH_DEFAULT: [EventType; 3] = [
+        EventType::UserInput,
+        EventType::AssistantResponse,
+        EventType::ToolResponse,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::UserInput => "user_input",
+            EventType::AssistantResponse => "assistant_response",
+            EventType::Reasoning => "reasoning",
+            EventType::ToolCall => "tool_call",
+            EventType::ToolResponse => "tool_response",
+            EventType::Compaction => "compaction",
+            EventType::System => "system",
+            EventType::Runtime => "runtime",
+            EventType::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<EventType> {
+        EventType::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == text)
+    }
+
+    pub fn is_searchable(self) -> bool {
+        self != EventType::Unknown
+    }
+}
+
+/// How an event bears on the completion of the turn it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TurnEnd {
+    /// The log proves the turn ended normally here (Codex `task_complete`, Claude `turn_duration`):
+    /// the terminal event is the turn's last `assistant_response` at or before this event, or this
+    /// event itself when the turn has no assistant response.
+    Normal,
+    /// This very event ends the turn and is its terminal event (a final assistant reply with
+    /// `stop_reason: end_turn`, or the runtime event of an interrupt, abort or cancellation).
+    Terminal,
+}
+
+/// One normalized event as a parser emits it, before turns and ids are assigned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawEvent {
+    /// Stable key derived from the harness's own identity (record uuid, message id + block
+    /// index, or line number in an append-only file), unique within its session. Never run order.
+    pub key: String,
+    pub kind: EventType,
+    /// UTC time the harness recorded, if any.
+    pub timestamp: Option<DateTime<Utc>>,
+    /// The model that produced this event (assistant responses and reasoning only).
+    pub model: Option<String>,
+    /// The model in effect for the session when this event happened (any event type).
+    pub originating_model: Option<String>,
+    /// Tool name for tool calls and tool responses (resolved through the call id for responses;
+    /// never the call id itself).
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub exit_code: Option<i64>,
+    /// Full human-readable text (for tool calls see [`tool_call_text`]).
+    pub text: String,
+    /// Structured content as JSON: tool arguments for tool calls, `{output, metadata...}` for
+    /// tool responses, the raw record for unknown events, `None` when text says it all.
+    pub payload: Option<Value>,
+    /// True for a real user input that opens a new turn.
+    pub starts_turn: bool,
+    /// Set when this event proves the turn ended.
+    pub turn_end: Option<TurnEnd>,
+    /// Harness-specific subtype worth keeping (`final_answer`, `task_complete`, `compact_boundary`).
+    pub subtype: Option<String>,
+    /// 1-based line (or message index for whole-file JSON) in the source file, for diagnostics.
+    pub line: u64,
+}
+
+impl RawEvent {
+    pub fn new(key: impl Into<String>, kind: EventType, line: u64) -> RawEvent {
+        RawEvent {
+            key: key.into(),
+            kind,
+            line,
+            ..RawEvent::default()
+        }
+    }
+}
+
+/// Session-level facts a parser found in the file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionMeta {
+    /// Harness title or summary, if the log has one (Claude `summary`/`ai-title`, ...).
+    pub title: Option<String>,
+    /// Harness-written summary of the session (Claude `summary` records, Gemini summary).
+    pub summary: Option<String>,
+    /// Claude `slug`.
+    pub slug: Option<String>,
+    pub cwd: Option<String>,
+    pub git_branch: Option<String>,
+    /// The session's main model (first one seen).
+    pub model: Option<String>,
+    /// Harness version that wrote the file (`cli_version`, `version`).
+    pub harness_version: Option<String>,
+    /// Native id of the parent session for sub-agents.
+    pub parent_native_id: Option<String>,
+    /// Native id of the session this one was forked or resumed from.
+    pub forked_from_native_id: Option<String>,
+    /// True when an MCP client started the session (Codex `source: mcp`).
+    pub started_by_mcp: bool,
+    /// Sub-agent name or role, when the session is a sub-agent.
+    pub agent_name: Option<String>,
+    /// Native session start time (falls back to the first event time).
+    pub started_at: Option<DateTime<Utc>>,
+}
+
+/// One session found in a source file: its native id, metadata and events in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedSession {
+    pub source: Source,
+    /// The harness's own session id (Codex/Claude/Gemini session uuid, or `agent-<id>` for a
+    /// Claude sub-agent). Unique within `source`.
+    pub native_id: String,
+    pub meta: SessionMeta,
+    pub events: Vec<RawEvent>,
+}
+
+/// A problem in a source file that was skipped, not fatal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseWarning {
+    pub line: u64,
+    pub message: String,
+}
+
+/// What a parser returns for one file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParseOutput {
+    pub sessions: Vec<ParsedSession>,
+    pub warnings: Vec<ParseWarning>,
+}
+
+/// Human-readable rendering of a tool call, as in the MCP contract's example:
+/// `exec_command(cmd="cargo test", workdir="/src")`. Non-object arguments are rendered as JSON.
+pub fn tool_call_text(tool_name: &str, arguments: &Value) -> String {
+    let rendered_arguments = match arguments {
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(name, value)| format!("{name}={}", render_argument(value)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Null => String::new(),
+        other => render_argument(other),
+    };
+    format!("{tool_name}({rendered_arguments})")
+}
+
+fn render_argument(value: &Value) -> String {
+    match value {
+        Value::String(text) => Value::String(text.clone()).to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Parses an RFC 3339 timestamp (or a bare epoch-millis number) into UTC.
+pub fn parse_timestamp(value: &Value) -> Option<DateTime<Utc>> {
+    match value {
+        Value::String(text) => DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|time| time.with_timezone(&Utc)),
+        Value::Number(number) => number
+            .as_i64()
+            .and_then(DateTime::<Utc>::from_timestamp_millis),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_call_text_renders_like_the_contract() {
+        let arguments = json!({"cmd": "cargo test --workspace --locked", "workdir": "/src"});
+        assert_eq!(
+            tool_call_text("exec_command", &arguments),
+            r#"exec_command(cmd="cargo test --workspace --locked", workdir="/src")"#
+        );
+        assert_eq!(tool_call_text("noop", &Value::Null), "noop()");
+    }
+
+    #[test]
+    fn event_type_names_round_trip() {
+        for kind in EventType::ALL {
+            assert_eq!(EventType::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(EventType::parse("debug_trace"), None);
+        assert!(!EventType::SEARCHABLE.contains(&EventType::Unknown));
+    }
+
+    #[test]
+    fn timestamps_parse_to_utc() {
+        let parsed = parse_timestamp(&json!("2026-04-29T14:42:31.125-04:00")).unwrap();
+        assert_eq!(parsed.to_rfc3339(), "2026-04-29T18:42:31.125+00:00");
+        assert!(parse_timestamp(&json!("yesterday")).is_none());
+    }
+}

@@ -1,0 +1,87 @@
+//! DataFusion access to a store snapshot: registers `events`, `turns` and `sessions` from the
+//! DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for `esker query`.
+
+pub mod output;
+
+use std::path::Path;
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::execution::context::SQLOptions;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::store::Snapshot;
+
+/// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
+pub const TABLE_DDL: [(&str, &str); 3] = [
+    ("events", include_str!("../../tables/events.sql")),
+    ("turns", include_str!("../../tables/turns.sql")),
+    ("sessions", include_str!("../../tables/sessions.sql")),
+];
+
+/// Partition columns of `events`, in directory order.
+pub const EVENT_PARTITION_COLUMNS: [&str; 2] = ["source", "month"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("{0}")]
+    DataFusion(#[from] datafusion::error::DataFusionError),
+    #[error("path is not valid UTF-8: {0}")]
+    NonUtf8Path(String),
+    #[error("unknown table {0}")]
+    UnknownTable(String),
+}
+
+/// A fresh context with the three tables of `snapshot` registered.
+pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryError> {
+    context_at(&snapshot.root).await
+}
+
+/// A context with the tables under `root` (`root/events`, `root/turns`, `root/sessions`).
+pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
+    let config = SessionConfig::new()
+        .with_information_schema(true)
+        .with_target_partitions(2);
+    let context = SessionContext::new_with_config(config);
+    for (table_name, ddl) in TABLE_DDL {
+        let location = root.join(table_name);
+        let location_text = location
+            .to_str()
+            .ok_or_else(|| QueryError::NonUtf8Path(location.display().to_string()))?;
+        let statement = ddl.replace(
+            "{location}",
+            &format!("{}/", location_text.replace('\'', "''")),
+        );
+        context.sql(&statement).await?.collect().await?;
+    }
+    Ok(context)
+}
+
+/// The full schema of a table as declared in `tables/*.sql` (partition columns included).
+pub async fn table_schema(root: &Path, table_name: &str) -> Result<SchemaRef, QueryError> {
+    let context = context_at(root).await?;
+    let provider = context
+        .table_provider(table_name)
+        .await
+        .map_err(|_| QueryError::UnknownTable(table_name.to_string()))?;
+    Ok(provider.schema())
+}
+
+/// Options that make ad-hoc SQL read-only: no DDL, no DML (INSERT, COPY), no SET statements.
+pub fn read_only_options() -> SQLOptions {
+    SQLOptions::new()
+        .with_allow_ddl(false)
+        .with_allow_dml(false)
+        .with_allow_statements(false)
+}
+
+/// Runs one read-only SQL statement and collects its batches.
+pub async fn run_read_only(
+    context: &SessionContext,
+    sql: &str,
+) -> Result<(SchemaRef, Vec<RecordBatch>), QueryError> {
+    let frame = context.sql_with_options(sql, read_only_options()).await?;
+    let schema: SchemaRef = frame.schema().inner().clone();
+    let batches = frame.collect().await?;
+    Ok((schema, batches))
+}

@@ -1,0 +1,280 @@
+//! Full-text search over event text with tantivy: the index schema, the per-snapshot reader
+//! and the scoped, type-filtered BM25 query that `search_sessions` runs.
+
+pub mod writer;
+
+use std::path::Path;
+
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::schema::{
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Term};
+
+use crate::model::EventType;
+use crate::store::Snapshot;
+
+/// Errors of the search layer.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("search index error: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error("search index directory error: {0}")]
+    Directory(#[from] tantivy::directory::error::OpenDirectoryError),
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Field handles of the event index.
+#[derive(Debug, Clone)]
+pub struct SearchFields {
+    pub event_id: Field,
+    pub session_id: Field,
+    pub turn_id: Field,
+    pub event_type: Field,
+    pub source: Field,
+    pub timestamp_micros: Field,
+    pub text: Field,
+}
+
+impl SearchFields {
+    /// The schema every esker index is created with.
+    pub fn build() -> (Schema, SearchFields) {
+        let mut builder = Schema::builder();
+        let text_indexing = TextFieldIndexing::default()
+            .set_tokenizer("en_stem")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        let fields = SearchFields {
+            event_id: builder.add_text_field("event_id", STRING | STORED),
+            session_id: builder.add_text_field("session_id", STRING | STORED),
+            turn_id: builder.add_text_field("turn_id", STRING | STORED),
+            event_type: builder.add_text_field("type", STRING | STORED),
+            source: builder.add_text_field("source", STRING | STORED),
+            timestamp_micros: builder.add_i64_field("timestamp_micros", STORED | FAST),
+            text: builder.add_text_field(
+                "text",
+                TextOptions::default().set_indexing_options(text_indexing),
+            ),
+        };
+        (builder.build(), fields)
+    }
+
+    fn from_schema(schema: &Schema) -> Result<SearchFields, SearchError> {
+        let field = |name: &str| {
+            schema.get_field(name).map_err(|_| {
+                SearchError::Tantivy(tantivy::TantivyError::SchemaError(format!(
+                    "search index lacks field {name}; rebuild it with `esker index --rebuild`"
+                )))
+            })
+        };
+        Ok(SearchFields {
+            event_id: field("event_id")?,
+            session_id: field("session_id")?,
+            turn_id: field("turn_id")?,
+            event_type: field("type")?,
+            source: field("source")?,
+            timestamp_micros: field("timestamp_micros")?,
+            text: field("text")?,
+        })
+    }
+}
+
+/// What to search for.
+#[derive(Debug, Clone)]
+pub struct SearchQuery<'a> {
+    pub text: &'a str,
+    /// Only events of this session.
+    pub session_id: Option<&'a str>,
+    /// Only events of this turn.
+    pub turn_id: Option<&'a str>,
+    /// Only events of these types (must not be empty).
+    pub event_types: &'a [EventType],
+    pub limit: usize,
+}
+
+/// One matching event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub event_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub raw_score: f32,
+    pub timestamp_micros: Option<i64>,
+}
+
+/// Hits ordered by score desc, timestamp desc, event id asc, plus the total match count.
+#[derive(Debug, Clone, Default)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    pub total_matches: usize,
+}
+
+/// A read-only view of one snapshot's index.
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: SearchFields,
+}
+
+/// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
+const TIE_BREAK_SLACK: usize = 32;
+
+impl SearchIndex {
+    /// Creates an empty index in `dir`.
+    pub fn create_empty(dir: &Path) -> Result<(), SearchError> {
+        std::fs::create_dir_all(dir).map_err(|source| SearchError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let (schema, _) = SearchFields::build();
+        let index = Index::create_in_dir(dir, schema)?;
+        let mut writer: tantivy::IndexWriter<TantivyDocument> =
+            index.writer_with_num_threads(1, 15_000_000)?;
+        writer.commit()?;
+        Ok(())
+    }
+
+    pub fn open(snapshot: &Snapshot) -> Result<SearchIndex, SearchError> {
+        SearchIndex::open_dir(&snapshot.root.join("tantivy"))
+    }
+
+    pub fn open_dir(dir: &Path) -> Result<SearchIndex, SearchError> {
+        let index = Index::open_in_dir(dir)?;
+        let fields = SearchFields::from_schema(&index.schema())?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SearchIndex {
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    /// Number of indexed events.
+    pub fn document_count(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Runs `query`: BM25 over the event text, restricted to the scope and types.
+    pub fn search(&self, query: &SearchQuery<'_>) -> Result<SearchResults, SearchError> {
+        let searcher = self.reader.searcher();
+        let combined = self.build_query(query);
+        let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
+        let (top_docs, total_matches) = searcher.search(
+            &combined,
+            &(TopDocs::with_limit(fetch).order_by_score(), Count),
+        )?;
+        let mut hits = top_docs
+            .into_iter()
+            .map(|(score, address)| self.hit_at(&searcher, score, address))
+            .collect::<Result<Vec<_>, _>>()?;
+        hits.sort_by(|left, right| {
+            right
+                .raw_score
+                .total_cmp(&left.raw_score)
+                .then_with(|| right.timestamp_micros.cmp(&left.timestamp_micros))
+                .then_with(|| left.event_id.cmp(&right.event_id))
+        });
+        hits.truncate(query.limit);
+        Ok(SearchResults {
+            hits,
+            total_matches,
+        })
+    }
+
+    fn build_query(&self, query: &SearchQuery<'_>) -> BooleanQuery {
+        let terms = plain_terms(query.text);
+        let any_term_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
+        let (any_term, _) = any_term_parser.parse_query_lenient(&terms);
+        let mut all_terms_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
+        all_terms_parser.set_conjunction_by_default();
+        let (all_terms, _) = all_terms_parser.parse_query_lenient(&terms);
+        // All terms present ranks first; any term present still matches.
+        let relevance: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
+            (Occur::Must, any_term),
+            (Occur::Should, all_terms),
+        ]));
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
+        let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
+            .event_types
+            .iter()
+            .map(|event_type| {
+                (
+                    Occur::Should,
+                    self.term_query(self.fields.event_type, event_type.as_str()),
+                )
+            })
+            .collect();
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(type_clauses))));
+        if let Some(session_id) = query.session_id {
+            clauses.push((
+                Occur::Must,
+                self.term_query(self.fields.session_id, session_id),
+            ));
+        }
+        if let Some(turn_id) = query.turn_id {
+            clauses.push((Occur::Must, self.term_query(self.fields.turn_id, turn_id)));
+        }
+        BooleanQuery::new(clauses)
+    }
+
+    fn term_query(&self, field: Field, value: &str) -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(field, value),
+            IndexRecordOption::Basic,
+        ))
+    }
+
+    fn hit_at(
+        &self,
+        searcher: &tantivy::Searcher,
+        score: f32,
+        address: DocAddress,
+    ) -> Result<SearchHit, SearchError> {
+        let document: TantivyDocument = searcher.doc(address)?;
+        let text_of = |field: Field| {
+            document
+                .get_first(field)
+                .and_then(|value| value.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        Ok(SearchHit {
+            event_id: text_of(self.fields.event_id),
+            session_id: text_of(self.fields.session_id),
+            turn_id: text_of(self.fields.turn_id),
+            raw_score: score,
+            timestamp_micros: document
+                .get_first(self.fields.timestamp_micros)
+                .and_then(|value| value.as_i64()),
+        })
+    }
+}
+
+/// The query text reduced to plain words, so that user text never hits query-syntax errors
+/// (`:`, quotes, parentheses, `AND`...).
+fn plain_terms(text: &str) -> String {
+    text.split(|character: char| !character.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_terms_strip_query_syntax() {
+        assert_eq!(plain_terms("title:\"Foo\" AND (bar)"), "title foo and bar");
+    }
+}

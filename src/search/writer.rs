@@ -1,0 +1,129 @@
+//! Writes the master tantivy index: replaces the documents of touched sessions, commits, and
+//! publishes the commit into a generation directory as hard links.
+
+use std::fs;
+use std::path::Path;
+
+use tantivy::schema::TantivyDocument;
+use tantivy::{Index, IndexWriter, Term};
+
+use super::{SearchError, SearchFields};
+use crate::store::rows::EventRow;
+
+/// Memory budget of the single indexing thread.
+const WRITER_MEMORY_BYTES: usize = 64_000_000;
+
+/// Lock files tantivy keeps in an index directory; never published.
+const LOCK_FILES: [&str; 2] = [".tantivy-writer.lock", ".tantivy-meta.lock"];
+
+/// The writable master index.
+pub struct SearchWriter {
+    writer: IndexWriter<TantivyDocument>,
+    fields: SearchFields,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SearchError + '_ {
+    move |source| SearchError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl SearchWriter {
+    /// Opens the master index in `master_dir`, first restoring it from `published_dir` (the
+    /// current generation's copy) when its last commit is not `expected_opstamp` (a crash after
+    /// the index commit but before the generation flip) or when it is missing.
+    pub fn open(
+        master_dir: &Path,
+        published_dir: &Path,
+        expected_opstamp: u64,
+    ) -> Result<SearchWriter, SearchError> {
+        let master_opstamp = Index::open_in_dir(master_dir)
+            .and_then(|index| index.load_metas())
+            .map(|metas| metas.opstamp)
+            .ok();
+        if master_opstamp != Some(expected_opstamp) {
+            restore_master(master_dir, published_dir)?;
+        }
+        let index = Index::open_in_dir(master_dir)?;
+        let fields = SearchFields::from_schema(&index.schema())?;
+        let writer = index.writer_with_num_threads(1, WRITER_MEMORY_BYTES)?;
+        Ok(SearchWriter { writer, fields })
+    }
+
+    /// Removes every document of `session_id`.
+    pub fn delete_session(&mut self, session_id: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.session_id, session_id));
+    }
+
+    /// Indexes one event (callers skip `unknown` events). The tool name is indexed with the
+    /// text so that "exec_command" or "Bash" find calls.
+    pub fn add_event(&mut self, event: &EventRow) -> Result<(), SearchError> {
+        let mut document = TantivyDocument::default();
+        document.add_text(self.fields.event_id, &event.event_id);
+        document.add_text(self.fields.session_id, &event.session_id);
+        document.add_text(self.fields.turn_id, &event.turn_id);
+        document.add_text(self.fields.event_type, event.event_type.as_str());
+        document.add_text(self.fields.source, event.source.as_str());
+        if let Some(timestamp) = event.timestamp {
+            document.add_i64(self.fields.timestamp_micros, timestamp.timestamp_micros());
+        }
+        match &event.tool_name {
+            Some(tool_name) => {
+                document.add_text(self.fields.text, format!("{tool_name} {}", event.text))
+            }
+            None => document.add_text(self.fields.text, &event.text),
+        }
+        self.writer.add_document(document)?;
+        Ok(())
+    }
+
+    /// Commits the master index and returns the commit's opstamp.
+    pub fn commit(&mut self) -> Result<u64, SearchError> {
+        Ok(self.writer.commit()?)
+    }
+
+    /// Waits for merges and releases the writer lock.
+    pub fn finish(self) -> Result<(), SearchError> {
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+/// Publishes the master index's current files into `generation_index_dir` as hard links.
+/// Segment files are immutable and `meta.json` is replaced by rename, so the links keep this
+/// commit's view even as the master moves on.
+pub fn publish(master_dir: &Path, generation_index_dir: &Path) -> Result<(), SearchError> {
+    fs::create_dir_all(generation_index_dir).map_err(io_error(generation_index_dir))?;
+    for entry in fs::read_dir(master_dir).map_err(io_error(master_dir))? {
+        let entry = entry.map_err(io_error(master_dir))?;
+        let name = entry.file_name();
+        if LOCK_FILES.iter().any(|lock| name == *lock) || !entry.path().is_file() {
+            continue;
+        }
+        let target = generation_index_dir.join(&name);
+        fs::hard_link(entry.path(), &target)
+            .or_else(|_| fs::copy(entry.path(), &target).map(|_| ()))
+            .map_err(io_error(&target))?;
+    }
+    Ok(())
+}
+
+/// Replaces the master index with a copy of a published one.
+fn restore_master(master_dir: &Path, published_dir: &Path) -> Result<(), SearchError> {
+    if master_dir.exists() {
+        fs::remove_dir_all(master_dir).map_err(io_error(master_dir))?;
+    }
+    fs::create_dir_all(master_dir).map_err(io_error(master_dir))?;
+    for entry in fs::read_dir(published_dir).map_err(io_error(published_dir))? {
+        let entry = entry.map_err(io_error(published_dir))?;
+        let name = entry.file_name();
+        if LOCK_FILES.iter().any(|lock| name == *lock) {
+            continue;
+        }
+        let target = master_dir.join(&name);
+        fs::copy(entry.path(), &target).map_err(io_error(&target))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! Continuation chains across sessions (Claude sessions sharing a slug, forks and resumes):
+//! fills `previous_session_id` / `next_session_id`, ordered by start time.
+
+use std::collections::HashMap;
+
+use datafusion::arrow::record_batch::RecordBatch;
+
+use super::parquet_io::{column_micros, column_strings, replace_string_column};
+
+/// Returns `sessions` with `previous_session_id` and `next_session_id` recomputed over all rows.
+pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String> {
+    let session_ids = column_strings(sessions, "session_id")?;
+    let sources = column_strings(sessions, "source")?;
+    let slugs = column_strings(sessions, "session_slug")?;
+    let parents = column_strings(sessions, "parent_session_id")?;
+    let forked_from = column_strings(sessions, "forked_from_session_id")?;
+    let started_at = column_micros(sessions, "started_at")?;
+
+    let row_count = session_ids.len();
+    let row_of: HashMap<&str, usize> = session_ids
+        .iter()
+        .enumerate()
+        .filter_map(|(row, id)| id.as_deref().map(|id| (id, row)))
+        .collect();
+    let mut chains = UnionFind::new(row_count);
+    let mut first_row_with_slug: HashMap<(&str, &str), usize> = HashMap::new();
+    for row in 0..row_count {
+        let is_sub_agent = parents[row].is_some();
+        if let (Some(source), Some(slug), false) =
+            (sources[row].as_deref(), slugs[row].as_deref(), is_sub_agent)
+        {
+            let first = *first_row_with_slug.entry((source, slug)).or_insert(row);
+            chains.union(first, row);
+        }
+        if let Some(origin_row) = forked_from[row].as_deref().and_then(|id| row_of.get(id)) {
+            chains.union(*origin_row, row);
+        }
+    }
+
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for row in 0..row_count {
+        members.entry(chains.find(row)).or_default().push(row);
+    }
+    let mut previous: Vec<Option<String>> = vec![None; row_count];
+    let mut next: Vec<Option<String>> = vec![None; row_count];
+    for mut chain in members.into_values().filter(|chain| chain.len() > 1) {
+        chain.sort_by(|left, right| {
+            started_at[*left]
+                .cmp(&started_at[*right])
+                .then_with(|| session_ids[*left].cmp(&session_ids[*right]))
+        });
+        for pair in chain.windows(2) {
+            next[pair[0]] = session_ids[pair[1]].clone();
+            previous[pair[1]] = session_ids[pair[0]].clone();
+        }
+    }
+    let with_previous = replace_string_column(sessions, "previous_session_id", previous)?;
+    replace_string_column(&with_previous, "next_session_id", next)
+}
+
+struct UnionFind {
+    parent: Vec<usize>,
+}
+
+impl UnionFind {
+    fn new(size: usize) -> UnionFind {
+        UnionFind {
+            parent: (0..size).collect(),
+        }
+    }
+
+    fn find(&mut self, item: usize) -> usize {
+        let mut root = item;
+        while self.parent[root] != root {
+            root = self.parent[root];
+        }
+        let mut current = item;
+        while self.parent[current] != root {
+            let next = self.parent[current];
+            self.parent[current] = root;
+            current = next;
+        }
+        root
+    }
+
+    fn union(&mut self, left: usize, right: usize) {
+        let left_root = self.find(left);
+        let right_root = self.find(right);
+        if left_root != right_root {
+            self.parent[right_root] = left_root;
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! One atomic commit: writes the next generation with the touched sessions replaced (events,
+//! turns, sessions, search index, checkpoints), compacts crowded partitions, flips `current`.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+
+use super::parquet_io::{self as pio};
+use super::rows::{AssembledSession, EventRow, SessionRow, TurnRow};
+use super::state::{Checkpoint, SessionLocation, StoreState};
+use super::{Store, StoreError};
+use crate::model::EventType;
+use crate::query::{EVENT_PARTITION_COLUMNS, table_schema};
+use crate::search::writer::{SearchWriter, publish};
+
+/// A partition holding more files than this after a commit is compacted into one file.
+pub const MAX_FILES_PER_PARTITION: usize = 8;
+
+const ID_BLOOM_COLUMNS: [&str; 3] = ["event_id", "session_id", "turn_id"];
+
+/// What one commit changes.
+#[derive(Debug, Default)]
+pub struct CommitInput {
+    /// The complete new state of every touched session (replaces all its old rows).
+    pub sessions: Vec<AssembledSession>,
+    /// Sessions whose source no longer contains them: all their rows are removed.
+    pub removed_sessions: Vec<String>,
+    /// New or updated checkpoints, by source path.
+    pub checkpoints: BTreeMap<String, Checkpoint>,
+}
+
+/// What one commit did.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct CommitSummary {
+    pub generation: u64,
+    /// Events whose id the store did not have before.
+    pub new_events: usize,
+    /// Events written for the touched sessions (new and rewritten).
+    pub written_events: usize,
+    pub sessions_written: usize,
+    /// Partitions merged into a single file by this commit.
+    pub compacted_partitions: usize,
+}
+
+fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {
+    move |message| StoreError::Parquet {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// Writes and publishes the next generation.
+pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, StoreError> {
+    let previous = store.current()?;
+    let mut state = StoreState::load(&previous.root)?;
+    let generation = store.highest_generation_on_disk()?.max(previous.generation) + 1;
+    let root = store.generation_dir(generation);
+    if root.exists() {
+        fs::remove_dir_all(&root).map_err(StoreError::io(&root))?;
+    }
+    fs::create_dir_all(&root).map_err(StoreError::io(&root))?;
+
+    let touched: HashSet<String> = input
+        .sessions
+        .iter()
+        .map(|session| session.session.session_id.clone())
+        .chain(input.removed_sessions.iter().cloned())
+        .collect();
+    let mut summary = CommitSummary {
+        generation,
+        sessions_written: input.sessions.len(),
+        ..CommitSummary::default()
+    };
+
+    let events_schema = table_schema(&previous.root, "events").await?;
+    let events_file_schema = pio::schema_without(&events_schema, &EVENT_PARTITION_COLUMNS);
+    let events_plan = EventsPlan::new(&input.sessions, &touched, &state);
+    let old_event_ids = write_events(
+        &previous.root,
+        &root,
+        generation,
+        &events_file_schema,
+        &events_plan,
+        &mut summary,
+    )?;
+    summary.written_events = input
+        .sessions
+        .iter()
+        .map(|session| session.events.len())
+        .sum();
+    summary.new_events = input
+        .sessions
+        .iter()
+        .flat_map(|session| session.events.iter())
+        .filter(|event| !old_event_ids.contains(&event.event_id))
+        .count();
+
+    let turns_schema = table_schema(&previous.root, "turns").await?;
+    write_turns(
+        &previous.root,
+        &root,
+        generation,
+        &turns_schema,
+        &input.sessions,
+        &touched,
+    )?;
+    let sessions_schema = table_schema(&previous.root, "sessions").await?;
+    write_sessions(
+        &previous.root,
+        &root,
+        generation,
+        &sessions_schema,
+        &input.sessions,
+        &touched,
+    )?;
+
+    state.search_opstamp = write_search_index(store, &previous.root, &root, &state, &input)?;
+    for removed in &input.removed_sessions {
+        state.sessions.remove(removed);
+    }
+    for session in &input.sessions {
+        state.sessions.insert(
+            session.session.session_id.clone(),
+            SessionLocation {
+                partition: partition_of(session),
+                source_path: session.session.source_path.clone(),
+            },
+        );
+    }
+    state.checkpoints.extend(input.checkpoints);
+    state.save(&root)?;
+
+    store.flip_current(generation)?;
+    store.remove_old_generations(generation, previous.generation)?;
+    Ok(summary)
+}
+
+fn partition_of(session: &AssembledSession) -> String {
+    format!(
+        "source={}/month={}",
+        session.session.source.as_str(),
+        session.month()
+    )
+}
+
+/// Which partitions a commit must rewrite, and the new event rows of each.
+struct EventsPlan<'a> {
+    touched_sessions: &'a HashSet<String>,
+    /// Partitions that held or will hold a touched session.
+    touched_partitions: BTreeSet<String>,
+    new_rows: BTreeMap<String, Vec<&'a EventRow>>,
+}
+
+impl<'a> EventsPlan<'a> {
+    fn new(
+        sessions: &'a [AssembledSession],
+        touched_sessions: &'a HashSet<String>,
+        state: &StoreState,
+    ) -> EventsPlan<'a> {
+        let mut touched_partitions: BTreeSet<String> = touched_sessions
+            .iter()
+            .filter_map(|session_id| state.sessions.get(session_id))
+            .map(|location| location.partition.clone())
+            .collect();
+        let mut new_rows: BTreeMap<String, Vec<&EventRow>> = BTreeMap::new();
+        for session in sessions {
+            let partition = partition_of(session);
+            touched_partitions.insert(partition.clone());
+            new_rows
+                .entry(partition)
+                .or_default()
+                .extend(session.events.iter());
+        }
+        EventsPlan {
+            touched_sessions,
+            touched_partitions,
+            new_rows,
+        }
+    }
+}
+
+/// Writes the events of the new generation; returns the ids of the replaced old events.
+fn write_events(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    file_schema: &SchemaRef,
+    plan: &EventsPlan<'_>,
+    summary: &mut CommitSummary,
+) -> Result<HashSet<String>, StoreError> {
+    let previous_partitions = list_partitions(&previous_root.join("events"))?;
+    let mut all_partitions: BTreeSet<String> = previous_partitions.keys().cloned().collect();
+    all_partitions.extend(plan.touched_partitions.iter().cloned());
+    let mut replaced_event_ids = HashSet::new();
+    for partition in all_partitions {
+        let old_files = previous_partitions
+            .get(&partition)
+            .cloned()
+            .unwrap_or_default();
+        let partition_dir = root.join("events").join(&partition);
+        fs::create_dir_all(&partition_dir).map_err(StoreError::io(&partition_dir))?;
+        if !plan.touched_partitions.contains(&partition) {
+            link_files(&old_files, &partition_dir)?;
+            continue;
+        }
+        let mut kept_files = Vec::new();
+        let mut batches_to_write = Vec::new();
+        for old_file in &old_files {
+            let sessions_in_file = pio::read_string_column(old_file, "session_id")?;
+            if sessions_in_file.is_disjoint(plan.touched_sessions) {
+                kept_files.push(old_file.clone());
+                continue;
+            }
+            let batches = pio::read_parquet(old_file)?;
+            let to_error = parquet_failure(old_file);
+            for removed in
+                pio::filter_in(&batches, "session_id", plan.touched_sessions).map_err(&to_error)?
+            {
+                replaced_event_ids.extend(
+                    pio::column_strings(&removed, "event_id")
+                        .map_err(&to_error)?
+                        .into_iter()
+                        .flatten(),
+                );
+            }
+            batches_to_write.extend(
+                pio::filter_out(&batches, "session_id", plan.touched_sessions)
+                    .map_err(&to_error)?,
+            );
+        }
+        if let Some(rows) = plan.new_rows.get(&partition) {
+            batches_to_write.push(
+                pio::events_batch(file_schema, rows).map_err(parquet_failure(&partition_dir))?,
+            );
+        }
+        if kept_files.len() + 1 > MAX_FILES_PER_PARTITION {
+            for kept_file in kept_files.drain(..) {
+                batches_to_write.extend(pio::read_parquet(&kept_file)?);
+            }
+            summary.compacted_partitions += 1;
+        }
+        link_files(&kept_files, &partition_dir)?;
+        if batches_to_write.iter().any(|batch| batch.num_rows() > 0) {
+            let file = partition_dir.join(format!("part-g{generation:06}.parquet"));
+            write_sorted(
+                &file,
+                file_schema,
+                &batches_to_write,
+                &["session_id", "seq"],
+            )?;
+        }
+    }
+    Ok(replaced_event_ids)
+}
+
+fn write_sorted(
+    file: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    sort_columns: &[&str],
+) -> Result<(), StoreError> {
+    let sorted =
+        pio::concat_sorted(schema, batches, sort_columns).map_err(parquet_failure(file))?;
+    pio::write_parquet(file, schema, &[sorted], &ID_BLOOM_COLUMNS)
+}
+
+/// `source=<s>/month=<m>` -> its Parquet files, for an `events/` directory.
+fn list_partitions(events_dir: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, StoreError> {
+    let mut partitions = BTreeMap::new();
+    for source_dir in read_dir_sorted(events_dir)? {
+        for month_dir in read_dir_sorted(&source_dir)? {
+            let files: Vec<PathBuf> = read_dir_sorted(&month_dir)?
+                .into_iter()
+                .filter(|path| {
+                    path.extension()
+                        .is_some_and(|extension| extension == "parquet")
+                })
+                .collect();
+            let relative = format!("{}/{}", file_name(&source_dir), file_name(&month_dir));
+            partitions.insert(relative, files);
+        }
+    }
+    Ok(partitions)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(StoreError::io(dir))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+fn link_files(files: &[PathBuf], target_dir: &Path) -> Result<(), StoreError> {
+    for file in files {
+        let target = target_dir.join(file.file_name().unwrap_or_default());
+        fs::hard_link(file, &target)
+            .or_else(|_| fs::copy(file, &target).map(|_| ()))
+            .map_err(StoreError::io(&target))?;
+    }
+    Ok(())
+}
+
+/// Reads every Parquet file of a single-directory table, without the touched sessions' rows.
+fn untouched_rows(
+    table_dir: &Path,
+    touched: &HashSet<String>,
+) -> Result<Vec<RecordBatch>, StoreError> {
+    let mut kept = Vec::new();
+    for file in read_dir_sorted(table_dir)? {
+        if file
+            .extension()
+            .is_none_or(|extension| extension != "parquet")
+        {
+            continue;
+        }
+        let batches = pio::read_parquet(&file)?;
+        kept.extend(
+            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(&file))?,
+        );
+    }
+    Ok(kept)
+}
+
+fn write_turns(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    schema: &SchemaRef,
+    sessions: &[AssembledSession],
+    touched: &HashSet<String>,
+) -> Result<(), StoreError> {
+    let file = root
+        .join("turns")
+        .join(format!("part-g{generation:06}.parquet"));
+    let mut batches = untouched_rows(&previous_root.join("turns"), touched)?;
+    let rows: Vec<&TurnRow> = sessions
+        .iter()
+        .flat_map(|session| session.turns.iter())
+        .collect();
+    batches.push(pio::turns_batch(schema, &rows).map_err(parquet_failure(&file))?);
+    write_sorted(&file, schema, &batches, &["session_id", "ordinal"])
+}
+
+fn write_sessions(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    schema: &SchemaRef,
+    sessions: &[AssembledSession],
+    touched: &HashSet<String>,
+) -> Result<(), StoreError> {
+    let file = root
+        .join("sessions")
+        .join(format!("part-g{generation:06}.parquet"));
+    let mut batches = untouched_rows(&previous_root.join("sessions"), touched)?;
+    let rows: Vec<&SessionRow> = sessions.iter().map(|session| &session.session).collect();
+    batches.push(pio::sessions_batch(schema, &rows).map_err(parquet_failure(&file))?);
+    let combined =
+        pio::concat_sorted(schema, &batches, &["session_id"]).map_err(parquet_failure(&file))?;
+    let chained = super::chains::link_continuations(&combined).map_err(parquet_failure(&file))?;
+    pio::write_parquet(&file, schema, &[chained], &["session_id"])
+}
+
+/// Replaces the touched sessions in the master search index, commits it and publishes the
+/// commit into the new generation. Returns the commit opstamp.
+fn write_search_index(
+    store: &Store,
+    previous_root: &Path,
+    root: &Path,
+    state: &StoreState,
+    input: &CommitInput,
+) -> Result<u64, StoreError> {
+    let master_dir = store.master_index_dir();
+    let mut writer = SearchWriter::open(
+        &master_dir,
+        &previous_root.join("tantivy"),
+        state.search_opstamp,
+    )?;
+    let mut written_ids: HashSet<&str> = HashSet::new();
+    for session_id in input
+        .sessions
+        .iter()
+        .map(|session| &session.session.session_id)
+        .chain(input.removed_sessions.iter())
+    {
+        writer.delete_session(session_id);
+    }
+    for event in input
+        .sessions
+        .iter()
+        .flat_map(|session| session.events.iter())
+    {
+        if event.event_type != EventType::Unknown && written_ids.insert(&event.event_id) {
+            writer.add_event(event)?;
+        }
+    }
+    let opstamp = writer.commit()?;
+    writer.finish()?;
+    publish(&master_dir, &root.join("tantivy"))?;
+    Ok(opstamp)
+}

@@ -1,0 +1,416 @@
+//! Converts rows to Arrow batches shaped by the DDL schema, and reads/writes/filters Parquet.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use datafusion::arrow::array::{
+    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, StringArray, TimestampMicrosecondArray,
+};
+use datafusion::arrow::compute::{
+    SortColumn, cast, concat_batches, filter_record_batch, lexsort_to_indices, take_record_batch,
+};
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::arrow::ProjectionMask;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use datafusion::parquet::basic::{Compression, ZstdLevel};
+use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::schema::types::ColumnPath;
+
+use super::StoreError;
+use super::rows::{EventRow, SessionRow, TurnRow};
+
+/// Rows per row group: small enough that bloom filters and min/max stats prune lookups well.
+const ROW_GROUP_ROWS: usize = 8192;
+
+fn parquet_error(path: &Path) -> impl Fn(String) -> StoreError + '_ {
+    move |message| StoreError::Parquet {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+fn strings<'a, R: 'a>(rows: &[&'a R], value: impl Fn(&'a R) -> Option<&'a str>) -> ArrayRef {
+    Arc::new(rows.iter().map(|row| value(row)).collect::<StringArray>())
+}
+
+fn int32s<R>(rows: &[&R], value: impl Fn(&R) -> Option<i32>) -> ArrayRef {
+    Arc::new(rows.iter().map(|row| value(row)).collect::<Int32Array>())
+}
+
+fn int64s<R>(rows: &[&R], value: impl Fn(&R) -> Option<i64>) -> ArrayRef {
+    Arc::new(rows.iter().map(|row| value(row)).collect::<Int64Array>())
+}
+
+fn booleans<R>(rows: &[&R], value: impl Fn(&R) -> Option<bool>) -> ArrayRef {
+    Arc::new(rows.iter().map(|row| value(row)).collect::<BooleanArray>())
+}
+
+fn timestamps<R>(rows: &[&R], value: impl Fn(&R) -> Option<DateTime<Utc>>) -> ArrayRef {
+    let array: TimestampMicrosecondArray = rows
+        .iter()
+        .map(|row| value(row).map(|time| time.timestamp_micros()))
+        .collect();
+    Arc::new(array.with_timezone("UTC"))
+}
+
+fn json_list(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
+}
+
+fn event_column(name: &str, rows: &[&EventRow]) -> Option<ArrayRef> {
+    Some(match name {
+        "event_id" => strings(rows, |row| Some(&row.event_id)),
+        "session_id" => strings(rows, |row| Some(&row.session_id)),
+        "turn_id" => strings(rows, |row| Some(&row.turn_id)),
+        "turn_ordinal" => int32s(rows, |row| Some(row.turn_ordinal)),
+        "ordinal" => int32s(rows, |row| Some(row.ordinal)),
+        "seq" => int64s(rows, |row| Some(row.seq)),
+        "type" => strings(rows, |row| Some(row.event_type.as_str())),
+        "timestamp" => timestamps(rows, |row| row.timestamp),
+        "terminal" => booleans(rows, |row| Some(row.terminal)),
+        "model" => strings(rows, |row| row.model.as_deref()),
+        "originating_model" => strings(rows, |row| row.originating_model.as_deref()),
+        "tool_name" => strings(rows, |row| row.tool_name.as_deref()),
+        "tool_call_id" => strings(rows, |row| row.tool_call_id.as_deref()),
+        "exit_code" => int64s(rows, |row| row.exit_code),
+        "subtype" => strings(rows, |row| row.subtype.as_deref()),
+        "text" => strings(rows, |row| Some(&row.text)),
+        "payload" => strings(rows, |row| row.payload.as_deref()),
+        "source_path" => strings(rows, |row| Some(&row.source_path)),
+        "source_line" => int64s(rows, |row| Some(row.source_line)),
+        "source" => strings(rows, |row| Some(row.source.as_str())),
+        "month" => strings(rows, |row| Some(&row.month)),
+        _ => return None,
+    })
+}
+
+fn turn_column(name: &str, rows: &[&TurnRow]) -> Option<ArrayRef> {
+    Some(match name {
+        "turn_id" => strings(rows, |row| Some(&row.turn_id)),
+        "session_id" => strings(rows, |row| Some(&row.session_id)),
+        "source" => strings(rows, |row| Some(row.source.as_str())),
+        "ordinal" => int32s(rows, |row| Some(row.ordinal)),
+        "completed" => booleans(rows, |row| Some(row.completed)),
+        "terminal_event_id" => strings(rows, |row| row.terminal_event_id.as_deref()),
+        "event_count" => int32s(rows, |row| Some(row.event_count)),
+        "started_at" => timestamps(rows, |row| row.started_at),
+        "updated_at" => timestamps(rows, |row| row.updated_at),
+        "first_event_id" => strings(rows, |row| Some(&row.first_event_id)),
+        "last_event_id" => strings(rows, |row| Some(&row.last_event_id)),
+        "user_input_event_id" => strings(rows, |row| {
+            row.user_input.as_ref().map(|input| input.event_id.as_str())
+        }),
+        "user_input_text" => strings(rows, |row| {
+            row.user_input.as_ref().map(|input| input.text.as_str())
+        }),
+        "user_input_truncated" => booleans(rows, |row| {
+            row.user_input.as_ref().map(|input| input.truncated)
+        }),
+        "final_response_event_id" => strings(rows, |row| {
+            row.final_response
+                .as_ref()
+                .map(|response| response.event_id.as_str())
+        }),
+        "final_response_text" => strings(rows, |row| {
+            row.final_response
+                .as_ref()
+                .map(|response| response.text.as_str())
+        }),
+        "final_response_truncated" => booleans(rows, |row| {
+            row.final_response
+                .as_ref()
+                .map(|response| response.truncated)
+        }),
+        "tools_called" => {
+            let lists: Vec<String> = rows
+                .iter()
+                .map(|row| json_list(&row.tools_called))
+                .collect();
+            Arc::new(StringArray::from(lists))
+        }
+        "event_types" => {
+            let lists: Vec<String> = rows.iter().map(|row| json_list(&row.event_types)).collect();
+            Arc::new(StringArray::from(lists))
+        }
+        _ => return None,
+    })
+}
+
+fn session_column(name: &str, rows: &[&SessionRow]) -> Option<ArrayRef> {
+    Some(match name {
+        "session_id" => strings(rows, |row| Some(&row.session_id)),
+        "source" => strings(rows, |row| Some(row.source.as_str())),
+        "native_id" => strings(rows, |row| Some(&row.native_id)),
+        "title" => strings(rows, |row| Some(&row.title)),
+        "session_summary" => strings(rows, |row| row.session_summary.as_deref()),
+        "session_slug" => strings(rows, |row| row.session_slug.as_deref()),
+        "mode" => strings(rows, |row| Some(&row.mode)),
+        "cwd" => strings(rows, |row| row.cwd.as_deref()),
+        "project" => strings(rows, |row| row.project.as_deref()),
+        "git_branch" => strings(rows, |row| row.git_branch.as_deref()),
+        "model" => strings(rows, |row| row.model.as_deref()),
+        "harness_version" => strings(rows, |row| row.harness_version.as_deref()),
+        "agent_name" => strings(rows, |row| row.agent_name.as_deref()),
+        "started_at" => timestamps(rows, |row| Some(row.started_at)),
+        "updated_at" => timestamps(rows, |row| Some(row.updated_at)),
+        "completed" => booleans(rows, |row| Some(row.completed)),
+        "turn_count" => int32s(rows, |row| Some(row.turn_count)),
+        "event_count" => int32s(rows, |row| Some(row.event_count)),
+        "first_turn_id" => strings(rows, |row| row.first_turn_id.as_deref()),
+        "last_turn_id" => strings(rows, |row| row.last_turn_id.as_deref()),
+        "parent_session_id" => strings(rows, |row| row.parent_session_id.as_deref()),
+        "forked_from_session_id" => strings(rows, |row| row.forked_from_session_id.as_deref()),
+        "previous_session_id" => strings(rows, |row| row.previous_session_id.as_deref()),
+        "next_session_id" => strings(rows, |row| row.next_session_id.as_deref()),
+        "source_path" => strings(rows, |row| Some(&row.source_path)),
+        _ => return None,
+    })
+}
+
+/// Builds a batch with exactly `schema`'s columns, each cast to the declared type.
+fn build_batch(
+    schema: &SchemaRef,
+    column_for: impl Fn(&str) -> Option<ArrayRef>,
+) -> Result<RecordBatch, String> {
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|field| {
+            let array = column_for(field.name())
+                .ok_or_else(|| format!("no row value for declared column {}", field.name()))?;
+            if array.data_type() == field.data_type() {
+                Ok(array)
+            } else {
+                cast(&array, field.data_type()).map_err(|error| error.to_string())
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    RecordBatch::try_new(schema.clone(), columns).map_err(|error| error.to_string())
+}
+
+pub fn events_batch(file_schema: &SchemaRef, rows: &[&EventRow]) -> Result<RecordBatch, String> {
+    build_batch(file_schema, |name| event_column(name, rows))
+}
+
+pub fn turns_batch(schema: &SchemaRef, rows: &[&TurnRow]) -> Result<RecordBatch, String> {
+    build_batch(schema, |name| turn_column(name, rows))
+}
+
+pub fn sessions_batch(schema: &SchemaRef, rows: &[&SessionRow]) -> Result<RecordBatch, String> {
+    build_batch(schema, |name| session_column(name, rows))
+}
+
+/// The schema without `drop` columns (the partition columns, which live in directory names).
+pub fn schema_without(schema: &SchemaRef, drop: &[&str]) -> SchemaRef {
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .filter(|field| !drop.contains(&field.name().as_str()))
+        .cloned()
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+fn writer_properties(bloom_columns: &[&str]) -> WriterProperties {
+    let mut builder = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_compression(Compression::ZSTD(ZstdLevel::default()));
+    for column in bloom_columns {
+        builder = builder.set_column_bloom_filter_enabled(ColumnPath::from(*column), true);
+    }
+    builder.build()
+}
+
+/// Writes `batches` (all of `schema`) as one Parquet file; bloom filters on the id columns.
+pub fn write_parquet(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    bloom_columns: &[&str],
+) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
+    }
+    let file = File::create(path).map_err(StoreError::io(path))?;
+    let to_error = parquet_error(path);
+    let mut writer =
+        ArrowWriter::try_new(file, schema.clone(), Some(writer_properties(bloom_columns)))
+            .map_err(|error| to_error(error.to_string()))?;
+    for batch in batches {
+        writer
+            .write(batch)
+            .map_err(|error| to_error(error.to_string()))?;
+    }
+    writer
+        .close()
+        .map_err(|error| to_error(error.to_string()))?;
+    Ok(())
+}
+
+/// Reads a whole Parquet file.
+pub fn read_parquet(path: &Path) -> Result<Vec<RecordBatch>, StoreError> {
+    let to_error = parquet_error(path);
+    let file = File::open(path).map_err(StoreError::io(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|builder| builder.with_batch_size(ROW_GROUP_ROWS).build())
+        .map_err(|error| to_error(error.to_string()))?;
+    reader
+        .map(|batch| batch.map_err(|error| to_error(error.to_string())))
+        .collect()
+}
+
+/// Reads the distinct values of one string column (cheap: one column chunk per row group).
+pub fn read_string_column(path: &Path, column: &str) -> Result<HashSet<String>, StoreError> {
+    let to_error = parquet_error(path);
+    let file = File::open(path).map_err(StoreError::io(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|error| to_error(error.to_string()))?;
+    let column_index = builder
+        .schema()
+        .index_of(column)
+        .map_err(|error| to_error(error.to_string()))?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [column_index]);
+    let reader = builder
+        .with_projection(mask)
+        .build()
+        .map_err(|error| to_error(error.to_string()))?;
+    let mut values = HashSet::new();
+    for batch in reader {
+        let batch = batch.map_err(|error| to_error(error.to_string()))?;
+        let array = string_array(&batch, 0).map_err(&to_error)?;
+        values.extend(array.iter().flatten().map(str::to_string));
+    }
+    Ok(values)
+}
+
+fn string_array(batch: &RecordBatch, index: usize) -> Result<StringArray, String> {
+    let array = cast(
+        batch.column(index),
+        &datafusion::arrow::datatypes::DataType::Utf8,
+    )
+    .map_err(|error| error.to_string())?;
+    array
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .cloned()
+        .ok_or_else(|| "expected a string column".to_string())
+}
+
+/// Keeps only the rows whose `column` value is not in `excluded`.
+pub fn filter_out(
+    batches: &[RecordBatch],
+    column: &str,
+    excluded: &HashSet<String>,
+) -> Result<Vec<RecordBatch>, String> {
+    filter_rows(batches, column, excluded, false)
+}
+
+/// Keeps only the rows whose `column` value is in `included`.
+pub fn filter_in(
+    batches: &[RecordBatch],
+    column: &str,
+    included: &HashSet<String>,
+) -> Result<Vec<RecordBatch>, String> {
+    filter_rows(batches, column, included, true)
+}
+
+fn filter_rows(
+    batches: &[RecordBatch],
+    column: &str,
+    values: &HashSet<String>,
+    keep_members: bool,
+) -> Result<Vec<RecordBatch>, String> {
+    batches
+        .iter()
+        .map(|batch| {
+            let index = batch
+                .schema()
+                .index_of(column)
+                .map_err(|error| error.to_string())?;
+            let column_values = string_array(batch, index)?;
+            let keep: BooleanArray = column_values
+                .iter()
+                .map(|value| {
+                    Some(value.is_some_and(|value| values.contains(value)) == keep_members)
+                })
+                .collect();
+            filter_record_batch(batch, &keep).map_err(|error| error.to_string())
+        })
+        .filter(|batch| batch.as_ref().map_or(true, |batch| batch.num_rows() > 0))
+        .collect()
+}
+
+/// Concatenates batches of one schema and sorts the rows by the `sort_columns` (ascending).
+pub fn concat_sorted(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    sort_columns: &[&str],
+) -> Result<RecordBatch, String> {
+    let combined = concat_batches(schema, batches).map_err(|error| error.to_string())?;
+    if combined.num_rows() < 2 {
+        return Ok(combined);
+    }
+    let sort_keys = sort_columns
+        .iter()
+        .map(|name| {
+            let index = schema.index_of(name).map_err(|error| error.to_string())?;
+            Ok(SortColumn {
+                values: combined.column(index).clone(),
+                options: None,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let order = lexsort_to_indices(&sort_keys, None).map_err(|error| error.to_string())?;
+    take_record_batch(&combined, &order).map_err(|error| error.to_string())
+}
+
+/// The values of a string column of a batch, nulls as `None`.
+pub fn column_strings(batch: &RecordBatch, column: &str) -> Result<Vec<Option<String>>, String> {
+    let index = batch
+        .schema()
+        .index_of(column)
+        .map_err(|error| error.to_string())?;
+    let array = string_array(batch, index)?;
+    Ok(array
+        .iter()
+        .map(|value| value.map(str::to_string))
+        .collect())
+}
+
+/// The values of a timestamp column as microseconds, nulls as `None`.
+pub fn column_micros(batch: &RecordBatch, column: &str) -> Result<Vec<Option<i64>>, String> {
+    let index = batch
+        .schema()
+        .index_of(column)
+        .map_err(|error| error.to_string())?;
+    let array = cast(
+        batch.column(index),
+        &datafusion::arrow::datatypes::DataType::Int64,
+    )
+    .map_err(|error| error.to_string())?;
+    let array = array
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .ok_or_else(|| "expected a timestamp column".to_string())?;
+    Ok(array.iter().collect())
+}
+
+/// Replaces one column of a batch with string values (cast to the column's type).
+pub fn replace_string_column(
+    batch: &RecordBatch,
+    column: &str,
+    values: Vec<Option<String>>,
+) -> Result<RecordBatch, String> {
+    let schema = batch.schema();
+    let index = schema.index_of(column).map_err(|error| error.to_string())?;
+    let array: ArrayRef = Arc::new(StringArray::from(values));
+    let array = cast(&array, schema.field(index).data_type()).map_err(|error| error.to_string())?;
+    let mut columns = batch.columns().to_vec();
+    columns[index] = array;
+    RecordBatch::try_new(schema, columns).map_err(|error| error.to_string())
+}

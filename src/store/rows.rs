@@ -1,0 +1,111 @@
+//! Row types of the `events`, `turns` and `sessions` tables, as the assembler produces them.
+
+use chrono::{DateTime, Utc};
+
+use crate::model::{EventType, Source};
+
+/// One row of `events`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRow {
+    pub event_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub turn_ordinal: i32,
+    pub ordinal: i32,
+    pub seq: i64,
+    pub event_type: EventType,
+    pub timestamp: Option<DateTime<Utc>>,
+    pub terminal: bool,
+    pub model: Option<String>,
+    pub originating_model: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub exit_code: Option<i64>,
+    pub subtype: Option<String>,
+    pub text: String,
+    /// JSON text.
+    pub payload: Option<String>,
+    pub source_path: String,
+    pub source_line: i64,
+    pub source: Source,
+    /// `YYYY-MM` of the session start: the partition.
+    pub month: String,
+}
+
+/// A short text excerpt pointing at an event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventExcerpt {
+    pub event_id: String,
+    pub text: String,
+    pub truncated: bool,
+}
+
+/// One row of `turns`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnRow {
+    pub turn_id: String,
+    pub session_id: String,
+    pub source: Source,
+    pub ordinal: i32,
+    pub completed: bool,
+    pub terminal_event_id: Option<String>,
+    pub event_count: i32,
+    pub started_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    pub first_event_id: String,
+    pub last_event_id: String,
+    pub user_input: Option<EventExcerpt>,
+    pub final_response: Option<EventExcerpt>,
+    pub tools_called: Vec<String>,
+    pub event_types: Vec<String>,
+}
+
+/// One row of `sessions`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRow {
+    pub session_id: String,
+    pub source: Source,
+    pub native_id: String,
+    pub title: String,
+    pub session_summary: Option<String>,
+    pub session_slug: Option<String>,
+    pub mode: String,
+    pub cwd: Option<String>,
+    pub project: Option<String>,
+    pub git_branch: Option<String>,
+    pub model: Option<String>,
+    pub harness_version: Option<String>,
+    pub agent_name: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub completed: bool,
+    pub turn_count: i32,
+    pub event_count: i32,
+    pub first_turn_id: Option<String>,
+    pub last_turn_id: Option<String>,
+    pub parent_session_id: Option<String>,
+    pub forked_from_session_id: Option<String>,
+    /// Filled at commit time over all sessions (continuation chains).
+    pub previous_session_id: Option<String>,
+    pub next_session_id: Option<String>,
+    pub source_path: String,
+}
+
+/// Everything one parsed session becomes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssembledSession {
+    pub session: SessionRow,
+    pub turns: Vec<TurnRow>,
+    pub events: Vec<EventRow>,
+}
+
+impl AssembledSession {
+    pub fn month(&self) -> String {
+        month_of(self.session.started_at)
+    }
+}
+
+/// The partition month of a session start.
+pub fn month_of(started_at: DateTime<Utc>) -> String {
+    started_at.format("%Y-%m").to_string()
+}

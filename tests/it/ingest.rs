@@ -1,0 +1,488 @@
+//! Ingest end to end: real corpus and fixtures through the real binary, invariants checked with
+//! SQL over the written Parquet tables; incremental appends, rewrites and read-only SQL.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use crate::support::{
+    corpus_dir, corpus_store, fixture_store, fixtures_dir, index_into, query_count, query_rows,
+    run_esker, stderr_of,
+};
+
+/// Invariants every store must satisfy, whatever the logs.
+fn assert_store_invariants(data_dir: &Path) {
+    let count = |sql: &str| query_count(data_dir, sql);
+    assert!(count("SELECT count(*) FROM events") > 0, "store has events");
+
+    // Ids unique and well-formed.
+    for (table, column, prefix) in [
+        ("events", "event_id", "event"),
+        ("turns", "turn_id", "turn"),
+        ("sessions", "session_id", "session"),
+    ] {
+        assert_eq!(
+            count(&format!(
+                "SELECT count(*) - count(DISTINCT {column}) FROM {table}"
+            )),
+            0,
+            "{table}.{column} unique"
+        );
+        assert_eq!(
+            count(&format!(
+                "SELECT count(*) FROM {table} WHERE NOT regexp_like({column}, '^{prefix}:[A-Za-z0-9_-]{{1,256}}$')"
+            )),
+            0,
+            "{table}.{column} well-formed"
+        );
+    }
+
+    // Every event's turn and session exist; every turn's session exists.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM events e LEFT JOIN turns t ON e.turn_id = t.turn_id WHERE t.turn_id IS NULL"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM events e LEFT JOIN sessions s ON e.session_id = s.session_id WHERE s.session_id IS NULL"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM turns t LEFT JOIN sessions s ON t.session_id = s.session_id WHERE s.session_id IS NULL"
+        ),
+        0
+    );
+
+    // Ordinals contiguous from 1: events within turns, seq within sessions, turns within sessions.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM (SELECT turn_id, min(ordinal) lo, max(ordinal) hi, count(*) n, \
+             count(DISTINCT ordinal) d FROM events GROUP BY turn_id) WHERE lo <> 1 OR hi <> n OR d <> n"
+        ),
+        0,
+        "event ordinals contiguous within turns"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM (SELECT session_id, min(seq) lo, max(seq) hi, count(*) n FROM events \
+             GROUP BY session_id) WHERE lo <> 1 OR hi <> n"
+        ),
+        0,
+        "seq contiguous within sessions"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM (SELECT session_id, min(ordinal) lo, max(ordinal) hi, count(*) n FROM turns \
+             GROUP BY session_id) WHERE lo <> 1 OR hi <> n"
+        ),
+        0,
+        "turn ordinals contiguous within sessions"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM turns t JOIN (SELECT turn_id, count(*) n FROM events GROUP BY turn_id) e \
+             ON t.turn_id = e.turn_id WHERE t.event_count <> e.n"
+        ),
+        0,
+        "turn event counts match events"
+    );
+
+    // Tool calls and responses carry a tool name, never a call id.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM events WHERE type IN ('tool_call', 'tool_response') AND \
+             (tool_name IS NULL OR tool_name = '' OR tool_name = tool_call_id)"
+        ),
+        0,
+        "tool events have tool names"
+    );
+
+    // Tool call count per file equals its distinct call ids.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM (SELECT source_path, count(*) calls, count(DISTINCT tool_call_id) ids \
+             FROM events WHERE type = 'tool_call' GROUP BY source_path) WHERE calls <> ids"
+        ),
+        0,
+        "one tool_call per call id"
+    );
+
+    // No injected context counted as user input.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM events WHERE type = 'user_input' AND (\
+             text LIKE '%<environment_context>%' OR text LIKE '%<user_instructions>%' \
+             OR text LIKE '%<local-command-stdout>%' OR text LIKE '%<local-command-caveat>%' \
+             OR text LIKE '%<task-notification>%' OR text LIKE '# AGENTS.md instructions%' \
+             OR text LIKE '<turn_aborted>%' OR text LIKE '%<command-message>%')"
+        ),
+        0,
+        "no injected context as user_input"
+    );
+
+    // Every session has a title; completed turns have exactly one terminal event, others none.
+    assert_eq!(
+        count("SELECT count(*) FROM sessions WHERE title IS NULL OR trim(title) = ''"),
+        0
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM turns t LEFT JOIN (SELECT turn_id, count(*) n, max(event_id) id FROM events \
+             WHERE terminal GROUP BY turn_id) e ON t.turn_id = e.turn_id \
+             WHERE (t.completed AND (e.n IS NULL OR e.n <> 1 OR e.id <> t.terminal_event_id)) \
+             OR (NOT t.completed AND e.n IS NOT NULL)"
+        ),
+        0,
+        "completed turns have exactly one terminal event"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM sessions s JOIN turns t ON s.last_turn_id = t.turn_id \
+             WHERE s.completed <> t.completed"
+        ),
+        0,
+        "session completed = last turn completed"
+    );
+}
+
+#[test]
+fn fixtures_satisfy_store_invariants() {
+    assert_store_invariants(fixture_store());
+}
+
+#[test]
+fn corpus_ingests_every_real_log_with_its_format() {
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    assert!(stderr.contains("0 failed"), "{stderr}");
+    let corpus = corpus_dir().expect("corpus present");
+    let expectations = [
+        ("codex", ".jsonl", "codex_rollout"),
+        ("claude", ".jsonl", "claude_transcript"),
+        ("gemini", ".json", "gemini_json"),
+        ("gemini", ".jsonl", "gemini_jsonl"),
+    ];
+    for (harness, extension, format) in expectations {
+        for entry in walkdir::WalkDir::new(corpus.join(harness)) {
+            let entry = entry.expect("walk corpus");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_log = name.ends_with(extension)
+                && !name.ends_with(".meta.json")
+                && name != "logs.json"
+                && !(extension == ".json" && name.ends_with(".jsonl"));
+            if !is_log {
+                continue;
+            }
+            let path = entry.path().canonicalize().expect("canonical path");
+            let listed = format!("{format:<17}  {}", path.display());
+            assert!(
+                stderr.contains(&listed),
+                "{} not listed as {format}:\n{stderr}",
+                path.display()
+            );
+        }
+    }
+    assert_store_invariants(data_dir);
+
+    for sources in ["codex", "claude", "gemini"] {
+        assert!(
+            query_count(
+                data_dir,
+                &format!("SELECT count(*) FROM events WHERE source = '{sources}'")
+            ) > 0,
+            "{sources} events present"
+        );
+    }
+}
+
+#[test]
+fn corpus_second_run_finds_nothing_new() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let corpus = corpus_dir().expect("corpus present");
+    let before = query_count(data_dir, "SELECT count(*) FROM events");
+    let stderr = index_into(data_dir, &[&corpus]);
+    assert!(stderr.contains(" 0 ingested"), "{stderr}");
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+    assert_eq!(query_count(data_dir, "SELECT count(*) FROM events"), before);
+}
+
+#[test]
+fn corpus_sub_agents_link_to_their_parents() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let rows = query_rows(
+        data_dir,
+        "SELECT source_path, parent_session_id FROM sessions WHERE source_path LIKE '%/subagents/agent-%' \
+         OR source_path LIKE '%/agent-c8d9b115.jsonl' OR source_path LIKE '%/xb7gtb.json' \
+         OR source_path LIKE '%019d781a-be34-7041-abb1-577f9360b907.jsonl'",
+    );
+    assert!(
+        rows.len() >= 4,
+        "all four sub-agent layouts found: {rows:?}"
+    );
+    for row in rows {
+        assert!(
+            row.get("parent_session_id")
+                .is_some_and(|parent| parent.is_string()),
+            "sub-agent without parent: {row:?}"
+        );
+    }
+}
+
+#[test]
+fn query_answers_counts_by_source_and_refuses_writes() {
+    let data_dir = fixture_store();
+    let data_dir_text = data_dir.to_str().expect("utf-8");
+    let output = run_esker(&[
+        "query",
+        "--data-dir",
+        data_dir_text,
+        "SELECT source, count(*) AS n FROM events GROUP BY source ORDER BY source",
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    for source in ["claude", "codex", "gemini"] {
+        assert!(table.contains(source), "{source} missing in\n{table}");
+    }
+    let csv = run_esker(&[
+        "query",
+        "--data-dir",
+        data_dir_text,
+        "--format",
+        "csv",
+        "SELECT source FROM sessions ORDER BY source LIMIT 1",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&csv.stdout).lines().next(),
+        Some("source")
+    );
+
+    for forbidden in [
+        "CREATE TABLE x AS SELECT 1",
+        "INSERT INTO sessions SELECT * FROM sessions",
+        "COPY (SELECT 1) TO '/tmp/esker-copy-test.csv'",
+        "DROP TABLE events",
+    ] {
+        let output = run_esker(&["query", "--data-dir", data_dir_text, forbidden]);
+        assert!(!output.status.success(), "{forbidden} must be refused");
+        assert!(
+            !stderr_of(&output).is_empty(),
+            "{forbidden} explains itself"
+        );
+    }
+    let bad_sql = run_esker(&["query", "--data-dir", data_dir_text, "SELEC nonsense"]);
+    assert!(!bad_sql.status.success());
+    assert!(
+        stderr_of(&bad_sql).contains("esker query:"),
+        "{}",
+        stderr_of(&bad_sql)
+    );
+}
+
+const CLAUDE_SESSION: &str = "5b0c8a52-7d1e-4a8e-9f3c-1d2e3f4a5b6c";
+
+fn claude_user_line(uuid: &str, parent: Option<&str>, text: &str) -> String {
+    serde_json::json!({
+        "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": CLAUDE_SESSION,
+        "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/home/dev/app", "version": "2.0.50",
+        "isSidechain": false, "userType": "external",
+        "message": {"role": "user", "content": text}
+    })
+    .to_string()
+}
+
+fn claude_assistant_line(uuid: &str, parent: &str, message_id: &str, text: &str) -> String {
+    serde_json::json!({
+        "type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": CLAUDE_SESSION,
+        "timestamp": "2026-03-01T10:00:05.000Z", "cwd": "/home/dev/app", "version": "2.0.50",
+        "isSidechain": false, "userType": "external",
+        "message": {"id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+    })
+    .to_string()
+}
+
+fn events_with_text(data_dir: &Path, needle: &str) -> Vec<String> {
+    query_rows(
+        data_dir,
+        &format!("SELECT text FROM events WHERE text LIKE '%{needle}%' ORDER BY seq"),
+    )
+    .into_iter()
+    .filter_map(|row| {
+        row.get("text")
+            .and_then(|text| text.as_str())
+            .map(str::to_string)
+    })
+    .collect()
+}
+
+#[test]
+fn half_written_line_is_held_back_then_ingested_once_whole() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    let log_path = project.join(format!("{CLAUDE_SESSION}.jsonl"));
+    let first = claude_user_line("u-1", None, "why does the zebra migration fail");
+    let answer = claude_assistant_line("a-1", "u-1", "msg_1", "the zebra migration lacks an index");
+    fs::write(&log_path, format!("{first}\n{answer}\n")).expect("write log");
+    index_into(data.path(), &[logs.path()]);
+    assert_eq!(events_with_text(data.path(), "zebra").len(), 2);
+
+    let appended = claude_user_line("u-2", Some("a-1"), "now add the giraffe column please");
+    let (head, tail) = appended.split_at(appended.len() / 2);
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&log_path)
+        .expect("open");
+    file.write_all(head.as_bytes()).expect("append half");
+    file.flush().expect("flush");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+    assert!(
+        events_with_text(data.path(), "giraffe").is_empty(),
+        "half a line is held back"
+    );
+
+    file.write_all(format!("{tail}\n").as_bytes())
+        .expect("append rest");
+    file.flush().expect("flush");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 1 new"), "{stderr}");
+    assert_eq!(
+        events_with_text(data.path(), "giraffe"),
+        vec!["now add the giraffe column please".to_string()],
+        "the event appears once, whole"
+    );
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+    assert_eq!(
+        events_with_text(data.path(), "giraffe").len(),
+        1,
+        "never twice"
+    );
+    assert_eq!(
+        query_count(data.path(), "SELECT count(*) FROM turns WHERE completed"),
+        1,
+        "the first turn is completed by its end_turn reply; the new one is still open"
+    );
+}
+
+#[test]
+fn malformed_middle_line_is_counted_not_fatal() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    let first = claude_user_line("u-1", None, "walrus question");
+    let answer = claude_assistant_line("a-1", "u-1", "msg_1", "walrus answer");
+    fs::write(
+        project.join(format!("{CLAUDE_SESSION}.jsonl")),
+        format!("{first}\n{{\"type\": broken\n{answer}\n"),
+    )
+    .expect("write");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("malformed lines: 1"), "{stderr}");
+    assert_eq!(events_with_text(data.path(), "walrus").len(), 2);
+}
+
+#[test]
+fn rewritten_file_replaces_what_came_from_it() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    let log_path = project.join(format!("{CLAUDE_SESSION}.jsonl"));
+    let first = claude_user_line("u-1", None, "okapi question");
+    let answer = claude_assistant_line("a-1", "u-1", "msg_1", "okapi answer");
+    fs::write(&log_path, format!("{first}\n{answer}\n")).expect("write");
+    index_into(data.path(), &[logs.path()]);
+    assert_eq!(events_with_text(data.path(), "okapi").len(), 2);
+
+    fs::write(&log_path, format!("{first}\n")).expect("rewrite shorter");
+    index_into(data.path(), &[logs.path()]);
+    assert_eq!(
+        events_with_text(data.path(), "okapi"),
+        vec!["okapi question".to_string()]
+    );
+    assert_eq!(query_count(data.path(), "SELECT count(*) FROM turns"), 1);
+}
+
+#[test]
+fn unknown_files_are_skipped_not_fatal() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    fs::write(logs.path().join("notes.json"), "{\"hello\": \"world\"}").expect("write");
+    fs::write(logs.path().join("list.jsonl"), "[1,2]\n[3]\n").expect("write");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("2 skipped"), "{stderr}");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(
+        stderr.contains("2 unchanged"),
+        "skipped files are remembered: {stderr}"
+    );
+}
+
+#[test]
+fn tables_have_the_declared_columns() {
+    let data_dir = fixture_store();
+    let columns =
+        |table: &str| -> Vec<String> {
+            query_rows(
+            data_dir,
+            &format!(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = '{table}' \
+                 ORDER BY ordinal_position"
+            ),
+        )
+        .into_iter()
+        .filter_map(|row| row.get("column_name").and_then(|name| name.as_str()).map(str::to_string))
+        .collect()
+        };
+    let events = columns("events");
+    for required in [
+        "event_id",
+        "session_id",
+        "turn_id",
+        "turn_ordinal",
+        "ordinal",
+        "seq",
+        "type",
+        "timestamp",
+        "terminal",
+        "model",
+        "originating_model",
+        "tool_name",
+        "tool_call_id",
+        "exit_code",
+        "text",
+        "payload",
+        "source",
+        "source_path",
+    ] {
+        assert!(
+            events.iter().any(|column| column == required),
+            "events.{required}"
+        );
+    }
+    assert!(
+        columns("turns")
+            .iter()
+            .any(|column| column == "terminal_event_id")
+    );
+    assert!(
+        columns("sessions")
+            .iter()
+            .any(|column| column == "next_session_id")
+    );
+    let layout_ok = fixtures_dir().join("codex").is_dir();
+    assert!(layout_ok, "codex fixtures present");
+}
