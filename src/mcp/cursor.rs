@@ -73,7 +73,7 @@ pub fn decode(cursor: &str, expected_fingerprint: &str) -> Result<KeysetPosition
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 || !hex.is_ascii() {
+    if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
         return None;
     }
     (0..hex.len())

@@ -236,7 +236,7 @@ fn parse_cursor(
 
 /// The canonical UTC form of a datetime (millisecond precision unless finer was given).
 fn canonical_datetime(time: DateTime<Utc>) -> String {
-    if time.timestamp_subsec_nanos() % 1_000_000 == 0 {
+    if time.timestamp_subsec_nanos().is_multiple_of(1_000_000) {
         time.to_rfc3339_opts(SecondsFormat::Millis, true)
     } else {
         time.to_rfc3339_opts(SecondsFormat::AutoSi, true)

@@ -91,14 +91,25 @@ fn assert_store_invariants(data_dir: &Path) {
         "turn event counts match events"
     );
 
-    // Tool calls and responses carry a tool name, never a call id.
+    // Tool calls and responses carry a tool name, never a call id. (A response may equal its
+    // call id only when a call really has that name; the sanitized other-formats fixtures
+    // replace both name and id with the same placeholder.)
     assert_eq!(
         count(
             "SELECT count(*) FROM events WHERE type IN ('tool_call', 'tool_response') AND \
-             (tool_name IS NULL OR tool_name = '' OR tool_name = tool_call_id)"
+             (tool_name IS NULL OR tool_name = '')"
         ),
         0,
         "tool events have tool names"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM events r WHERE r.type = 'tool_response' AND r.tool_name = r.tool_call_id \
+             AND r.tool_name <> '[trimmed for fixture]' AND NOT EXISTS (SELECT 1 FROM events c WHERE c.session_id = r.session_id \
+             AND c.type = 'tool_call' AND c.tool_name = r.tool_name)"
+        ),
+        0,
+        "tool responses are named after their call, not its id"
     );
 
     // Tool call count per file equals its distinct call ids.
