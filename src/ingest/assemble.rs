@@ -224,7 +224,7 @@ fn derive_title(parsed: &ParsedSession, events: &[EventRow], project: Option<&st
         events
             .iter()
             .filter(|event| event.event_type == EventType::UserInput)
-            .map(|event| first_line(&event.text, TITLE_CHARS))
+            .map(|event| first_line(prompt_request(&event.text), TITLE_CHARS))
             .find(|title| !title.is_empty())
     };
     harness_title.or_else(prompt_title).unwrap_or_else(|| {
@@ -295,10 +295,24 @@ pub fn excerpt(text: &str, max_chars: usize) -> (String, bool) {
     (format!("{}...", cut.trim_end()), true)
 }
 
+/// Markers after which IDE extensions put what the user actually asked (the Codex VS Code
+/// extension sends `# Context from my IDE setup: ... ## My request for Codex:`).
+const REQUEST_MARKERS: [&str; 1] = ["## My request for Codex:"];
+
+/// The part of a prompt that is the user's request, without IDE-injected context.
+fn prompt_request(text: &str) -> &str {
+    REQUEST_MARKERS
+        .iter()
+        .find_map(|marker| text.split_once(marker).map(|(_, request)| request))
+        .filter(|request| !request.trim().is_empty())
+        .unwrap_or(text)
+}
+
+/// The first non-empty line, without markdown heading markers, cut to `max_chars`.
 fn first_line(text: &str, max_chars: usize) -> String {
     let line = text
         .lines()
-        .map(str::trim)
+        .map(|line| line.trim().trim_start_matches('#').trim())
         .find(|line| !line.is_empty())
         .unwrap_or("");
     if line.chars().count() <= max_chars {
@@ -405,6 +419,19 @@ mod tests {
         assert!(assembled.turns[0].completed);
         assert!(assembled.turns[0].final_response.is_none());
         assert_eq!(assembled.session.mode, "chat");
+    }
+
+    #[test]
+    fn titles_skip_ide_context_and_heading_marks() {
+        let parsed = session_of(vec![user(
+            "u1",
+            "# Context from my IDE setup:\n\n## Active file: src/app.ts\n\n## My request for Codex:\nfix the login redirect\n",
+        )]);
+        let assembled = assemble(&parsed, Path::new("/x"), Utc::now());
+        assert_eq!(assembled.session.title, "fix the login redirect");
+        let parsed = session_of(vec![user("u1", "## Initial Context\nmore")]);
+        let assembled = assemble(&parsed, Path::new("/x"), Utc::now());
+        assert_eq!(assembled.session.title, "Initial Context");
     }
 
     #[test]

@@ -128,6 +128,12 @@ struct Index {
     main_session_ids: Vec<String>,
     /// First sessionId of any record.
     any_session_id: Option<String>,
+    /// Line where each assistant message id first appears.
+    first_message_line: HashMap<String, u64>,
+    /// parentUuid -> message ids of the assistant records answering it.
+    answers: HashMap<String, Vec<String>>,
+    /// Line where each tool_use id first gets a tool_result.
+    first_result_line: HashMap<String, u64>,
 }
 
 impl Index {
@@ -159,6 +165,7 @@ impl Index {
             let Some(message) = record.get("message").and_then(Value::as_object) else {
                 continue;
             };
+            index.note_replay_markers(kind, record, message, line.number);
             if str_field(message, "stop_reason") == Some("end_turn")
                 && let Some(id) = str_field(message, "id")
             {
@@ -195,6 +202,80 @@ impl Index {
             }
         }
         index
+    }
+
+    fn note_replay_markers(
+        &mut self,
+        kind: &str,
+        record: &Map<String, Value>,
+        message: &Map<String, Value>,
+        line_number: u64,
+    ) {
+        if kind == "assistant"
+            && let Some(message_id) = str_field(message, "id")
+        {
+            self.first_message_line
+                .entry(message_id.to_string())
+                .or_insert(line_number);
+            if let Some(parent) = str_field(record, "parentUuid") {
+                self.answers
+                    .entry(parent.to_string())
+                    .or_default()
+                    .push(message_id.to_string());
+            }
+        }
+        if kind == "user"
+            && let Some(blocks) = message.get("content").and_then(Value::as_array)
+        {
+            for block in blocks {
+                if str_field_of(block, "type") == Some("tool_result")
+                    && let Some(id) = str_field_of(block, "tool_use_id")
+                {
+                    self.first_result_line
+                        .entry(id.to_string())
+                        .or_insert(line_number);
+                }
+            }
+        }
+    }
+
+    /// A user record re-written under a new uuid by a resume or compaction replay: it is
+    /// answered by an assistant message first seen earlier in the file, or it only carries
+    /// tool results that an earlier line already delivered.
+    fn is_replayed_user_record(
+        &self,
+        uuid: Option<&str>,
+        record: &Map<String, Value>,
+        line_number: u64,
+    ) -> bool {
+        let answered_earlier =
+            uuid.and_then(|uuid| self.answers.get(uuid))
+                .is_some_and(|message_ids| {
+                    message_ids.iter().any(|id| {
+                        self.first_message_line
+                            .get(id)
+                            .is_some_and(|&first| first < line_number)
+                    })
+                });
+        let result_ids: Vec<&str> = record
+            .get("message")
+            .and_then(|message| message.get("content"))
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|block| str_field_of(block, "type") == Some("tool_result"))
+                    .filter_map(|block| str_field_of(block, "tool_use_id"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let results_delivered_earlier = !result_ids.is_empty()
+            && result_ids.iter().all(|id| {
+                self.first_result_line
+                    .get(*id)
+                    .is_some_and(|&first| first < line_number)
+            });
+        answered_earlier || results_delivered_earlier
     }
 
     /// The first record of the sidechain chain `uuid` belongs to.
@@ -472,6 +553,14 @@ impl<'a> Parser<'a> {
             && !self.seen_uuids.insert(uuid.to_string())
         {
             // Resume replays write the same record again: one event.
+            return;
+        }
+        if kind == "user"
+            && self
+                .index
+                .is_replayed_user_record(uuid, record, line.number)
+        {
+            // Replays that re-key the records still answer with already-seen message ids.
             return;
         }
         let session = self.route(record, uuid);
@@ -1525,6 +1614,42 @@ mod tests {
             vec![EventType::UserInput, EventType::AssistantResponse]
         );
         assert!(output.warnings.is_empty());
+    }
+
+    #[test]
+    fn replays_under_new_uuids_are_not_new_events() {
+        let answer = |uuid: &str, parent: &str, message_id: &str, block: Value| {
+            let mut record = assistant(uuid, message_id, block, None);
+            record["parentUuid"] = json!(parent);
+            record
+        };
+        let call = json!({"type": "tool_use", "id": "toolu_1", "name": "Bash",
+            "input": {"command": "make migrate"}});
+        let result = json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]);
+        let output = parse_values(
+            &main_path(),
+            vec![
+                user("u1", None, json!("run the migration")),
+                answer("a1", "u1", "msg_1", call.clone()),
+                user("r1", Some("a1"), result.clone()),
+                // a compaction/resume replay re-keys every record of the same exchange
+                user("u1-replay", None, json!("run the migration")),
+                answer("a1-replay", "u1-replay", "msg_1", call),
+                user("r1-replay", Some("a1-replay"), result),
+                user("u2", Some("r1-replay"), json!("run the migration")),
+            ],
+        );
+        let session = &output.sessions[0];
+        assert_eq!(
+            kinds(session),
+            vec![
+                EventType::UserInput,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::UserInput,
+            ],
+            "only the first exchange and the genuinely new prompt remain"
+        );
     }
 
     #[test]

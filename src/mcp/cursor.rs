@@ -1,31 +1,21 @@
 //! The opaque `list_sessions` cursor: the keyset position (updated_at, session id) of the last
 //! session of a page, bound to a fingerprint of the filter and sort that produced it.
 
-use serde::{Deserialize, Serialize};
-
 use crate::mcp::validate::{IdKind, McpId};
 
-const PREFIX: &str = "lsc1_";
+/// Cursor layout: `lsc1.<filter fingerprint>.<updated_at nanos>.<rank>.<session id>` (session
+/// ids never contain `.`). Opaque to callers; readable for debugging.
+const VERSION_TAG: &str = "lsc1";
+const SEPARATOR: char = '.';
 
 /// Where the next page starts: strictly after this session in the listing order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeysetPosition {
     /// `updated_at` of the last listed session, UTC nanoseconds.
-    #[serde(rename = "u")]
     pub updated_at_nanos: i64,
-    #[serde(rename = "s")]
     pub session_id: String,
     /// Rank of that session, so the next page's ranks continue from it.
-    #[serde(rename = "r")]
     pub rank: usize,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct CursorBody {
-    #[serde(rename = "f")]
-    filter_fingerprint: String,
-    #[serde(flatten)]
-    position: KeysetPosition,
 }
 
 /// Why a cursor was refused.
@@ -48,38 +38,32 @@ pub fn filter_fingerprint(canonical_filter: &str) -> String {
 }
 
 pub fn encode(filter_fingerprint: &str, position: &KeysetPosition) -> String {
-    let body = CursorBody {
-        filter_fingerprint: filter_fingerprint.to_owned(),
-        position: position.clone(),
-    };
-    let json = serde_json::to_vec(&body).expect("cursor body serializes");
-    let hex: String = json.iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("{PREFIX}{hex}")
+    format!(
+        "{VERSION_TAG}{SEPARATOR}{filter_fingerprint}{SEPARATOR}{}{SEPARATOR}{}{SEPARATOR}{}",
+        position.updated_at_nanos, position.rank, position.session_id
+    )
 }
 
 pub fn decode(cursor: &str, expected_fingerprint: &str) -> Result<KeysetPosition, CursorError> {
-    let hex = cursor.strip_prefix(PREFIX).ok_or(CursorError::Malformed)?;
-    let bytes = decode_hex(hex).ok_or(CursorError::Malformed)?;
-    let body: CursorBody = serde_json::from_slice(&bytes).map_err(|_| CursorError::Malformed)?;
-    let names_a_session =
-        McpId::parse(&body.position.session_id).is_some_and(|id| id.kind == IdKind::Session);
-    if !names_a_session {
+    let parts: Vec<&str> = cursor.split(SEPARATOR).collect();
+    let [VERSION_TAG, fingerprint, nanos, rank, session_id] = parts.as_slice() else {
         return Err(CursorError::Malformed);
-    }
-    if body.filter_fingerprint != expected_fingerprint {
+    };
+    let names_a_session = McpId::parse(session_id).is_some_and(|id| id.kind == IdKind::Session);
+    let is_fingerprint =
+        fingerprint.len() == 16 && fingerprint.bytes().all(|byte| byte.is_ascii_hexdigit());
+    let position = match (nanos.parse::<i64>(), rank.parse::<usize>()) {
+        (Ok(updated_at_nanos), Ok(rank)) if names_a_session && is_fingerprint => KeysetPosition {
+            updated_at_nanos,
+            session_id: (*session_id).to_owned(),
+            rank,
+        },
+        _ => return Err(CursorError::Malformed),
+    };
+    if *fingerprint != expected_fingerprint {
         return Err(CursorError::FilterChanged);
     }
-    Ok(body.position)
-}
-
-fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|index| u8::from_str_radix(&hex[index..index + 2], 16).ok())
-        .collect()
+    Ok(position)
 }
 
 #[cfg(test)]
@@ -111,7 +95,18 @@ mod tests {
     #[test]
     fn garbage_is_refused() {
         let fingerprint = filter_fingerprint("x");
-        for garbage in ["", "lsc1_", "lsc1_zz", "lsc1_7b7d", "hello", "lsc1_7"] {
+        let valid = encode(&fingerprint, &position());
+        let wrong_kind = valid.replace("session:", "turn:");
+        let bad_number = valid.replace(".20.", ".x.");
+        for garbage in [
+            "",
+            "lsc1",
+            "lsc1.zz",
+            "hello",
+            "a.b.c.d.e",
+            &wrong_kind,
+            &bad_number,
+        ] {
             assert_eq!(
                 decode(garbage, &fingerprint),
                 Err(CursorError::Malformed),
