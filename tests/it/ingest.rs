@@ -497,3 +497,91 @@ fn tables_have_the_declared_columns() {
     let layout_ok = fixtures_dir().join("codex").is_dir();
     assert!(layout_ok, "codex fixtures present");
 }
+
+fn write_claude_session(dir: &Path, session_id: &str, prompt: &str) {
+    let line = serde_json::json!({
+        "type": "user", "uuid": format!("{session_id}-u1"), "parentUuid": null, "sessionId": session_id,
+        "timestamp": "2026-03-02T09:00:00.000Z", "cwd": "/home/dev/app", "version": "2.0.50",
+        "isSidechain": false, "userType": "external",
+        "message": {"role": "user", "content": prompt}
+    });
+    fs::write(dir.join(format!("{session_id}.jsonl")), format!("{line}\n")).expect("write session");
+}
+
+fn parquet_files_in(dir: &Path) -> usize {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .path()
+                .extension()
+                .is_some_and(|extension| extension == "parquet")
+        })
+        .count()
+}
+
+#[test]
+fn many_small_commits_are_compacted_and_nothing_is_lost() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    let session_count = 12;
+    for index in 0..session_count {
+        write_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{index:012}"),
+            &format!("prompt number {index} about capybaras"),
+        );
+        index_into(data.path(), &[logs.path()]);
+        let partition = data
+            .path()
+            .join("current/events/source=claude/month=2026-03");
+        let files = parquet_files_in(&partition);
+        assert!(
+            (1..=8).contains(&files),
+            "partition holds {files} files after commit {index}"
+        );
+    }
+    assert_eq!(
+        events_with_text(data.path(), "capybaras").len(),
+        session_count
+    );
+    assert_eq!(
+        query_count(data.path(), "SELECT count(DISTINCT session_id) FROM events"),
+        session_count as i64
+    );
+    let generations = fs::read_dir(data.path().join("generations"))
+        .expect("generations")
+        .count();
+    assert!(
+        generations <= 2,
+        "old generations are removed, {generations} left"
+    );
+}
+
+#[test]
+fn a_lost_master_index_is_restored_from_the_current_generation() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    write_claude_session(
+        &project,
+        "00000000-0000-4000-8000-00000000000a",
+        "first about narwhals",
+    );
+    index_into(data.path(), &[logs.path()]);
+    // Simulate a crash that left the master index unusable.
+    fs::remove_dir_all(data.path().join("tantivy")).expect("remove master index");
+    write_claude_session(
+        &project,
+        "00000000-0000-4000-8000-00000000000b",
+        "second about narwhals",
+    );
+    index_into(data.path(), &[logs.path()]);
+    let index = esker::search::SearchIndex::open_dir(&data.path().join("current/tantivy"))
+        .expect("open published index");
+    assert_eq!(index.document_count(), 2, "both sessions searchable");
+}

@@ -1,0 +1,11 @@
+//! `esker serve` end to end: the real binary, spawned over stdio and driven by an rmcp client,
+//! against a store built from `tests/fixtures`. Ground truth for assertions comes from the
+//! tables themselves (`esker query`), so the tests follow the fixtures as they grow.
+
+mod client;
+mod golden;
+mod list_sessions;
+mod open;
+mod protocol;
+mod search_sessions;
+mod traversal;

@@ -1,0 +1,168 @@
+//! An rmcp client over a spawned `esker serve --no-index`, with helpers that unwrap the
+//! success and error envelopes, and table lookups that give the expected answers.
+
+use std::path::Path;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+
+use crate::support::{esker_bin, fixture_store, query_rows};
+
+pub const ERROR_SCHEMA: &str = "moraine.mcp.error.v1";
+
+/// A connected MCP client; the server process ends when the client is dropped.
+pub struct EskerClient {
+    service: RunningService<RoleClient, ()>,
+}
+
+impl EskerClient {
+    /// Starts `esker serve` on the shared fixture store.
+    pub async fn fixtures() -> EskerClient {
+        EskerClient::start(fixture_store()).await
+    }
+
+    pub async fn start(data_dir: &Path) -> EskerClient {
+        let command = tokio::process::Command::new(esker_bin()).configure(|command| {
+            command
+                .args(["serve", "--no-index", "--data-dir"])
+                .arg(data_dir)
+                .env("HOME", "/nonexistent-esker-test-home")
+                .env_remove("ESKER_DATA_DIR");
+        });
+        let transport = TokioChildProcess::new(command).expect("esker serve starts");
+        let service = ().serve(transport).await.expect("MCP initialize succeeds");
+        EskerClient { service }
+    }
+
+    pub fn service(&self) -> &RunningService<RoleClient, ()> {
+        &self.service
+    }
+
+    /// `tools/call` with `arguments` (a JSON object, or null for no arguments at all).
+    pub async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Value::Object(map) = arguments {
+            params = params.with_arguments(map);
+        }
+        self.service
+            .call_tool(params)
+            .await
+            .unwrap_or_else(|error| panic!("{tool} got a protocol error: {error}"))
+    }
+
+    /// The success envelope of a call that must succeed.
+    pub async fn success(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments.clone()).await;
+        let envelope = structured(&result);
+        assert_eq!(
+            result.is_error,
+            Some(false),
+            "{tool} {arguments} failed: {envelope:#}"
+        );
+        assert_eq!(envelope["schema_version"], format!("moraine.mcp.{tool}.v1"));
+        assert_eq!(envelope["tool"], tool);
+        assert_has_text(&result);
+        envelope
+    }
+
+    /// The error envelope of a call that must fail in-band.
+    pub async fn failure(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments.clone()).await;
+        let envelope = structured(&result);
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{tool} {arguments} should fail: {envelope:#}"
+        );
+        assert_eq!(envelope["schema_version"], ERROR_SCHEMA, "{envelope:#}");
+        assert_eq!(envelope["tool"], tool);
+        assert!(envelope["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(envelope["error"]["details"].is_object());
+        assert_eq!(envelope["warnings"], Value::Array(vec![]));
+        assert_has_text(&result);
+        envelope
+    }
+
+    /// The error code of a call that must fail in-band.
+    pub async fn error_code(&self, tool: &str, arguments: Value) -> String {
+        let envelope = self.failure(tool, arguments).await;
+        envelope["error"]["code"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// `data` of a successful `open`.
+    pub async fn open(&self, id: &str) -> Value {
+        self.success("open", serde_json::json!({ "id": id })).await["data"].take()
+    }
+
+    /// `data` of a successful `search_sessions`.
+    pub async fn search(&self, arguments: Value) -> Value {
+        self.success("search_sessions", arguments).await["data"].take()
+    }
+
+    /// `data` of a successful `list_sessions`.
+    pub async fn list(&self, arguments: Value) -> Value {
+        self.success("list_sessions", arguments).await["data"].take()
+    }
+}
+
+fn structured(result: &CallToolResult) -> Value {
+    result
+        .structured_content
+        .clone()
+        .expect("every tool result carries structuredContent")
+}
+
+fn assert_has_text(result: &CallToolResult) {
+    let text = result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_default();
+    assert!(!text.trim().is_empty(), "tool result has no text summary");
+}
+
+/// Rows of read-only SQL over the fixture store.
+pub fn fixture_rows(sql: &str) -> Vec<Map<String, Value>> {
+    query_rows(fixture_store(), sql)
+}
+
+/// One string column of read-only SQL over the fixture store.
+pub fn fixture_strings(sql: &str) -> Vec<String> {
+    fixture_rows(sql)
+        .into_iter()
+        .map(|row| {
+            row.values()
+                .next()
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("first column of {sql} is not a string"))
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The first string of read-only SQL over the fixture store.
+pub fn fixture_string(sql: &str) -> String {
+    fixture_strings(sql)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no rows for {sql}"))
+}
+
+/// The values of `key` in each object of `array`.
+pub fn strings_at(array: &Value, pointer: &str) -> Vec<String> {
+    array
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|item| {
+            item.pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no string at {pointer} in {item}"))
+                .to_owned()
+        })
+        .collect()
+}
