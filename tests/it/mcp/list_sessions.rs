@@ -81,12 +81,17 @@ async fn a_window_lists_the_overlapping_sessions_newest_first() {
     let mut expected: Vec<String> = session_times().into_iter().map(|session| session.id).collect();
     expected.sort();
     let mut listed = strings_at(&data["sessions"], "/id");
+    assert_eq!(data["result_count"], expected.len().min(20));
     let listing_keys = keys(data);
     let mut sorted_desc = listing_keys.clone();
     sorted_desc.sort_by(|left, right| right.cmp(left));
     assert_eq!(listing_keys, sorted_desc, "desc by (updated_at, id)");
     listed.sort();
-    assert_eq!(listed, expected);
+    if expected.len() <= 20 {
+        assert_eq!(listed, expected);
+    } else {
+        assert!(listed.iter().all(|id| expected.contains(id)));
+    }
     for (rank, listed) in data["sessions"].as_array().unwrap().iter().enumerate() {
         assert_eq!(listed["rank"], rank + 1);
         assert_eq!(listed["open"]["session_id"], listed["id"]);
@@ -96,8 +101,8 @@ async fn a_window_lists_the_overlapping_sessions_newest_first() {
             assert!(listed["session"].get(forbidden).is_none(), "no {forbidden} in list_sessions");
         }
     }
-    assert_eq!(data["next_cursor"], Value::Null);
-    assert_eq!(data["truncated"], false);
+    assert_eq!(data["truncated"], expected.len() > 20);
+    assert_eq!(data["next_cursor"].is_string(), expected.len() > 20);
 }
 
 #[tokio::test]
