@@ -69,3 +69,76 @@ pub async fn handle<T: ToolHandler>(
         Err(error) => ToolReply::failure(T::NAME, canonical, &error, sla, &timer),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::envelope::ErrorCode;
+    use serde_json::json;
+
+    /// A tool that takes longer than its deadline.
+    struct Sleepy;
+
+    impl ToolHandler for Sleepy {
+        type Request = ();
+
+        const NAME: ToolName = ToolName::SearchSessions;
+
+        fn parse(arguments: &Arguments) -> Result<(), ToolError> {
+            match arguments.get("reject") {
+                Some(_) => Err(ToolError::invalid_request("reject", "rejected on purpose")),
+                None => Ok(()),
+            }
+        }
+
+        fn rejected_sla(_arguments: &Arguments) -> SlaTarget {
+            SlaTarget::ms(750)
+        }
+
+        fn canonical(_request: &()) -> Value {
+            json!({"canonical": true})
+        }
+
+        fn sla(_request: &()) -> SlaTarget {
+            SlaTarget::ms(10)
+        }
+
+        fn deadline(_request: &()) -> Duration {
+            Duration::from_millis(50)
+        }
+
+        async fn execute(_catalog: &Catalog, _request: &()) -> Result<ToolSuccess, ToolError> {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok(ToolSuccess::new(json!({}), "late".into()))
+        }
+    }
+
+    fn empty_catalog() -> Catalog {
+        let data_dir = tempfile::tempdir().expect("temp dir").keep();
+        Catalog::open(&data_dir).expect("empty store opens")
+    }
+
+    #[tokio::test]
+    async fn a_slow_tool_answers_deadline_exceeded_in_time() {
+        let catalog = empty_catalog();
+        let timer = Timer::start();
+        let reply = handle::<Sleepy>(&catalog, &Arguments::new(), timer).await;
+        assert!(timer.elapsed() < Duration::from_secs(1));
+        assert!(reply.is_error);
+        assert_eq!(
+            reply.envelope["error"]["code"],
+            ErrorCode::DeadlineExceeded.as_str()
+        );
+        assert_eq!(reply.envelope["request"], json!({"canonical": true}));
+        assert_eq!(reply.envelope["performance"]["met_sla"], false);
+    }
+
+    #[tokio::test]
+    async fn a_rejected_request_echoes_the_raw_arguments() {
+        let catalog = empty_catalog();
+        let arguments = json!({"reject": 1}).as_object().unwrap().clone();
+        let reply = handle::<Sleepy>(&catalog, &arguments, Timer::start()).await;
+        assert_eq!(reply.envelope["request"], json!({"reject": 1}));
+        assert_eq!(reply.envelope["performance"]["sla_target_ms"], 750);
+    }
+}

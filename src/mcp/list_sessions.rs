@@ -12,8 +12,7 @@ use crate::mcp::cursor::{self, CursorError, KeysetPosition};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::search_sessions::plain;
-use crate::mcp::text::format_timestamp;
+use crate::mcp::text::{format_timestamp, plain};
 use crate::mcp::validate::{
     Arguments, optional_integer_in_range, optional_string, parse_datetime_field,
     reject_unknown_fields, required_string,

@@ -12,7 +12,7 @@ use crate::mcp::catalog::{
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::{format_timestamp, normalize_score, snippet};
+use crate::mcp::text::{format_timestamp, normalize_score, plain, snippet};
 use crate::mcp::validate::{
     Arguments, IdKind, McpId, optional_field, optional_integer_in_range, optional_string,
     parse_id_field, reject_unknown_fields,
@@ -376,15 +376,6 @@ fn summarize(request: &SearchRequest, hits: &[Value], total_matches: usize) -> S
         ));
     }
     text
-}
-
-/// A JSON string without quotes (`-` for null).
-pub fn plain(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Null => "-".to_owned(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::Value;
 use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
 
 /// Longest search snippet, in characters, ellipses included (issue 3: about 300).
@@ -186,6 +187,15 @@ fn word_boundary_before(line: &[char], position: usize) -> usize {
         .position(|&character| character == ' ')
         .map(|offset| position - offset - 1)
         .unwrap_or(position)
+}
+
+/// A JSON string without quotes (`-` for null).
+pub fn plain(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "-".to_owned(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ CI: `pip install mcp` then `cargo test --test it python_mcp_sdk_client_round_tri
 import asyncio
 import sys
 
+import jsonschema  # installed with the mcp SDK
+
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -36,6 +38,7 @@ def envelope_of(result, tool):
 
 
 async def check_tools(session):
+    """Checks the advertised tools; returns their output schemas by name."""
     listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
     assert set(tools) == EXPECTED_TOOLS, sorted(tools)
@@ -44,6 +47,7 @@ async def check_tools(session):
         assert schema["additionalProperties"] is False, tool.name
         assert field(tool, "output_schema", "outputSchema")["type"] == "object", tool.name
         assert field(tool.annotations, "read_only_hint", "readOnlyHint") is True, tool.name
+    return {name: field(tool, "output_schema", "outputSchema") for name, tool in tools.items()}
 
 
 async def check_search_and_open(session):
@@ -77,7 +81,7 @@ async def check_search_and_open(session):
     assert opened["session"]["title"]
 
 
-async def check_list_and_errors(session):
+async def check_list_and_errors(session, output_schemas):
     window = {"start_datetime": "2000-01-01T00:00:00Z", "end_datetime": "2100-01-01T00:00:00+00:00"}
     listed = envelope_of(await session.call_tool("list_sessions", window), "list_sessions")["data"]
     assert listed["result_count"] >= 1, listed
@@ -89,9 +93,13 @@ async def check_list_and_errors(session):
     error = field(rejected, "structured_content", "structuredContent")
     assert error["schema_version"] == "moraine.mcp.error.v1", error
     assert error["error"]["code"] == "invalid_request", error
+    # The SDK validates success results; error envelopes must fit the advertised schema too.
+    jsonschema.validate(error, output_schemas["search_sessions"])
 
     missing = await session.call_tool("open", {"id": "event:evt_01J9DOESNOTEXIST000000000000"})
-    assert field(missing, "structured_content", "structuredContent")["error"]["code"] == "not_found"
+    missing_error = field(missing, "structured_content", "structuredContent")
+    assert missing_error["error"]["code"] == "not_found", missing_error
+    jsonschema.validate(missing_error, output_schemas["open"])
 
 
 async def main(esker_bin, data_dir):
@@ -102,9 +110,9 @@ async def main(esker_bin, data_dir):
             server_info = field(initialized, "server_info", "serverInfo")
             assert server_info.name == "esker", server_info
             assert initialized.instructions and "search_sessions" in initialized.instructions
-            await check_tools(session)
+            output_schemas = await check_tools(session)
             await check_search_and_open(session)
-            await check_list_and_errors(session)
+            await check_list_and_errors(session, output_schemas)
     print("mcp_client.py: all checks passed")
 
 

@@ -7,7 +7,7 @@ use super::{TURN, adjacent_turn_ids, neighbours, ordinal_parameter, row_error, t
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError};
-use crate::mcp::search_sessions::plain;
+use crate::mcp::text::plain;
 
 const EVENT: NamedQuery = NamedQuery {
     name: "open_event",

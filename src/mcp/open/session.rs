@@ -10,7 +10,7 @@ use super::{
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::search_sessions::plain;
+use crate::mcp::text::plain;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "open_session",

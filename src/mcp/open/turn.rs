@@ -7,8 +7,7 @@ use super::{TURN, adjacent_turn_ids, excerpt_json, json_array_column, row_error,
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError};
-use crate::mcp::search_sessions::plain;
-use crate::mcp::text::one_line_summary;
+use crate::mcp::text::{one_line_summary, plain};
 
 const EVENTS: NamedQuery = NamedQuery {
     name: "open_turn_events",

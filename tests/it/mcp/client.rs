@@ -79,7 +79,11 @@ impl EskerClient {
         );
         assert_eq!(envelope["schema_version"], ERROR_SCHEMA, "{envelope:#}");
         assert_eq!(envelope["tool"], tool);
-        assert!(envelope["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            envelope["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
         assert!(envelope["error"]["details"].is_object());
         assert_eq!(envelope["warnings"], Value::Array(vec![]));
         assert_has_text(&result);
@@ -89,7 +93,10 @@ impl EskerClient {
     /// The error code of a call that must fail in-band.
     pub async fn error_code(&self, tool: &str, arguments: Value) -> String {
         let envelope = self.failure(tool, arguments).await;
-        envelope["error"]["code"].as_str().unwrap_or_default().to_owned()
+        envelope["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// `data` of a successful `open`.

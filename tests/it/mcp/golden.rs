@@ -11,8 +11,9 @@ use super::client::{EskerClient, fixture_string};
 use crate::support::manifest_dir;
 
 /// Keys whose values are part of the contract and kept verbatim.
-const VERBATIM_KEYS: [&str; 8] = [
+const VERBATIM_KEYS: [&str; 9] = [
     "schema_version",
+    "sla_target_ms",
     "tool",
     "kind",
     "format",
@@ -23,7 +24,10 @@ const VERBATIM_KEYS: [&str; 8] = [
 ];
 
 fn golden_path(name: &str) -> PathBuf {
-    manifest_dir().join("tests").join("golden").join(format!("{name}.json"))
+    manifest_dir()
+        .join("tests")
+        .join("golden")
+        .join(format!("{name}.json"))
 }
 
 /// Compares `actual` with the golden file, or rewrites it under `ESKER_UPDATE_GOLDEN=1`.
@@ -37,14 +41,37 @@ fn assert_golden(name: &str, actual: &Value) {
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|_| panic!("missing {}; run with ESKER_UPDATE_GOLDEN=1", path.display()));
     assert_eq!(
-        rendered,
-        expected,
+        rendered, expected,
         "{name} envelope changed; if on purpose, rerun with ESKER_UPDATE_GOLDEN=1"
     );
 }
 
+/// The shape of a success envelope; its `request` is kept, ids masked.
+fn envelope_shape(envelope: &Value) -> Value {
+    let mut shape = shape_of(envelope, None);
+    shape["request"] = mask_ids(&envelope["request"]);
+    shape
+}
+
+/// `value` with every id replaced by its kind.
+fn mask_ids(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(name, field)| (name.clone(), mask_ids(field)))
+                .collect::<Map<_, _>>(),
+        ),
+        Value::String(text) if string_kind(text).ends_with("-id>") => json!(string_kind(text)),
+        other => other.clone(),
+    }
+}
+
 /// The shape of a value: strings by kind, numbers and booleans by type, arrays by first item.
 fn shape_of(value: &Value, key: Option<&str>) -> Value {
+    if key.is_some_and(|key| VERBATIM_KEYS.contains(&key)) && !value.is_object() {
+        return value.clone();
+    }
     match value {
         Value::Object(fields) => Value::Object(
             fields
@@ -52,8 +79,13 @@ fn shape_of(value: &Value, key: Option<&str>) -> Value {
                 .map(|(name, field)| (name.clone(), shape_of(field, Some(name))))
                 .collect::<Map<_, _>>(),
         ),
-        Value::Array(items) => Value::Array(items.first().map(|item| shape_of(item, key)).into_iter().collect()),
-        Value::String(text) if key.is_some_and(|key| VERBATIM_KEYS.contains(&key)) => value.clone(),
+        Value::Array(items) => Value::Array(
+            items
+                .first()
+                .map(|item| shape_of(item, key))
+                .into_iter()
+                .collect(),
+        ),
         Value::String(text) => json!(string_kind(text)),
         Value::Number(number) if number.is_f64() => json!("<number>"),
         Value::Number(_) => json!("<integer>"),
@@ -86,16 +118,27 @@ async fn search_sessions_envelopes() {
     let success = client
         .success("search_sessions", json!({"query": "parquet", "n_hits": 2}))
         .await;
-    assert_golden("search_sessions_success", &shape_of(&success, None));
+    assert_golden("search_sessions_success", &envelope_shape(&success));
     let empty = client
-        .success("search_sessions", json!({"query": "xyzzyplughfrobnicate", "n_hits": 5}))
+        .success(
+            "search_sessions",
+            json!({"query": "xyzzyplughfrobnicate", "n_hits": 5}),
+        )
         .await;
     assert_golden("search_sessions_empty", &without_timing(empty));
     let unsupported = client
-        .failure("search_sessions", json!({"query": "migration", "event_types": ["user_input", "debug_trace"]}))
+        .failure(
+            "search_sessions",
+            json!({"query": "migration", "event_types": ["user_input", "debug_trace"]}),
+        )
         .await;
-    assert_golden("search_sessions_unsupported_event_type", &without_timing(unsupported));
-    let blank = client.failure("search_sessions", json!({"query": "   "})).await;
+    assert_golden(
+        "search_sessions_unsupported_event_type",
+        &without_timing(unsupported),
+    );
+    let blank = client
+        .failure("search_sessions", json!({"query": "   "}))
+        .await;
     assert_golden("search_sessions_blank_query", &without_timing(blank));
 }
 
@@ -106,23 +149,32 @@ async fn open_envelopes() {
         "SELECT session_id FROM sessions WHERE parent_session_id IS NULL ORDER BY turn_count DESC, session_id LIMIT 1",
     );
     let session = client.success("open", json!({"id": session_id})).await;
-    assert_golden("open_session", &shape_of(&session, None));
-    let turn_id = fixture_string("SELECT turn_id FROM turns WHERE completed AND user_input_event_id IS NOT NULL ORDER BY turn_id LIMIT 1");
+    assert_golden("open_session", &envelope_shape(&session));
+    let turn_id = fixture_string(
+        "SELECT turn_id FROM turns WHERE completed AND user_input_event_id IS NOT NULL ORDER BY turn_id LIMIT 1",
+    );
     let turn = client.success("open", json!({"id": turn_id})).await;
-    assert_golden("open_turn", &shape_of(&turn, None));
-    let call_id = fixture_string("SELECT event_id FROM events WHERE type = 'tool_call' ORDER BY event_id LIMIT 1");
+    assert_golden("open_turn", &envelope_shape(&turn));
+    let call_id = fixture_string(
+        "SELECT event_id FROM events WHERE type = 'tool_call' ORDER BY event_id LIMIT 1",
+    );
     let call = client.success("open", json!({"id": call_id})).await;
-    assert_golden("open_event_tool_call", &shape_of(&call, None));
+    assert_golden("open_event_tool_call", &envelope_shape(&call));
     let response_id = fixture_string(
         "SELECT event_id FROM events WHERE type = 'tool_response' AND exit_code IS NOT NULL ORDER BY event_id LIMIT 1",
     );
     let response = client.success("open", json!({"id": response_id})).await;
-    assert_golden("open_event_tool_response", &shape_of(&response, None));
+    assert_golden("open_event_tool_response", &envelope_shape(&response));
     let missing = client
-        .failure("open", json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}))
+        .failure(
+            "open",
+            json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}),
+        )
         .await;
     assert_golden("open_not_found", &without_timing(missing));
-    let malformed = client.failure("open", json!({"id": "not-a-valid-id"})).await;
+    let malformed = client
+        .failure("open", json!({"id": "not-a-valid-id"}))
+        .await;
     assert_golden("open_invalid_id", &without_timing(malformed));
 }
 
@@ -132,7 +184,7 @@ async fn list_sessions_envelopes() {
     let success = client
         .success("list_sessions", json!({"start_datetime": "2000-01-01T00:00:00Z", "end_datetime": "2100-01-01T00:00:00Z", "limit": 1}))
         .await;
-    assert_golden("list_sessions_success", &shape_of(&success, None));
+    assert_golden("list_sessions_success", &envelope_shape(&success));
     let naive = client
         .failure("list_sessions", json!({"start_datetime": "2026-04-30T09:00:00", "end_datetime": "2026-04-30T13:00:00-04:00"}))
         .await;

@@ -64,7 +64,10 @@ fn keys(data: &Value) -> Vec<(String, String)> {
 async fn a_window_lists_the_overlapping_sessions_newest_first() {
     let client = EskerClient::fixtures().await;
     let envelope = client
-        .success("list_sessions", window("2000-01-01T00:00:00-04:00", EVERYTHING_END))
+        .success(
+            "list_sessions",
+            window("2000-01-01T00:00:00-04:00", EVERYTHING_END),
+        )
         .await;
     assert_eq!(
         envelope["request"],
@@ -78,7 +81,10 @@ async fn a_window_lists_the_overlapping_sessions_newest_first() {
         })
     );
     let data = &envelope["data"];
-    let mut expected: Vec<String> = session_times().into_iter().map(|session| session.id).collect();
+    let mut expected: Vec<String> = session_times()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
     expected.sort();
     let mut listed = strings_at(&data["sessions"], "/id");
     assert_eq!(data["result_count"], expected.len().min(20));
@@ -96,9 +102,16 @@ async fn a_window_lists_the_overlapping_sessions_newest_first() {
         assert_eq!(listed["rank"], rank + 1);
         assert_eq!(listed["open"]["session_id"], listed["id"]);
         assert_eq!(listed["session"]["id"], listed["id"]);
-        assert!(listed["session"]["title"].as_str().is_some_and(|title| !title.is_empty()));
+        assert!(
+            listed["session"]["title"]
+                .as_str()
+                .is_some_and(|title| !title.is_empty())
+        );
         for forbidden in ["snippet", "text", "payload", "turns", "events"] {
-            assert!(listed["session"].get(forbidden).is_none(), "no {forbidden} in list_sessions");
+            assert!(
+                listed["session"].get(forbidden).is_none(),
+                "no {forbidden} in list_sessions"
+            );
         }
     }
     assert_eq!(data["truncated"], expected.len() > 20);
@@ -115,21 +128,33 @@ async fn the_window_is_inclusive_at_start_and_exclusive_at_end() {
         .expect("a session that lasts");
     let listed_in = |data: &Value| strings_at(&data["sessions"], "/id").contains(&session.id);
     let up_to_start = client
-        .list(with(window(&rfc3339(session.updated_at), EVERYTHING_END), json!({"limit": 50})))
+        .list(with(
+            window(&rfc3339(session.updated_at), EVERYTHING_END),
+            json!({"limit": 50}),
+        ))
         .await;
     assert!(listed_in(&up_to_start), "start == updated_at is inside");
     let after_update = session.updated_at + chrono::TimeDelta::milliseconds(1);
     let too_late = client
-        .list(with(window(&rfc3339(after_update), EVERYTHING_END), json!({"limit": 50})))
+        .list(with(
+            window(&rfc3339(after_update), EVERYTHING_END),
+            json!({"limit": 50}),
+        ))
         .await;
     assert!(!listed_in(&too_late), "start after updated_at is outside");
     let ends_at_start = client
-        .list(with(window(EVERYTHING_START, &rfc3339(session.started_at)), json!({"limit": 50})))
+        .list(with(
+            window(EVERYTHING_START, &rfc3339(session.started_at)),
+            json!({"limit": 50}),
+        ))
         .await;
     assert!(!listed_in(&ends_at_start), "end == started_at is outside");
     let just_after_start = session.started_at + chrono::TimeDelta::milliseconds(1);
     let overlapping = client
-        .list(with(window(EVERYTHING_START, &rfc3339(just_after_start)), json!({"limit": 50})))
+        .list(with(
+            window(EVERYTHING_START, &rfc3339(just_after_start)),
+            json!({"limit": 50}),
+        ))
         .await;
     assert!(listed_in(&overlapping), "end after started_at is inside");
 }
@@ -140,7 +165,10 @@ async fn limit_caps_the_page() {
     let total = session_times().len();
     assert!(total > 2, "fixtures hold several sessions");
     let data = client
-        .list(with(window(EVERYTHING_START, EVERYTHING_END), json!({"limit": 2})))
+        .list(with(
+            window(EVERYTHING_START, EVERYTHING_END),
+            json!({"limit": 2}),
+        ))
         .await;
     assert_eq!(data["result_count"], 2);
     assert_eq!(data["limit"], 2);
@@ -152,17 +180,29 @@ async fn limit_caps_the_page() {
 async fn cursors_walk_every_session_once_in_order() {
     let client = EskerClient::fixtures().await;
     for sort in ["desc", "asc"] {
-        let arguments = with(window(EVERYTHING_START, EVERYTHING_END), json!({"sort": sort, "limit": 50}));
+        let arguments = with(
+            window(EVERYTHING_START, EVERYTHING_END),
+            json!({"sort": sort, "limit": 50}),
+        );
         let full = keys(&client.list(arguments.clone()).await);
         let mut paged = Vec::new();
         let mut cursor = Value::Null;
         let mut ranks = Vec::new();
         loop {
             let page = client
-                .list(with(arguments.clone(), json!({"limit": 3, "cursor": cursor})))
+                .list(with(
+                    arguments.clone(),
+                    json!({"limit": 3, "cursor": cursor}),
+                ))
                 .await;
             paged.extend(keys(&page));
-            ranks.extend(page["sessions"].as_array().unwrap().iter().map(|listed| listed["rank"].as_u64().unwrap()));
+            ranks.extend(
+                page["sessions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|listed| listed["rank"].as_u64().unwrap()),
+            );
             cursor = page["next_cursor"].clone();
             assert_eq!(page["truncated"], cursor.is_string());
             if cursor.is_null() {
@@ -170,7 +210,11 @@ async fn cursors_walk_every_session_once_in_order() {
             }
         }
         assert_eq!(paged, full, "{sort}: pages concatenate to the full listing");
-        assert_eq!(ranks, (1..=full.len() as u64).collect::<Vec<_>>(), "ranks continue across pages");
+        assert_eq!(
+            ranks,
+            (1..=full.len() as u64).collect::<Vec<_>>(),
+            "ranks continue across pages"
+        );
     }
 }
 
@@ -178,8 +222,19 @@ async fn cursors_walk_every_session_once_in_order() {
 async fn sort_asc_lists_oldest_first() {
     let client = EskerClient::fixtures().await;
     let everything = window(EVERYTHING_START, EVERYTHING_END);
-    let ascending = keys(&client.list(with(everything.clone(), json!({"sort": "asc", "limit": 50}))).await);
-    let mut descending = keys(&client.list(with(everything, json!({"sort": "desc", "limit": 50}))).await);
+    let ascending = keys(
+        &client
+            .list(with(
+                everything.clone(),
+                json!({"sort": "asc", "limit": 50}),
+            ))
+            .await,
+    );
+    let mut descending = keys(
+        &client
+            .list(with(everything, json!({"sort": "desc", "limit": 50})))
+            .await,
+    );
     let mut sorted = ascending.clone();
     sorted.sort();
     assert_eq!(ascending, sorted);
@@ -197,13 +252,26 @@ async fn mode_filters_sessions() {
             .find(|row| row["mode"] == mode)
             .map_or(0, |row| row["n"].as_u64().unwrap());
         let envelope = client
-            .success("list_sessions", with(window(EVERYTHING_START, EVERYTHING_END), json!({"mode": mode, "limit": 50})))
+            .success(
+                "list_sessions",
+                with(
+                    window(EVERYTHING_START, EVERYTHING_END),
+                    json!({"mode": mode, "limit": 50}),
+                ),
+            )
             .await;
         let data = &envelope["data"];
         assert_eq!(data["result_count"], expected, "{mode}");
-        assert!(strings_at(&data["sessions"], "/session/mode").iter().all(|listed| listed == mode));
+        assert!(
+            strings_at(&data["sessions"], "/session/mode")
+                .iter()
+                .all(|listed| listed == mode)
+        );
         assert_eq!(envelope["request"]["mode"], mode);
-        assert_eq!(envelope["performance"]["sla_target_ms"], 1200, "broad single-mode window");
+        assert_eq!(
+            envelope["performance"]["sla_target_ms"], 1200,
+            "broad single-mode window"
+        );
     }
 }
 
@@ -211,7 +279,10 @@ async fn mode_filters_sessions() {
 async fn sla_targets_follow_the_window() {
     let client = EskerClient::fixtures().await;
     let typical = client
-        .success("list_sessions", window("2026-03-14T00:00:00Z", "2026-03-15T00:00:00Z"))
+        .success(
+            "list_sessions",
+            window("2026-03-14T00:00:00Z", "2026-03-15T00:00:00Z"),
+        )
         .await;
     assert_eq!(typical["performance"]["sla_target_ms"], 300);
     let broad = client
@@ -224,7 +295,9 @@ async fn sla_targets_follow_the_window() {
 async fn rejected_inputs_are_invalid_requests() {
     let client = EskerClient::fixtures().await;
     let everything = window(EVERYTHING_START, EVERYTHING_END);
-    let first_page = client.list(with(everything.clone(), json!({"limit": 1}))).await;
+    let first_page = client
+        .list(with(everything.clone(), json!({"limit": 1})))
+        .await;
     let cursor = first_page["next_cursor"].as_str().unwrap().to_owned();
     let cases = [
         json!({"end_datetime": EVERYTHING_END}),
@@ -247,27 +320,49 @@ async fn rejected_inputs_are_invalid_requests() {
         with(everything.clone(), json!({"sort": 1})),
         with(everything.clone(), json!({"cursor": "garbage"})),
         with(everything.clone(), json!({"cursor": cursor, "sort": "asc"})),
-        with(everything.clone(), json!({"cursor": cursor, "mode": "chat"})),
-        with(window("2001-01-01T00:00:00Z", EVERYTHING_END), json!({"cursor": cursor})),
+        with(
+            everything.clone(),
+            json!({"cursor": cursor, "mode": "chat"}),
+        ),
+        with(
+            window("2001-01-01T00:00:00Z", EVERYTHING_END),
+            json!({"cursor": cursor}),
+        ),
     ];
     for arguments in cases {
         let code = client.error_code("list_sessions", arguments.clone()).await;
         assert_eq!(code, "invalid_request", "{arguments}");
     }
     let same_filter = with(everything, json!({"cursor": cursor, "limit": 2}));
-    assert!(client.list(same_filter).await["result_count"].as_u64().unwrap() >= 1);
+    assert!(
+        client.list(same_filter).await["result_count"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
 }
 
 #[tokio::test]
 async fn timezone_and_field_errors_name_the_field() {
     let client = EskerClient::fixtures().await;
     let naive = client
-        .failure("list_sessions", window("2026-03-14T09:00:00", EVERYTHING_END))
+        .failure(
+            "list_sessions",
+            window("2026-03-14T09:00:00", EVERYTHING_END),
+        )
         .await;
     assert_eq!(naive["error"]["details"]["field"], "start_datetime");
-    assert!(naive["error"]["message"].as_str().unwrap().contains("timezone"));
+    assert!(
+        naive["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("timezone")
+    );
     let unknown = client
-        .failure("list_sessions", with(window(EVERYTHING_START, EVERYTHING_END), json!({"page": 2})))
+        .failure(
+            "list_sessions",
+            with(window(EVERYTHING_START, EVERYTHING_END), json!({"page": 2})),
+        )
         .await;
     assert_eq!(unknown["error"]["details"]["field"], "page");
     assert_eq!(unknown["performance"]["sla_target_ms"], 300);

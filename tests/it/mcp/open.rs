@@ -23,7 +23,10 @@ async fn opening_a_session_lists_every_turn_in_order() {
     assert_eq!(data["session"]["event_count"], rows[0]["event_count"]);
     let turns = data["turns"].as_array().unwrap();
     assert_eq!(turns.len() as u64, rows[0]["turn_count"].as_u64().unwrap());
-    let ordinals: Vec<u64> = turns.iter().map(|turn| turn["ordinal"].as_u64().unwrap()).collect();
+    let ordinals: Vec<u64> = turns
+        .iter()
+        .map(|turn| turn["ordinal"].as_u64().unwrap())
+        .collect();
     assert_eq!(ordinals, (1..=turns.len() as u64).collect::<Vec<_>>());
     for turn in turns {
         assert_eq!(turn["open"]["turn_id"], turn["id"]);
@@ -32,7 +35,10 @@ async fn opening_a_session_lists_every_turn_in_order() {
         if turn["completed"] == false {
             assert_eq!(turn["terminal_event_id"], Value::Null);
         }
-        assert!(!turn.to_string().contains("\"payload\""), "no payloads in open(session)");
+        assert!(
+            !turn.to_string().contains("\"payload\""),
+            "no payloads in open(session)"
+        );
     }
     let completed = fixture_string(&format!(
         "SELECT CAST(completed AS VARCHAR) FROM sessions WHERE session_id = '{session_id}'"
@@ -57,17 +63,33 @@ async fn opening_a_turn_lists_every_event_with_one_line_summaries() {
     assert_eq!(data["turn"]["id"], turn_id);
     assert_eq!(data["turn"]["session_id"], rows[0]["session_id"]);
     assert_eq!(data["session"]["id"], rows[0]["session_id"]);
-    assert!(data["session"]["title"].as_str().is_some_and(|title| !title.is_empty()));
+    assert!(
+        data["session"]["title"]
+            .as_str()
+            .is_some_and(|title| !title.is_empty())
+    );
     let events = data["events"].as_array().unwrap();
-    assert_eq!(events.len() as u64, rows[0]["event_count"].as_u64().unwrap());
-    let ordinals: Vec<u64> = events.iter().map(|event| event["ordinal"].as_u64().unwrap()).collect();
+    assert_eq!(
+        events.len() as u64,
+        rows[0]["event_count"].as_u64().unwrap()
+    );
+    let ordinals: Vec<u64> = events
+        .iter()
+        .map(|event| event["ordinal"].as_u64().unwrap())
+        .collect();
     assert_eq!(ordinals, (1..=events.len() as u64).collect::<Vec<_>>());
     for event in events {
         let summary = event["summary"].as_str().unwrap();
-        assert!(summary.chars().count() <= 200 && !summary.contains('\n'), "{summary}");
+        assert!(
+            summary.chars().count() <= 200 && !summary.contains('\n'),
+            "{summary}"
+        );
         assert!(event["truncated"].is_boolean());
     }
-    assert_eq!(data["traversal"]["first_event_id"], rows[0]["first_event_id"]);
+    assert_eq!(
+        data["traversal"]["first_event_id"],
+        rows[0]["first_event_id"]
+    );
     assert_eq!(data["traversal"]["last_event_id"], rows[0]["last_event_id"]);
     assert_eq!(events.first().unwrap()["id"], rows[0]["first_event_id"]);
     assert_eq!(events.last().unwrap()["id"], rows[0]["last_event_id"]);
@@ -84,18 +106,27 @@ async fn opening_a_turn_lists_every_event_with_one_line_summaries() {
 #[tokio::test]
 async fn an_incomplete_turn_invents_no_final_response() {
     let client = EskerClient::fixtures().await;
-    let turn_id = fixture_string("SELECT turn_id FROM turns WHERE NOT completed ORDER BY turn_id LIMIT 1");
+    let turn_id =
+        fixture_string("SELECT turn_id FROM turns WHERE NOT completed ORDER BY turn_id LIMIT 1");
     let data = client.open(&turn_id).await;
     assert_eq!(data["turn"]["completed"], false);
     assert_eq!(data["turn"]["terminal_event_id"], Value::Null);
     assert_eq!(data["summary"]["final_response"], Value::Null);
-    assert!(data["events"].as_array().unwrap().iter().all(|event| event["terminal"] == false));
+    assert!(
+        data["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|event| event["terminal"] == false)
+    );
 }
 
 #[tokio::test]
 async fn a_completed_turn_has_exactly_one_terminal_event() {
     let client = EskerClient::fixtures().await;
-    let turn_id = fixture_string("SELECT turn_id FROM turns WHERE completed ORDER BY event_count DESC, turn_id LIMIT 1");
+    let turn_id = fixture_string(
+        "SELECT turn_id FROM turns WHERE completed ORDER BY event_count DESC, turn_id LIMIT 1",
+    );
     let data = client.open(&turn_id).await;
     let terminal: Vec<&Value> = data["events"]
         .as_array()
@@ -120,9 +151,16 @@ async fn opening_an_event_returns_its_full_content() {
     assert_eq!(data["kind"], "event");
     assert_eq!(data["event"]["id"], event_id);
     assert_eq!(data["event"]["type"], rows[0]["type"]);
-    assert_eq!(data["content"]["text"], rows[0]["text"], "the whole text, not a summary");
+    assert_eq!(
+        data["content"]["text"], rows[0]["text"],
+        "the whole text, not a summary"
+    );
     assert_eq!(data["content"]["truncated"], false);
-    assert!(data["session"]["title"].as_str().is_some_and(|title| !title.is_empty()));
+    assert!(
+        data["session"]["title"]
+            .as_str()
+            .is_some_and(|title| !title.is_empty())
+    );
 }
 
 #[tokio::test]
@@ -137,7 +175,12 @@ async fn tool_calls_carry_name_and_parsed_arguments() {
     assert_eq!(data["event"]["tool_name"], rows[0]["tool_name"]);
     let payload: Value = serde_json::from_str(rows[0]["payload"].as_str().unwrap()).unwrap();
     assert_eq!(data["content"]["arguments"], payload);
-    assert!(data["content"]["text"].as_str().unwrap().contains(rows[0]["tool_name"].as_str().unwrap()));
+    assert!(
+        data["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(rows[0]["tool_name"].as_str().unwrap())
+    );
 }
 
 #[tokio::test]
@@ -149,7 +192,10 @@ async fn tool_responses_carry_name_and_exit_code() {
     let data = client.open(rows[0]["event_id"].as_str().unwrap()).await;
     assert_eq!(data["content"]["format"], "tool_response");
     assert_eq!(data["content"]["tool_name"], rows[0]["tool_name"]);
-    assert!(data["content"]["tool_name"].is_string(), "tool responses name their tool");
+    assert!(
+        data["content"]["tool_name"].is_string(),
+        "tool responses name their tool"
+    );
     assert_eq!(data["content"]["exit_code"], rows[0]["exit_code"]);
     assert_eq!(data["content"]["text"], rows[0]["text"]);
 }
@@ -197,8 +243,14 @@ async fn rejected_ids_get_the_spec_error_codes() {
         (json!({"id": "not-a-valid-id"}), "invalid_id"),
         (json!({"id": "event:"}), "invalid_id"),
         (json!({"id": "message:abc"}), "invalid_id"),
-        (json!({"id": format!("event:{}", "a".repeat(257))}), "invalid_id"),
-        (json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}), "not_found"),
+        (
+            json!({"id": format!("event:{}", "a".repeat(257))}),
+            "invalid_id",
+        ),
+        (
+            json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}),
+            "not_found",
+        ),
         (json!({"id": "turn:turn_01J9DOESNOTEXIST"}), "not_found"),
         (json!({"id": "session:ses_01J9DOESNOTEXIST"}), "not_found"),
     ];
@@ -211,7 +263,9 @@ async fn rejected_ids_get_the_spec_error_codes() {
 #[tokio::test]
 async fn error_envelopes_match_the_spec_examples() {
     let client = EskerClient::fixtures().await;
-    let malformed = client.failure("open", json!({"id": "not-a-valid-id"})).await;
+    let malformed = client
+        .failure("open", json!({"id": "not-a-valid-id"}))
+        .await;
     assert_eq!(malformed["request"], json!({"id": "not-a-valid-id"}));
     assert_eq!(
         malformed["error"],
@@ -219,7 +273,10 @@ async fn error_envelopes_match_the_spec_examples() {
     );
     assert_eq!(malformed["performance"]["sla_target_ms"], 200);
     let missing = client
-        .failure("open", json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}))
+        .failure(
+            "open",
+            json!({"id": "event:evt_01J9DOESNOTEXIST000000000000"}),
+        )
         .await;
     assert_eq!(
         missing["error"],

@@ -20,7 +20,9 @@ fn word_from_event(event_type: &str, session_id: Option<&str>) -> (String, Strin
         "SELECT event_id, text FROM events WHERE type = '{event_type}' {scope} \
          AND character_length(text) > 20 ORDER BY event_id LIMIT 1"
     ));
-    let row = rows.first().unwrap_or_else(|| panic!("no {event_type} event"));
+    let row = rows
+        .first()
+        .unwrap_or_else(|| panic!("no {event_type} event"));
     let text = row["text"].as_str().unwrap();
     let word = text
         .split(|character: char| !character.is_ascii_alphabetic())
@@ -52,11 +54,19 @@ async fn query_only_searches_everything_with_defaults() {
     );
     let data = &envelope["data"];
     assert_eq!(data["limit"], 10);
-    assert_eq!(data["result_count"], 10, "fixtures have more than 10 matches");
+    assert_eq!(
+        data["result_count"], 10,
+        "fixtures have more than 10 matches"
+    );
     assert_eq!(data["truncated"], true);
-    assert!(types_of(data).iter().all(|kind| DEFAULT_TYPES.contains(&kind.as_str())));
-    let sessions: std::collections::HashSet<String> =
-        strings_at(&data["results"], "/session/id").into_iter().collect();
+    assert!(
+        types_of(data)
+            .iter()
+            .all(|kind| DEFAULT_TYPES.contains(&kind.as_str()))
+    );
+    let sessions: std::collections::HashSet<String> = strings_at(&data["results"], "/session/id")
+        .into_iter()
+        .collect();
     assert!(sessions.len() > 1, "hits come from several sessions");
     assert_eq!(envelope["performance"]["sla_target_ms"], 750);
 }
@@ -93,7 +103,10 @@ async fn explicit_event_types_are_honored_exactly() {
         let data = client
             .search(json!({"query": word, "event_types": [event_type], "n_hits": 50}))
             .await;
-        assert!(types_of(&data).iter().all(|kind| kind == event_type), "{data:#}");
+        assert!(
+            types_of(&data).iter().all(|kind| kind == event_type),
+            "{data:#}"
+        );
         assert!(
             strings_at(&data["results"], "/id").contains(&event_id),
             "{event_type} event {event_id} is found by its word {word}"
@@ -111,7 +124,11 @@ async fn default_search_excludes_reasoning_tool_calls_and_runtime() {
             !strings_at(&data["results"], "/id").contains(&event_id),
             "{event_type} event {event_id} must not match by default"
         );
-        assert!(types_of(&data).iter().all(|kind| DEFAULT_TYPES.contains(&kind.as_str())));
+        assert!(
+            types_of(&data)
+                .iter()
+                .all(|kind| DEFAULT_TYPES.contains(&kind.as_str()))
+        );
     }
 }
 
@@ -150,13 +167,28 @@ async fn within_a_session_stays_in_the_session() {
     let client = EskerClient::fixtures().await;
     let session_id = busiest_session();
     let envelope = client
-        .success("search_sessions", json!({"query": "parquet", "within_id": session_id, "n_hits": 50}))
+        .success(
+            "search_sessions",
+            json!({"query": "parquet", "within_id": session_id, "n_hits": 50}),
+        )
         .await;
     let data = &envelope["data"];
     assert!(data["result_count"].as_u64().unwrap() > 1);
-    assert!(strings_at(&data["results"], "/session/id").iter().all(|id| *id == session_id));
-    assert!(strings_at(&data["results"], "/open/session_id").iter().all(|id| *id == session_id));
-    assert!(types_of(data).iter().all(|kind| DEFAULT_TYPES.contains(&kind.as_str())));
+    assert!(
+        strings_at(&data["results"], "/session/id")
+            .iter()
+            .all(|id| *id == session_id)
+    );
+    assert!(
+        strings_at(&data["results"], "/open/session_id")
+            .iter()
+            .all(|id| *id == session_id)
+    );
+    assert!(
+        types_of(data)
+            .iter()
+            .all(|kind| DEFAULT_TYPES.contains(&kind.as_str()))
+    );
     assert_eq!(envelope["performance"]["sla_target_ms"], 500);
 }
 
@@ -165,12 +197,23 @@ async fn within_a_turn_stays_in_the_turn() {
     let client = EskerClient::fixtures().await;
     let turn_id = busiest_turn();
     let envelope = client
-        .success("search_sessions", json!({"query": "parquet", "within_id": turn_id, "n_hits": 50}))
+        .success(
+            "search_sessions",
+            json!({"query": "parquet", "within_id": turn_id, "n_hits": 50}),
+        )
         .await;
     let data = &envelope["data"];
     assert!(data["result_count"].as_u64().unwrap() >= 1);
-    assert!(strings_at(&data["results"], "/turn/id").iter().all(|id| *id == turn_id));
-    assert!(types_of(data).iter().all(|kind| DEFAULT_TYPES.contains(&kind.as_str())));
+    assert!(
+        strings_at(&data["results"], "/turn/id")
+            .iter()
+            .all(|id| *id == turn_id)
+    );
+    assert!(
+        types_of(data)
+            .iter()
+            .all(|kind| DEFAULT_TYPES.contains(&kind.as_str()))
+    );
     assert_eq!(envelope["performance"]["sla_target_ms"], 300);
 }
 
@@ -183,7 +226,11 @@ async fn within_a_session_with_event_types() {
         .await;
     assert!(data["result_count"].as_u64().unwrap() >= 1, "{data:#}");
     assert!(types_of(&data).iter().all(|kind| kind == "tool_call"));
-    assert!(strings_at(&data["results"], "/session/id").iter().all(|id| *id == session_id));
+    assert!(
+        strings_at(&data["results"], "/session/id")
+            .iter()
+            .all(|id| *id == session_id)
+    );
 }
 
 #[tokio::test]
@@ -197,9 +244,19 @@ async fn within_a_turn_with_event_types() {
         .search(json!({"query": "parquet", "within_id": turn_id, "event_types": ["tool_call"], "n_hits": 50}))
         .await;
     assert!(types_of(&only_calls).iter().all(|kind| kind == "tool_call"));
-    assert!(strings_at(&only_calls["results"], "/turn/id").iter().all(|id| *id == turn_id));
-    let calls_in_everything = types_of(&everything).iter().filter(|kind| *kind == "tool_call").count();
-    assert_eq!(only_calls["result_count"].as_u64().unwrap() as usize, calls_in_everything);
+    assert!(
+        strings_at(&only_calls["results"], "/turn/id")
+            .iter()
+            .all(|id| *id == turn_id)
+    );
+    let calls_in_everything = types_of(&everything)
+        .iter()
+        .filter(|kind| *kind == "tool_call")
+        .count();
+    assert_eq!(
+        only_calls["result_count"].as_u64().unwrap() as usize,
+        calls_in_everything
+    );
 }
 
 #[tokio::test]
@@ -209,9 +266,17 @@ async fn a_scope_with_no_matches_is_an_empty_success() {
     let data = client
         .search(json!({"query": "xyzzyplughfrobnicate", "within_id": session_id}))
         .await;
-    assert_eq!(data, json!({"result_count": 0, "limit": 10, "truncated": false, "results": []}));
-    let everywhere = client.search(json!({"query": "xyzzyplughfrobnicate", "n_hits": 5})).await;
-    assert_eq!(everywhere, json!({"result_count": 0, "limit": 5, "truncated": false, "results": []}));
+    assert_eq!(
+        data,
+        json!({"result_count": 0, "limit": 10, "truncated": false, "results": []})
+    );
+    let everywhere = client
+        .search(json!({"query": "xyzzyplughfrobnicate", "n_hits": 5}))
+        .await;
+    assert_eq!(
+        everywhere,
+        json!({"result_count": 0, "limit": 5, "truncated": false, "results": []})
+    );
 }
 
 #[tokio::test]
@@ -219,22 +284,46 @@ async fn rejected_inputs_get_the_spec_error_codes() {
     let client = EskerClient::fixtures().await;
     let event_id = fixture_string("SELECT event_id FROM events ORDER BY event_id LIMIT 1");
     let cases = [
-        (json!({"query": "x", "within_id": event_id}), "invalid_request"),
+        (
+            json!({"query": "x", "within_id": event_id}),
+            "invalid_request",
+        ),
         (json!({"query": "   "}), "invalid_request"),
         (json!({"query": ""}), "invalid_request"),
         (json!({"query": 42}), "invalid_request"),
         (json!({}), "invalid_request"),
         (Value::Null, "invalid_request"),
         (json!({"query": "x".repeat(4097)}), "invalid_request"),
-        (json!({"query": "x", "within_id": "session:ses_DOESNOTEXIST"}), "not_found"),
-        (json!({"query": "x", "within_id": "turn:turn_DOESNOTEXIST"}), "not_found"),
-        (json!({"query": "x", "within_id": "not-an-id"}), "invalid_id"),
-        (json!({"query": "x", "within_id": "session:has space"}), "invalid_id"),
+        (
+            json!({"query": "x", "within_id": "session:ses_DOESNOTEXIST"}),
+            "not_found",
+        ),
+        (
+            json!({"query": "x", "within_id": "turn:turn_DOESNOTEXIST"}),
+            "not_found",
+        ),
+        (
+            json!({"query": "x", "within_id": "not-an-id"}),
+            "invalid_id",
+        ),
+        (
+            json!({"query": "x", "within_id": "session:has space"}),
+            "invalid_id",
+        ),
         (json!({"query": "x", "within_id": "   "}), "invalid_request"),
         (json!({"query": "x", "event_types": []}), "invalid_request"),
-        (json!({"query": "x", "event_types": "user_input"}), "invalid_request"),
-        (json!({"query": "x", "event_types": ["user_input", "debug_trace"]}), "unsupported_event_type"),
-        (json!({"query": "x", "event_types": ["unknown"]}), "unsupported_event_type"),
+        (
+            json!({"query": "x", "event_types": "user_input"}),
+            "invalid_request",
+        ),
+        (
+            json!({"query": "x", "event_types": ["user_input", "debug_trace"]}),
+            "unsupported_event_type",
+        ),
+        (
+            json!({"query": "x", "event_types": ["unknown"]}),
+            "unsupported_event_type",
+        ),
         (json!({"query": "x", "n_hits": 0}), "invalid_request"),
         (json!({"query": "x", "n_hits": -3}), "invalid_request"),
         (json!({"query": "x", "n_hits": 51}), "invalid_request"),
@@ -244,7 +333,9 @@ async fn rejected_inputs_get_the_spec_error_codes() {
         (json!({"query": "x", "limit": 5}), "invalid_request"),
     ];
     for (arguments, expected_code) in cases {
-        let code = client.error_code("search_sessions", arguments.clone()).await;
+        let code = client
+            .error_code("search_sessions", arguments.clone())
+            .await;
         assert_eq!(code, expected_code, "{arguments}");
     }
 }
@@ -254,21 +345,35 @@ async fn error_messages_follow_the_spec() {
     let client = EskerClient::fixtures().await;
     let event_id = fixture_string("SELECT event_id FROM events ORDER BY event_id LIMIT 1");
     let scoped_to_event = client
-        .failure("search_sessions", json!({"query": "x", "within_id": event_id}))
+        .failure(
+            "search_sessions",
+            json!({"query": "x", "within_id": event_id}),
+        )
         .await;
     assert_eq!(
         scoped_to_event["error"]["message"],
         "within_id accepts session and turn IDs, not event IDs"
     );
-    let blank = client.failure("search_sessions", json!({"query": "   "})).await;
+    let blank = client
+        .failure("search_sessions", json!({"query": "   "}))
+        .await;
     assert_eq!(blank["request"], json!({"query": "   "}));
-    assert_eq!(blank["error"]["message"], "query must be a non-empty string");
+    assert_eq!(
+        blank["error"]["message"],
+        "query must be a non-empty string"
+    );
     assert_eq!(blank["error"]["details"], json!({"field": "query"}));
     let missing = client
-        .failure("search_sessions", json!({"query": "x", "within_id": "turn:turn_DOESNOTEXIST"}))
+        .failure(
+            "search_sessions",
+            json!({"query": "x", "within_id": "turn:turn_DOESNOTEXIST"}),
+        )
         .await;
     assert_eq!(missing["error"]["details"]["id"], "turn:turn_DOESNOTEXIST");
-    assert_eq!(missing["request"]["n_hits"], 10, "later errors echo the canonical request");
+    assert_eq!(
+        missing["request"]["n_hits"], 10,
+        "later errors echo the canonical request"
+    );
 }
 
 /// (score desc, timestamp desc, id asc) holds between every pair of neighbours.
@@ -295,7 +400,11 @@ async fn results_follow_the_ordering_rule_with_normalized_scores() {
             .await;
         let results = data["results"].as_array().unwrap();
         assert!(!results.is_empty());
-        assert!(results.iter().all(|hit| (0.0..=1.0).contains(&hit["score"].as_f64().unwrap())));
+        assert!(
+            results
+                .iter()
+                .all(|hit| (0.0..=1.0).contains(&hit["score"].as_f64().unwrap()))
+        );
         assert_ranked(results);
     }
 }
@@ -305,12 +414,18 @@ async fn results_follow_the_ordering_rule_with_normalized_scores() {
 fn tie_store() -> PathBuf {
     let logs = tempfile::tempdir().expect("temp dir").keep();
     let session = "0199aaaa-0000-7000-8000-000000000001";
-    let mut lines = vec![json!({"timestamp": "2026-05-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": session, "timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/tmp/ties", "originator": "codex_cli_rs", "cli_version": "0.116.0", "source": "cli"}})];
+    let mut lines = vec![
+        json!({"timestamp": "2026-05-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": session, "timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/tmp/ties", "originator": "codex_cli_rs", "cli_version": "0.116.0", "source": "cli"}}),
+    ];
     for time in ["10:00:01", "10:00:05", "10:00:03", "10:00:03"] {
         lines.push(json!({"timestamp": format!("2026-05-01T{time}.000Z"), "type": "event_msg", "payload": {"type": "user_message", "message": "zanzibar quokka", "images": []}}));
     }
     let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    std::fs::write(logs.join(format!("rollout-2026-05-01T10-00-00-{session}.jsonl")), text).unwrap();
+    std::fs::write(
+        logs.join(format!("rollout-2026-05-01T10-00-00-{session}.jsonl")),
+        text,
+    )
+    .unwrap();
     let data_dir = tempfile::tempdir().expect("temp dir").keep();
     index_into(&data_dir, &[&logs]);
     data_dir
@@ -323,12 +438,23 @@ async fn ties_break_on_newest_timestamp_then_smallest_id() {
     let data = client.search(json!({"query": "zanzibar quokka"})).await;
     let results = data["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
-    let scores: Vec<f64> = results.iter().map(|hit| hit["score"].as_f64().unwrap()).collect();
-    assert!(scores.iter().all(|score| *score == scores[0]), "identical texts tie: {scores:?}");
+    let scores: Vec<f64> = results
+        .iter()
+        .map(|hit| hit["score"].as_f64().unwrap())
+        .collect();
+    assert!(
+        scores.iter().all(|score| *score == scores[0]),
+        "identical texts tie: {scores:?}"
+    );
     let timestamps = strings_at(&data["results"], "/event/timestamp");
     assert_eq!(
         timestamps,
-        ["2026-05-01T10:00:05.000Z", "2026-05-01T10:00:03.000Z", "2026-05-01T10:00:03.000Z", "2026-05-01T10:00:01.000Z"]
+        [
+            "2026-05-01T10:00:05.000Z",
+            "2026-05-01T10:00:03.000Z",
+            "2026-05-01T10:00:03.000Z",
+            "2026-05-01T10:00:01.000Z"
+        ]
     );
     let ids = strings_at(&data["results"], "/id");
     assert!(ids[1] < ids[2], "same instant: smaller id first: {ids:?}");
@@ -339,10 +465,13 @@ async fn ties_break_on_newest_timestamp_then_smallest_id() {
 async fn snippets_are_short_and_centred_on_the_match() {
     let client = EskerClient::fixtures().await;
     let rows = super::client::fixture_rows(
-        "SELECT event_id, turn_id, text FROM events WHERE type = 'tool_response' \
-         AND character_length(text) > 700 ORDER BY character_length(text) DESC, event_id LIMIT 1",
+        "SELECT event_id, turn_id, type, text FROM events \
+         WHERE type IN ('user_input', 'assistant_response', 'tool_response') \
+         AND character_length(text) > 400 ORDER BY character_length(text) DESC, event_id LIMIT 1",
     );
-    let row = rows.first().expect("fixtures have a long tool response");
+    let row = rows
+        .first()
+        .expect("fixtures have an event longer than a snippet");
     let text = row["text"].as_str().unwrap();
     let tail = &text[text.len() - text.len() / 4..];
     let word = tail
@@ -352,7 +481,7 @@ async fn snippets_are_short_and_centred_on_the_match() {
         .expect("a word near the end")
         .to_lowercase();
     let data = client
-        .search(json!({"query": word, "within_id": row["turn_id"], "event_types": ["tool_response"], "n_hits": 50}))
+        .search(json!({"query": word, "within_id": row["turn_id"], "event_types": [row["type"]], "n_hits": 50}))
         .await;
     let hit = data["results"]
         .as_array()
@@ -363,20 +492,32 @@ async fn snippets_are_short_and_centred_on_the_match() {
     let snippet = hit["snippet"]["text"].as_str().unwrap();
     assert!(snippet.chars().count() <= 300, "{snippet}");
     assert_eq!(hit["snippet"]["truncated"], true);
-    assert!(snippet.to_lowercase().contains(&word), "snippet {snippet:?} shows {word}");
-    assert!(!text.starts_with(snippet.trim_end_matches("...")), "not just the start of the text");
+    assert!(
+        snippet.to_lowercase().contains(&word),
+        "snippet {snippet:?} shows {word}"
+    );
+    assert!(
+        !text.starts_with(snippet.trim_end_matches("...")),
+        "not just the start of the text"
+    );
 }
 
 #[tokio::test]
 async fn every_hit_is_consistent_with_the_tables() {
     let client = EskerClient::fixtures().await;
-    let data = client.search(json!({"query": "parquet", "n_hits": 50})).await;
+    let data = client
+        .search(json!({"query": "parquet", "n_hits": 50}))
+        .await;
     for hit in data["results"].as_array().unwrap() {
         assert_eq!(hit["id"], hit["event"]["id"]);
         assert_eq!(hit["open"]["event_id"], hit["event"]["id"]);
         assert_eq!(hit["open"]["turn_id"], hit["turn"]["id"]);
         assert_eq!(hit["open"]["session_id"], hit["session"]["id"]);
-        assert!(hit["session"]["title"].as_str().is_some_and(|title| !title.is_empty()));
+        assert!(
+            hit["session"]["title"]
+                .as_str()
+                .is_some_and(|title| !title.is_empty())
+        );
         let event_id = hit["id"].as_str().unwrap();
         let truth = fixture_strings(&format!(
             "SELECT concat(turn_id, ' ', session_id, ' ', CAST(ordinal AS VARCHAR), ' ', CAST(turn_ordinal AS VARCHAR)) \

@@ -9,13 +9,17 @@ use serde_json::{Value, json};
 use super::client::{EskerClient, fixture_rows, fixture_string};
 
 fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or_else(|| panic!("expected an id, got {value}"))
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("expected an id, got {value}"))
 }
 
 #[tokio::test]
 async fn search_hits_open_as_event_turn_and_session() {
     let client = EskerClient::fixtures().await;
-    let data = client.search(json!({"query": "parquet", "n_hits": 5})).await;
+    let data = client
+        .search(json!({"query": "parquet", "n_hits": 5}))
+        .await;
     for hit in data["results"].as_array().unwrap() {
         let event = client.open(text(&hit["open"]["event_id"])).await;
         assert_eq!(event["kind"], "event");
@@ -38,7 +42,10 @@ async fn listed_sessions_open() {
     for listed in data["sessions"].as_array().unwrap() {
         let session = client.open(text(&listed["open"]["session_id"])).await;
         assert_eq!(session["session"]["id"], listed["id"]);
-        assert_eq!(session["session"]["turn_count"], listed["session"]["turn_count"]);
+        assert_eq!(
+            session["session"]["turn_count"],
+            listed["session"]["turn_count"]
+        );
     }
 }
 
@@ -53,21 +60,42 @@ async fn an_event_leads_to_its_parents_and_neighbours() {
     let event = client.open(event_id).await;
     let traversal = &event["traversal"];
     let parent_turn = client.open(text(&traversal["turn_id"])).await;
-    assert!(parent_turn["events"].as_array().unwrap().iter().any(|summary| summary["id"] == event_id));
+    assert!(
+        parent_turn["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|summary| summary["id"] == event_id)
+    );
     let parent_session = client.open(text(&traversal["session_id"])).await;
-    assert!(parent_session["turns"].as_array().unwrap().iter().any(|turn| turn["id"] == traversal["turn_id"]));
+    assert!(
+        parent_session["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|turn| turn["id"] == traversal["turn_id"])
+    );
     let previous = client.open(text(&traversal["previous_event_id"])).await;
-    assert_eq!(previous["event"]["ordinal"], rows[0]["ordinal"].as_u64().unwrap() - 1);
+    assert_eq!(
+        previous["event"]["ordinal"],
+        rows[0]["ordinal"].as_u64().unwrap() - 1
+    );
     assert_eq!(previous["traversal"]["next_event_id"], event_id);
     let previous_turn = client.open(text(&traversal["previous_turn_id"])).await;
-    assert_eq!(previous_turn["turn"]["ordinal"], rows[0]["turn_ordinal"].as_u64().unwrap() - 1);
+    assert_eq!(
+        previous_turn["turn"]["ordinal"],
+        rows[0]["turn_ordinal"].as_u64().unwrap() - 1
+    );
     if let Some(next_event_id) = traversal["next_event_id"].as_str() {
         let next = client.open(next_event_id).await;
         assert_eq!(next["traversal"]["previous_event_id"], event_id);
     }
     if let Some(next_turn_id) = traversal["next_turn_id"].as_str() {
         let next_turn = client.open(next_turn_id).await;
-        assert_eq!(next_turn["traversal"]["previous_turn_id"], traversal["turn_id"]);
+        assert_eq!(
+            next_turn["traversal"]["previous_turn_id"],
+            traversal["turn_id"]
+        );
     }
 }
 
@@ -81,7 +109,13 @@ async fn a_turn_leads_to_its_session_neighbours_and_ends() {
     let turn = client.open(&turn_id).await;
     let traversal = &turn["traversal"];
     let session = client.open(text(&traversal["session_id"])).await;
-    assert!(session["turns"].as_array().unwrap().iter().any(|summary| summary["id"] == turn_id.as_str()));
+    assert!(
+        session["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|summary| summary["id"] == turn_id.as_str())
+    );
     let previous = client.open(text(&traversal["previous_turn_id"])).await;
     assert_eq!(previous["traversal"]["next_turn_id"], turn_id.as_str());
     let next = client.open(text(&traversal["next_turn_id"])).await;
@@ -136,7 +170,10 @@ async fn every_reachable_id_opens_with_consistent_references() {
             assert_eq!(turn["turn"]["session_id"], session_id);
             assert_eq!(turn["traversal"]["session_id"], session_id);
             let (previous_turn, next_turn) = &turn_neighbours[turn_id];
-            assert_eq!(&turn["traversal"]["previous_turn_id"], previous_turn, "{turn_id}");
+            assert_eq!(
+                &turn["traversal"]["previous_turn_id"], previous_turn,
+                "{turn_id}"
+            );
             assert_eq!(&turn["traversal"]["next_turn_id"], next_turn, "{turn_id}");
             for event_summary in turn["events"].as_array().unwrap() {
                 let event_id = text(&event_summary["id"]);
@@ -150,11 +187,18 @@ async fn every_reachable_id_opens_with_consistent_references() {
                 assert_eq!(&traversal["previous_turn_id"], previous_turn);
                 assert_eq!(&traversal["next_turn_id"], next_turn);
                 let (previous_event, next_event) = &event_neighbours[event_id];
-                assert_eq!(&traversal["previous_event_id"], previous_event, "{event_id}");
+                assert_eq!(
+                    &traversal["previous_event_id"], previous_event,
+                    "{event_id}"
+                );
                 assert_eq!(&traversal["next_event_id"], next_event, "{event_id}");
                 assert_eq!(event["event"]["type"], event_summary["type"]);
             }
         }
     }
-    assert_eq!(opened_events, event_neighbours.len(), "every event is reachable");
+    assert_eq!(
+        opened_events,
+        event_neighbours.len(),
+        "every event is reachable"
+    );
 }
