@@ -243,7 +243,7 @@ async fn resolve_scope(
         .run(query, vec![text_parameter(&within.text)])
         .await?;
     if rows.is_empty() {
-        return Err(ToolError::not_found(within.kind.as_str(), &within.text));
+        return Err(ToolError::not_found(within.kind.noun(), &within.text));
     }
     Ok(match within.kind {
         IdKind::Turn => Scope {

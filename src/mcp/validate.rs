@@ -5,10 +5,8 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
 
+use crate::ids::classify_id;
 use crate::mcp::envelope::ToolError;
-
-/// Longest id body accepted (issue 3: at most 256 chars of `[A-Za-z0-9_-]`).
-pub const MAX_ID_BODY_CHARS: usize = 256;
 
 /// Raw tool arguments as the client sent them.
 pub type Arguments = Map<String, Value>;
@@ -88,29 +86,7 @@ pub fn optional_integer_in_range(
     }
 }
 
-/// The kind of object an MCP id names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdKind {
-    Session,
-    Turn,
-    Event,
-}
-
-impl IdKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IdKind::Session => "session",
-            IdKind::Turn => "turn",
-            IdKind::Event => "event",
-        }
-    }
-
-    fn from_prefix(prefix: &str) -> Option<IdKind> {
-        [IdKind::Session, IdKind::Turn, IdKind::Event]
-            .into_iter()
-            .find(|kind| kind.as_str() == prefix)
-    }
-}
+pub use crate::ids::IdKind;
 
 /// A well-formed MCP id: `session:`, `turn:` or `event:` then 1..=256 chars of `[A-Za-z0-9_-]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,14 +99,7 @@ pub struct McpId {
 impl McpId {
     /// Parses `text` as an id, or `None` when it is malformed.
     pub fn parse(text: &str) -> Option<McpId> {
-        let (prefix, body) = text.split_once(':')?;
-        let kind = IdKind::from_prefix(prefix)?;
-        let body_is_valid = !body.is_empty()
-            && body.len() <= MAX_ID_BODY_CHARS
-            && body
-                .bytes()
-                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
-        body_is_valid.then(|| McpId {
+        classify_id(text).map(|kind| McpId {
             kind,
             text: text.to_owned(),
         })
