@@ -44,13 +44,17 @@ enum Command {
         /// One SQL statement (SELECT, WITH, EXPLAIN, SHOW, DESCRIBE).
         sql: String,
     },
-    /// Serve the MCP tools over stdio (refreshing the index in the background first).
+    /// Serve the MCP tools over stdio, keeping the index of the default locations fresh in the
+    /// background.
     Serve {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
-        /// Do not run an indexing pass of the default locations at startup.
+        /// Do not index in the background (serve the store as it is).
         #[arg(long)]
         no_index: bool,
+        /// Seconds between background indexing passes (0: only one pass at startup).
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        reindex_every: u64,
     },
 }
 
@@ -82,6 +86,7 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .init();
 }
@@ -98,10 +103,17 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
             sql,
         } => run_query(&resolve_data_dir(data_dir.as_deref()), &sql, format).await,
-        Command::Serve { data_dir, no_index } => {
+        Command::Serve {
+            data_dir,
+            no_index,
+            reindex_every,
+        } => {
             let data_dir = resolve_data_dir(data_dir.as_deref());
+            // Create the store (if new) before the indexer and the server both open it.
+            Store::open(&data_dir)
+                .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
             if !no_index {
-                spawn_background_index(data_dir.clone());
+                spawn_background_index(data_dir.clone(), reindex_every);
             }
             esker::mcp::serve_stdio(data_dir).await?;
             Ok(ExitCode::SUCCESS)
@@ -120,8 +132,8 @@ fn paths_or_defaults(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
     }
     let sample = sample_corpus_dir()
         .context("no agent history found in the default locations and no data/sample corpus")?;
-    eprintln!(
-        "esker: no Codex, Claude Code or Gemini CLI history found; indexing the sample corpus {}",
+    tracing::warn!(
+        "no Codex, Claude Code or Gemini CLI history found; indexing the sample corpus {}",
         sample.display()
     );
     Ok(vec![sample])
@@ -145,23 +157,31 @@ async fn run_index(data_dir: &Path, paths: Vec<PathBuf>, quiet: bool) -> anyhow:
     })
 }
 
-fn spawn_background_index(data_dir: PathBuf) {
+/// Indexes the default locations now and then every `every_seconds` (0: once), so a running
+/// server sees new agent activity; each pass commits a new generation the server picks up.
+fn spawn_background_index(data_dir: PathBuf, every_seconds: u64) {
     tokio::spawn(async move {
-        let outcome = async {
-            let store = Store::open(&data_dir)?;
-            let options = IndexOptions {
-                paths: paths_or_defaults(Vec::new())?,
-                progress: false,
-                list_files: false,
-            };
-            anyhow::Ok(index_paths(&store, &options).await?)
-        }
-        .await;
-        match outcome {
-            Ok(summary) => tracing::info!("background index: {summary}"),
-            Err(error) => tracing::warn!("background index failed: {error:#}"),
+        loop {
+            match background_pass(&data_dir).await {
+                Ok(summary) => tracing::info!("background index: {summary}"),
+                Err(error) => tracing::warn!("background index failed: {error:#}"),
+            }
+            if every_seconds == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(every_seconds)).await;
         }
     });
+}
+
+async fn background_pass(data_dir: &Path) -> anyhow::Result<esker::ingest::run::IndexSummary> {
+    let store = Store::open(data_dir)?;
+    let options = IndexOptions {
+        paths: paths_or_defaults(Vec::new())?,
+        progress: false,
+        list_files: false,
+    };
+    Ok(index_paths(&store, &options).await?)
 }
 
 async fn run_query(data_dir: &Path, sql: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {

@@ -139,7 +139,9 @@ impl Store {
 
     /// Points `current` at `generation` atomically (symlink + rename).
     pub(crate) fn flip_current(&self, generation: u64) -> Result<(), StoreError> {
-        let temporary_link = self.data_dir.join("current.tmp");
+        let temporary_link = self
+            .data_dir
+            .join(format!("current.tmp-{}", std::process::id()));
         let _ = fs::remove_file(&temporary_link);
         let relative_target = Path::new(GENERATIONS_DIR).join(generation_name(generation));
         std::os::unix::fs::symlink(&relative_target, &temporary_link)
@@ -169,14 +171,30 @@ impl Store {
         Ok(())
     }
 
+    /// Builds generation 0 (empty tables and index) aside and renames it into place, so two
+    /// processes opening a new store at once cannot trip over each other's half-built copy.
     fn create_empty_generation(&self) -> Result<(), StoreError> {
-        let root = self.generation_dir(0);
-        for table in ["events", "turns", "sessions"] {
-            fs::create_dir_all(root.join(table)).map_err(StoreError::io(root.join(table)))?;
+        let staging = self
+            .data_dir
+            .join(GENERATIONS_DIR)
+            .join(format!(".init-{}", std::process::id()));
+        if staging.exists() {
+            fs::remove_dir_all(&staging).map_err(StoreError::io(&staging))?;
         }
-        crate::search::SearchIndex::create_empty(&root.join("tantivy"))?;
-        state::StoreState::default().save(&root)?;
-        self.flip_current(0)
+        for table in ["events", "turns", "sessions"] {
+            fs::create_dir_all(staging.join(table)).map_err(StoreError::io(staging.join(table)))?;
+        }
+        crate::search::SearchIndex::create_empty(&staging.join("tantivy"))?;
+        state::StoreState::default().save(&staging)?;
+        let root = self.generation_dir(0);
+        if fs::rename(&staging, &root).is_err() {
+            // Another process created it first: use theirs.
+            fs::remove_dir_all(&staging).map_err(StoreError::io(&staging))?;
+        }
+        if fs::symlink_metadata(self.current_link()).is_err() {
+            self.flip_current(0)?;
+        }
+        Ok(())
     }
 }
 

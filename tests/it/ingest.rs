@@ -585,3 +585,31 @@ fn a_lost_master_index_is_restored_from_the_current_generation() {
         .expect("open published index");
     assert_eq!(index.document_count(), 2, "both sessions searchable");
 }
+
+#[test]
+fn processes_opening_a_new_store_at_once_all_succeed() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let data_dir = data.path().join("fresh");
+    let data_dir_text = data_dir.to_str().expect("utf-8").to_string();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            std::process::Command::new(crate::support::esker_bin())
+                .args([
+                    "query",
+                    "--data-dir",
+                    &data_dir_text,
+                    "SELECT count(*) FROM sessions",
+                ])
+                .env("HOME", "/nonexistent-esker-test-home")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn esker")
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().expect("esker exits");
+        assert!(output.status.success(), "{}", stderr_of(&output));
+    }
+    assert_eq!(query_count(&data_dir, "SELECT count(*) FROM events"), 0);
+}

@@ -25,12 +25,21 @@ impl EskerClient {
     }
 
     pub async fn start(data_dir: &Path) -> EskerClient {
+        EskerClient::start_with(data_dir, &["--no-index"], "/nonexistent-esker-test-home").await
+    }
+
+    /// Starts `esker serve --data-dir DATA_DIR EXTRA_ARGS...` with `HOME` set to `home`.
+    pub async fn start_with(data_dir: &Path, extra_args: &[&str], home: &str) -> EskerClient {
         let command = tokio::process::Command::new(esker_bin()).configure(|command| {
             command
-                .args(["serve", "--no-index", "--data-dir"])
+                .args(["serve", "--data-dir"])
                 .arg(data_dir)
-                .env("HOME", "/nonexistent-esker-test-home")
-                .env_remove("ESKER_DATA_DIR");
+                .args(extra_args)
+                .env("HOME", home)
+                .env_remove("ESKER_DATA_DIR")
+                .env_remove("CODEX_HOME")
+                .env_remove("CLAUDE_CONFIG_DIR")
+                .env_remove("GEMINI_CLI_HOME");
         });
         let transport = TokioChildProcess::new(command).expect("esker serve starts");
         let service = ().serve(transport).await.expect("MCP initialize succeeds");

@@ -89,3 +89,76 @@ async fn a_new_index_commit_is_visible_without_restarting() {
         "the new generation is served"
     );
 }
+
+#[tokio::test]
+async fn serve_keeps_indexing_the_default_locations_in_the_background() {
+    let home = tempfile::tempdir().expect("temp home");
+    let data = tempfile::tempdir().expect("temp data");
+    let project = home.path().join(".claude/projects/-home-dev-app");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let record = |uuid: &str, text: &str| {
+        serde_json::json!({
+            "type": "user", "uuid": uuid, "parentUuid": null,
+            "sessionId": "6f1d2c3b-0a9e-4b8c-8d7e-5f4a3b2c1d0e",
+            "timestamp": "2026-03-03T08:00:00.000Z", "cwd": "/home/dev/app", "isSidechain": false,
+            "message": {"role": "user", "content": text}
+        })
+        .to_string()
+    };
+    let log = project.join("6f1d2c3b-0a9e-4b8c-8d7e-5f4a3b2c1d0e.jsonl");
+    std::fs::write(
+        &log,
+        format!("{}\n", record("u1", "why is the pelican cache cold")),
+    )
+    .expect("write");
+    let client = EskerClient::start_with(
+        data.path(),
+        &["--reindex-every", "1"],
+        home.path().to_str().expect("utf-8"),
+    )
+    .await;
+
+    let hits_for = |query: &'static str| {
+        let client = &client;
+        async move {
+            let envelope = client
+                .success("search_sessions", json!({"query": query}))
+                .await;
+            envelope["data"]["result_count"].as_u64().unwrap_or(0)
+        }
+    };
+    let mut found_first = false;
+    for _ in 0..100 {
+        if hits_for("pelican").await == 1 {
+            found_first = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        found_first,
+        "the startup pass indexed the default Claude location"
+    );
+
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open log");
+    std::io::Write::write_all(
+        &mut file,
+        format!("{}\n", record("u2", "and the flamingo cache too")).as_bytes(),
+    )
+    .expect("append");
+    let mut found_second = false;
+    for _ in 0..100 {
+        if hits_for("flamingo").await == 1 {
+            found_second = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        found_second,
+        "a later background pass picked up the appended prompt"
+    );
+}
