@@ -162,9 +162,18 @@ async fn run_index(data_dir: &Path, paths: Vec<PathBuf>, quiet: bool) -> anyhow:
 fn spawn_background_index(data_dir: PathBuf, every_seconds: u64) {
     tokio::spawn(async move {
         loop {
-            match background_pass(&data_dir).await {
-                Ok(summary) => tracing::info!("background index: {summary}"),
-                Err(error) => tracing::warn!("background index failed: {error:#}"),
+            // Parsing and Parquet writing block: run the pass on the blocking pool so the MCP
+            // requests keep the runtime's workers.
+            let runtime = tokio::runtime::Handle::current();
+            let pass_data_dir = data_dir.clone();
+            let outcome = tokio::task::spawn_blocking(move || {
+                runtime.block_on(background_pass(&pass_data_dir))
+            })
+            .await;
+            match outcome {
+                Ok(Ok(summary)) => tracing::info!("background index: {summary}"),
+                Ok(Err(error)) => tracing::warn!("background index failed: {error:#}"),
+                Err(error) => tracing::warn!("background index task failed: {error}"),
             }
             if every_seconds == 0 {
                 break;

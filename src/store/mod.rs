@@ -211,8 +211,25 @@ pub struct WriterLock {
     path: PathBuf,
 }
 
+/// How long a writer waits for another one (a server's background pass, say) to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl WriterLock {
+    /// Takes the lock, waiting up to two minutes for a running writer to finish.
     pub fn acquire(store: &Store) -> Result<WriterLock, StoreError> {
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match WriterLock::try_acquire(store) {
+                Err(StoreError::Locked(_)) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(LOCK_POLL);
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    fn try_acquire(store: &Store) -> Result<WriterLock, StoreError> {
         let path = store.lock_path();
         match fs::OpenOptions::new()
             .write(true)
@@ -227,7 +244,7 @@ impl WriterLock {
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
                 if lock_holder_is_dead(&path) {
                     fs::remove_file(&path).map_err(StoreError::io(&path))?;
-                    return WriterLock::acquire(store);
+                    return WriterLock::try_acquire(store);
                 }
                 Err(StoreError::Locked(path))
             }

@@ -613,3 +613,43 @@ fn processes_opening_a_new_store_at_once_all_succeed() {
     }
     assert_eq!(query_count(&data_dir, "SELECT count(*) FROM events"), 0);
 }
+
+#[test]
+fn a_second_writer_waits_for_the_first_instead_of_failing() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    write_claude_session(
+        &project,
+        "00000000-0000-4000-8000-00000000000c",
+        "lock about ibises",
+    );
+    index_into(data.path(), &[logs.path()]);
+    // A live writer (this test process) holds the lock.
+    let lock = data.path().join("index.lock");
+    fs::write(&lock, format!("{}\n", std::process::id())).expect("write lock");
+    write_claude_session(
+        &project,
+        "00000000-0000-4000-8000-00000000000d",
+        "second ibises",
+    );
+    let child = std::process::Command::new(crate::support::esker_bin())
+        .args(["index", "-q", "--data-dir"])
+        .arg(data.path())
+        .arg(logs.path())
+        .env("HOME", "/nonexistent-esker-test-home")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn esker index");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        events_with_text(data.path(), "ibises").len(),
+        1,
+        "still waiting"
+    );
+    fs::remove_file(&lock).expect("release lock");
+    let output = child.wait_with_output().expect("index exits");
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert_eq!(events_with_text(data.path(), "ibises").len(), 2);
+}
