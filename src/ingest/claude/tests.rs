@@ -1,7 +1,11 @@
 //! Unit tests of the claude parser: small inline records in the real format, plus the real corpus.
 
+use super::text::{exit_code_from_text, strip_ansi, strip_tagged};
+use super::user::has_tool_result;
 use super::*;
+use crate::model::{EventType, ParsedSession, TurnEnd};
 use serde_json::json;
+use std::collections::{HashMap, HashSet};
 
 const SID: &str = "6f0c1e2a-1111-4222-8333-944455556666";
 

@@ -1,7 +1,12 @@
 //! Unit tests of the codex parser: small inline records in the real format, plus the real corpus.
 
+use super::fork::uuid_v7_millis;
+use super::text::injected_kind;
+use super::tools::{exit_code_from_text, tool_output};
 use super::*;
+use crate::model::{EventType, ParsedSession, RawEvent, Source, TurnEnd};
 use serde_json::json;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 const SID: &str = "019cebc9-d900-7a4c-9123-b1612dd272d1";

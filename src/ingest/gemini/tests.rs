@@ -1,7 +1,9 @@
 //! Unit tests of the gemini parser: small inline records in the real format, plus the real corpus.
 
 use super::*;
+use crate::model::{EventType, ParsedSession, TurnEnd};
 use serde_json::json;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 fn chats_path(name: &str) -> PathBuf {

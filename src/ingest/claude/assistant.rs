@@ -1,0 +1,133 @@
+//! Assistant records: one event per content block (text, reasoning, tool calls, server-side
+//! tool results), deduplicated across the lines that repeat one API message.
+
+use serde_json::{Map, Value};
+
+use super::parser::Parser;
+use super::text::{bool_field, content_text, str_field, str_field_of};
+use crate::ingest::lines::JsonLine;
+use crate::model::{EventType, TurnEnd, tool_call_text};
+
+/// Model name Claude Code writes on messages it synthesized itself (API errors, interrupts).
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+impl Parser<'_> {
+    pub(super) fn assistant(
+        &mut self,
+        session: usize,
+        record: &Map<String, Value>,
+        line: &JsonLine,
+        key: &str,
+    ) {
+        let Some(message) = record.get("message").and_then(Value::as_object) else {
+            self.warn(line.number, "assistant record without message skipped");
+            return;
+        };
+        let content = message.get("content");
+        if bool_field(record, "isApiErrorMessage") {
+            let mut event = self.base_event(key.to_string(), EventType::Runtime, record, line);
+            event.subtype = Some("api_error".to_string());
+            event.text = content.map(content_text).unwrap_or_default();
+            event.turn_end = Some(TurnEnd::Terminal);
+            self.push(session, event);
+            return;
+        }
+        let model = str_field(message, "model")
+            .filter(|model| *model != SYNTHETIC_MODEL && !model.is_empty());
+        if let Some(model) = model {
+            self.builders[session].set_model(model);
+        }
+        let message_id = str_field(message, "id").map(str::to_string);
+        let blocks: Vec<Value> = match content {
+            Some(Value::Array(blocks)) => blocks.clone(),
+            Some(Value::String(text)) => vec![serde_json::json!({"type": "text", "text": text})],
+            _ => {
+                self.warn(line.number, "assistant record without content skipped");
+                return;
+            }
+        };
+        for (block_index, block) in blocks.iter().enumerate() {
+            let block_kind = str_field_of(block, "type").unwrap_or_default();
+            if let Some(message_id) = &message_id {
+                let fingerprint = match block_kind {
+                    "tool_use" | "server_tool_use" => format!(
+                        "{block_kind}:{}",
+                        str_field_of(block, "id").unwrap_or_default()
+                    ),
+                    _ => format!("{block_kind}:{block}"),
+                };
+                if !self.seen_blocks.insert((message_id.clone(), fingerprint)) {
+                    // The same block of the same API message was already emitted.
+                    continue;
+                }
+            }
+            let block_key = format!("{key}:{block_index}");
+            let mut event = self.base_event(block_key, EventType::Unknown, record, line);
+            match block_kind {
+                "text" => {
+                    let text = str_field_of(block, "text").unwrap_or_default();
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    event.kind = EventType::AssistantResponse;
+                    event.text = text.to_string();
+                    event.model = model.map(str::to_string);
+                }
+                "thinking" => {
+                    event.kind = EventType::Reasoning;
+                    let thinking = str_field_of(block, "thinking").unwrap_or_default();
+                    event.text = if thinking.trim().is_empty() {
+                        "[encrypted reasoning]".to_string()
+                    } else {
+                        thinking.to_string()
+                    };
+                    event.model = model.map(str::to_string);
+                }
+                "redacted_thinking" => {
+                    event.kind = EventType::Reasoning;
+                    event.text = "[redacted reasoning]".to_string();
+                    event.model = model.map(str::to_string);
+                }
+                "tool_use" | "server_tool_use" => {
+                    event.kind = EventType::ToolCall;
+                    let name = str_field_of(block, "name").unwrap_or("unknown");
+                    let arguments = match block.get("input") {
+                        Some(Value::String(text)) => serde_json::from_str(text)
+                            .unwrap_or_else(|_| Value::String(text.clone())),
+                        Some(other) => other.clone(),
+                        None => Value::Null,
+                    };
+                    event.text = tool_call_text(name, &arguments);
+                    event.tool_name = Some(name.to_string());
+                    event.tool_call_id = str_field_of(block, "id").map(str::to_string);
+                    event.payload = Some(arguments);
+                }
+                kind if kind.ends_with("_tool_result") => {
+                    // Server-side tool results (web search) arrive inside the assistant message.
+                    event.kind = EventType::ToolResponse;
+                    let call_id = str_field_of(block, "tool_use_id").map(str::to_string);
+                    event.tool_name = Some(
+                        call_id
+                            .as_deref()
+                            .and_then(|id| self.index.tool_names.get(id))
+                            .cloned()
+                            .unwrap_or_else(|| "unknown".to_string()),
+                    );
+                    event.tool_call_id = call_id;
+                    event.text = block.get("content").map(content_text).unwrap_or_default();
+                }
+                _ => {
+                    event.text = format!("[{block_kind}]");
+                    event.payload = Some(block.clone());
+                }
+            }
+            let is_text = event.kind == EventType::AssistantResponse;
+            if let Some(index) = self.push(session, event)
+                && is_text
+                && let Some(message_id) = &message_id
+            {
+                self.last_text.insert(message_id.clone(), (session, index));
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The whole-file pre-pass: facts gathered before any event is emitted (call names, duplicate
+//! texts, exit codes, web search pairing).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::NULL;
+use super::parser::Parser;
+use super::text::{match_text, reasoning_parts, str_field};
+use super::tools::{call_name_and_id, event_call_id};
+
+/// Facts gathered over the whole file before events are emitted (the copies and their originals
+/// can come in either order).
+#[derive(Default)]
+pub(super) struct Index {
+    /// call id -> tool name, from every call record (copied history included).
+    pub(super) call_names: HashMap<String, String>,
+    /// Call ids carried by the session's own call response items.
+    pub(super) response_call_ids: HashSet<String>,
+    /// Call ids of `*_end` events (so their `*_begin` twins can be dropped).
+    pub(super) ended_call_ids: HashSet<String>,
+    /// `exec_command_end` exit codes by call id.
+    pub(super) exit_codes: HashMap<String, i64>,
+    pub(super) user_message_texts: HashSet<String>,
+    pub(super) has_user_message_events: bool,
+    pub(super) assistant_texts: HashSet<String>,
+    pub(super) reasoning_texts: HashSet<String>,
+    /// web_search_call line index -> the call id it was paired with.
+    pub(super) web_search_ids: HashMap<usize, String>,
+    /// web_search_end call ids that were paired with a web_search_call item.
+    pub(super) paired_web_search_ends: HashSet<String>,
+}
+
+impl Parser<'_, '_, '_> {
+    pub(super) fn build_index(&mut self) {
+        let records = self.records;
+        let mut web_search_calls = Vec::new();
+        let mut web_search_ends: Vec<(String, Value)> = Vec::new();
+        for (position, record) in records.iter().enumerate() {
+            let own = self.is_own(position);
+            let payload = record.payload;
+            match (record.kind, record.payload_type()) {
+                ("response_item", item) => {
+                    if let Some((name, id)) = call_name_and_id(payload) {
+                        if let Some(id) = id {
+                            self.index.call_names.insert(id.clone(), name);
+                            if own {
+                                self.index.response_call_ids.insert(id);
+                            }
+                        }
+                    } else if own && item == "message" {
+                        if str_field(payload, "role") == Some("assistant") {
+                            let text = match_text(payload.get("content").unwrap_or(&NULL));
+                            self.index.assistant_texts.insert(text);
+                        }
+                    } else if own && item == "reasoning" {
+                        for text in reasoning_parts(payload) {
+                            self.index.reasoning_texts.insert(text.trim().to_string());
+                        }
+                    }
+                    if own && item == "web_search_call" {
+                        web_search_calls.push(position);
+                    }
+                }
+                ("event_msg", event) if own => {
+                    let call_id = event_call_id(payload);
+                    match event {
+                        "user_message" => {
+                            self.index.has_user_message_events = true;
+                            let text = str_field(payload, "message").unwrap_or("");
+                            self.index
+                                .user_message_texts
+                                .insert(text.trim().to_string());
+                        }
+                        "exec_command_end" => {
+                            if let (Some(id), Some(code)) =
+                                (call_id, payload.get("exit_code").and_then(Value::as_i64))
+                            {
+                                self.index.exit_codes.insert(id.to_string(), code);
+                            }
+                        }
+                        "web_search_end" => {
+                            if let Some(id) = call_id {
+                                web_search_ends.push((
+                                    id.to_string(),
+                                    payload.get("action").cloned().unwrap_or(Value::Null),
+                                ));
+                            }
+                        }
+                        _ => {}
+                    }
+                    if let Some(id) = call_id
+                        && (event.ends_with("_end") || event.ends_with("_response"))
+                    {
+                        self.index.ended_call_ids.insert(id.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Pair each web_search_call item (which usually has no id on disk) with the
+        // web_search_end event of the same search: same id, else same action.
+        let mut claimed = HashSet::new();
+        for position in web_search_calls {
+            let payload = records[position].payload;
+            let own_id = str_field(payload, "call_id").or_else(|| str_field(payload, "id"));
+            let action = payload.get("action").unwrap_or(&NULL);
+            let paired = web_search_ends
+                .iter()
+                .find(|(id, _)| Some(id.as_str()) == own_id && !claimed.contains(id))
+                .or_else(|| {
+                    web_search_ends
+                        .iter()
+                        .find(|(id, end_action)| end_action == action && !claimed.contains(id))
+                })
+                .map(|(id, _)| id.clone());
+            let id = str_field(payload, "call_id")
+                .map(str::to_string)
+                .or_else(|| paired.clone())
+                .or_else(|| own_id.map(str::to_string));
+            if let Some(paired) = paired {
+                claimed.insert(paired.clone());
+                self.index.paired_web_search_ends.insert(paired);
+            }
+            if let Some(id) = id {
+                self.index
+                    .call_names
+                    .insert(id.clone(), "web_search".to_string());
+                self.index.response_call_ids.insert(id.clone());
+                self.index.web_search_ids.insert(position, id);
+            }
+        }
+    }
+}
