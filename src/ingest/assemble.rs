@@ -71,7 +71,7 @@ pub fn assemble(
         events.extend(turn_event_rows);
     }
 
-    let session = summarize_session(parsed, session_id, &turns, &events, started_at);
+    let session = summarize_session(parsed, source_path, session_id, &turns, &events, started_at);
     AssembledSession {
         session: SessionRow {
             source_path: source_path_text,
@@ -161,6 +161,7 @@ fn summarize_turn(turn_id: &str, ordinal: i32, events: &[EventRow]) -> TurnRow {
 
 fn summarize_session(
     parsed: &ParsedSession,
+    source_path: &Path,
     session_id: String,
     turns: &[TurnRow],
     events: &[EventRow],
@@ -173,7 +174,11 @@ fn summarize_session(
         .max()
         .unwrap_or(started_at)
         .max(started_at);
-    let project = meta.cwd.as_deref().and_then(last_path_component);
+    let project = meta
+        .cwd
+        .as_deref()
+        .and_then(last_path_component)
+        .or_else(|| project_from_layout(source_path));
     SessionRow {
         session_id,
         source: parsed.source,
@@ -322,6 +327,24 @@ fn first_line(text: &str, max_chars: usize) -> String {
     format!("{}...", cut.trim_end())
 }
 
+/// The project a log's location names when the log itself has no working directory: the
+/// Claude `projects/<dir>` or Gemini `tmp/<project>` directory (not Gemini's 64-hex hashes).
+fn project_from_layout(source_path: &Path) -> Option<String> {
+    let components: Vec<&str> = source_path
+        .components()
+        .filter_map(|component| component.as_os_str().to_str())
+        .collect();
+    components.windows(2).rev().find_map(|pair| {
+        let (parent, child) = (pair[0], pair[1]);
+        let is_project_dir = match parent {
+            "projects" => child.starts_with('-'),
+            "tmp" => !(child.len() == 64 && child.bytes().all(|byte| byte.is_ascii_hexdigit())),
+            _ => false,
+        };
+        is_project_dir.then(|| child.to_string())
+    })
+}
+
 fn last_path_component(path: &str) -> Option<String> {
     path.trim_end_matches(['/', '\\'])
         .rsplit(['/', '\\'])
@@ -432,6 +455,26 @@ mod tests {
         let parsed = session_of(vec![user("u1", "## Initial Context\nmore")]);
         let assembled = assemble(&parsed, Path::new("/x"), Utc::now());
         assert_eq!(assembled.session.title, "Initial Context");
+    }
+
+    #[test]
+    fn project_falls_back_to_the_log_layout() {
+        let parsed = session_of(vec![event("a", EventType::Runtime)]);
+        let claude = assemble(
+            &parsed,
+            Path::new("/h/.claude/projects/-home-dev-webapp/s.jsonl"),
+            Utc::now(),
+        );
+        assert_eq!(claude.session.project.as_deref(), Some("-home-dev-webapp"));
+        let gemini = assemble(
+            &parsed,
+            Path::new("/h/.gemini/tmp/webapp/chats/session-1.json"),
+            Utc::now(),
+        );
+        assert_eq!(gemini.session.project.as_deref(), Some("webapp"));
+        let hashed = format!("/h/.gemini/tmp/{}/chats/s.json", "a".repeat(64));
+        let gemini_hashed = assemble(&parsed, Path::new(&hashed), Utc::now());
+        assert_eq!(gemini_hashed.session.project, None);
     }
 
     #[test]
