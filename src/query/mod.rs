@@ -39,9 +39,12 @@ pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryErr
 
 /// A context with the tables under `root` (`root/events`, `root/turns`, `root/sessions`).
 pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
+    // UTC session time zone: `TIMESTAMP WITH TIME ZONE` in the DDL becomes a UTC-adjusted
+    // timestamp, which Parquet readers (DuckDB, pyarrow, polars) then see as UTC, not naive.
     let config = SessionConfig::new()
         .with_information_schema(true)
-        .with_target_partitions(2);
+        .with_target_partitions(2)
+        .set_str("datafusion.execution.time_zone", "UTC");
     let context = SessionContext::new_with_config(config);
     for (table_name, ddl) in TABLE_DDL {
         let location = root.join(table_name);

@@ -16,6 +16,11 @@ def main() -> int:
     if missing:
         print("missing sources:", missing, file=sys.stderr)
         return 1
+    timestamp_type = con.execute(f"SELECT typeof(timestamp) FROM {events} LIMIT 1").fetchone()[0]
+    print("timestamp type:", timestamp_type)
+    if "WITH TIME ZONE" not in timestamp_type.upper() and "TZ" not in timestamp_type.upper():
+        print("timestamps must be UTC-adjusted, got", timestamp_type, file=sys.stderr)
+        return 1
     months = con.execute(f"SELECT count(DISTINCT month) FROM {events}").fetchone()[0]
     sessions = con.execute(f"SELECT count(*) FROM read_parquet('{current}/sessions/*.parquet')").fetchone()[0]
     orphans = con.execute(
