@@ -298,6 +298,15 @@ fn query_answers_counts_by_source_and_refuses_writes() {
     );
 }
 
+/// A temporary Claude log tree (`<logs>/projects/-home-dev-app/`) and an empty data dir.
+fn claude_workspace() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects").join("-home-dev-app");
+    fs::create_dir_all(&project).expect("mkdir");
+    (logs, data, project)
+}
+
 const CLAUDE_SESSION: &str = "5b0c8a52-7d1e-4a8e-9f3c-1d2e3f4a5b6c";
 
 fn claude_user_line(uuid: &str, parent: Option<&str>, text: &str) -> String {
@@ -337,10 +346,7 @@ fn events_with_text(data_dir: &Path, needle: &str) -> Vec<String> {
 
 #[test]
 fn half_written_line_is_held_back_then_ingested_once_whole() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     let log_path = project.join(format!("{CLAUDE_SESSION}.jsonl"));
     let first = claude_user_line("u-1", None, "why does the zebra migration fail");
     let answer = claude_assistant_line("a-1", "u-1", "msg_1", "the zebra migration lacks an index");
@@ -389,10 +395,7 @@ fn half_written_line_is_held_back_then_ingested_once_whole() {
 
 #[test]
 fn malformed_middle_line_is_counted_not_fatal() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     let first = claude_user_line("u-1", None, "walrus question");
     let answer = claude_assistant_line("a-1", "u-1", "msg_1", "walrus answer");
     fs::write(
@@ -407,10 +410,7 @@ fn malformed_middle_line_is_counted_not_fatal() {
 
 #[test]
 fn rewritten_file_replaces_what_came_from_it() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     let log_path = project.join(format!("{CLAUDE_SESSION}.jsonl"));
     let first = claude_user_line("u-1", None, "okapi question");
     let answer = claude_assistant_line("a-1", "u-1", "msg_1", "okapi answer");
@@ -523,10 +523,7 @@ fn parquet_files_in(dir: &Path) -> usize {
 
 #[test]
 fn many_small_commits_are_compacted_and_nothing_is_lost() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     let session_count = 12;
     for index in 0..session_count {
         write_claude_session(
@@ -563,10 +560,7 @@ fn many_small_commits_are_compacted_and_nothing_is_lost() {
 
 #[test]
 fn a_lost_master_index_is_restored_from_the_current_generation() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     write_claude_session(
         &project,
         "00000000-0000-4000-8000-00000000000a",
@@ -616,10 +610,7 @@ fn processes_opening_a_new_store_at_once_all_succeed() {
 
 #[test]
 fn a_second_writer_waits_for_the_first_instead_of_failing() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let data = tempfile::tempdir().expect("temp dir");
-    let project = logs.path().join("projects").join("-home-dev-app");
-    fs::create_dir_all(&project).expect("mkdir");
+    let (logs, data, project) = claude_workspace();
     write_claude_session(
         &project,
         "00000000-0000-4000-8000-00000000000c",
