@@ -105,16 +105,7 @@ impl Parser<'_> {
                 kind if kind.ends_with("_tool_result") => {
                     // Server-side tool results (web search) arrive inside the assistant message.
                     event.kind = EventType::ToolResponse;
-                    let call_id = str_field_of(block, "tool_use_id").map(str::to_string);
-                    event.tool_name = Some(
-                        call_id
-                            .as_deref()
-                            .and_then(|id| self.index.tool_names.get(id))
-                            .cloned()
-                            .unwrap_or_else(|| "unknown".to_string()),
-                    );
-                    event.tool_call_id = call_id;
-                    event.text = block.get("content").map(content_text).unwrap_or_default();
+                    self.fill_tool_result(&mut event, block);
                 }
                 _ => {
                     event.text = format!("[{block_kind}]");

@@ -148,15 +148,9 @@ impl Parser<'_> {
         }
     }
 
-    fn tool_response(
-        &self,
-        block: &Value,
-        record: &Map<String, Value>,
-        line: &JsonLine,
-        key: String,
-        owns_tool_use_result: bool,
-    ) -> RawEvent {
-        let mut event = self.base_event(key, EventType::ToolResponse, record, line);
+    /// Fills a tool_response event from a `*tool_result` block: the call id, the tool name
+    /// of its `tool_use` (never the id), and the result text.
+    pub(super) fn fill_tool_result(&self, event: &mut RawEvent, block: &Value) {
         let call_id = str_field_of(block, "tool_use_id").map(str::to_string);
         event.tool_name = Some(
             call_id
@@ -167,6 +161,18 @@ impl Parser<'_> {
         );
         event.tool_call_id = call_id;
         event.text = block.get("content").map(content_text).unwrap_or_default();
+    }
+
+    fn tool_response(
+        &self,
+        block: &Value,
+        record: &Map<String, Value>,
+        line: &JsonLine,
+        key: String,
+        owns_tool_use_result: bool,
+    ) -> RawEvent {
+        let mut event = self.base_event(key, EventType::ToolResponse, record, line);
+        self.fill_tool_result(&mut event, block);
         let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
         let tool_use_result = if owns_tool_use_result {
             record.get("toolUseResult")
