@@ -122,6 +122,9 @@ pub struct SearchIndex {
     fields: SearchFields,
 }
 
+/// How far apart (in positions) query terms may be to earn the proximity boost.
+const PHRASE_SLOP: u32 = 3;
+
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
 
@@ -197,11 +200,15 @@ impl SearchIndex {
         let mut all_terms_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
         all_terms_parser.set_conjunction_by_default();
         let (all_terms, _) = all_terms_parser.parse_query_lenient(&terms);
-        // All terms present ranks first; any term present still matches.
-        let relevance: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
-            (Occur::Must, any_term),
-            (Occur::Should, all_terms),
-        ]));
+        // Any term matches; all terms present rank higher, and the terms close together (a
+        // sloppy phrase) higher still.
+        let mut relevance_clauses = vec![(Occur::Must, any_term), (Occur::Should, all_terms)];
+        if terms.contains(' ') {
+            let (near_each_other, _) =
+                any_term_parser.parse_query_lenient(&format!("\"{terms}\"~{PHRASE_SLOP}"));
+            relevance_clauses.push((Occur::Should, near_each_other));
+        }
+        let relevance: Box<dyn Query> = Box::new(BooleanQuery::new(relevance_clauses));
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
         let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
             .event_types
@@ -272,6 +279,100 @@ fn plain_terms(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::model::Source;
+    use crate::store::rows::EventRow;
+    use writer::{SearchWriter, publish};
+
+    fn event(id: &str, session: &str, text: &str) -> EventRow {
+        EventRow {
+            event_id: id.into(),
+            session_id: session.into(),
+            turn_id: format!("turn:{session}"),
+            turn_ordinal: 1,
+            ordinal: 1,
+            seq: 1,
+            event_type: EventType::AssistantResponse,
+            timestamp: None,
+            terminal: false,
+            model: None,
+            originating_model: None,
+            tool_name: None,
+            tool_call_id: None,
+            exit_code: None,
+            subtype: None,
+            text: text.into(),
+            payload: None,
+            source_path: "/x".into(),
+            source_line: 1,
+            source: Source::Codex,
+            month: "2026-03".into(),
+        }
+    }
+
+    fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let empty = dir.path().join("empty");
+        SearchIndex::create_empty(&empty).expect("empty index");
+        let master = dir.path().join("master");
+        let mut writer = SearchWriter::open(&master, &empty, u64::MAX).expect("writer");
+        for event in events {
+            writer.add_event(event).expect("add");
+        }
+        writer.commit().expect("commit");
+        writer.finish().expect("finish");
+        let published = dir.path().join("published");
+        publish(&master, &published).expect("publish");
+        let index = SearchIndex::open_dir(&published).expect("open");
+        (dir, index)
+    }
+
+    fn ranked_ids(index: &SearchIndex, text: &str, session_id: Option<&str>) -> Vec<String> {
+        let query = SearchQuery {
+            text,
+            session_id,
+            turn_id: None,
+            event_types: &EventType::SEARCHABLE,
+            limit: 10,
+        };
+        let results = index.search(&query).expect("search");
+        results.hits.into_iter().map(|hit| hit.event_id).collect()
+    }
+
+    #[test]
+    fn terms_together_outrank_terms_apart_and_scope_filters() {
+        let filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do";
+        let (_dir, index) = index_of(&[
+            event(
+                "event:apart",
+                "session:a",
+                &format!("the migration ran {filler} then a failure"),
+            ),
+            event(
+                "event:together",
+                "session:a",
+                &format!("the migration failure {filler} then ran"),
+            ),
+            event(
+                "event:one_term",
+                "session:b",
+                &format!("a failure {filler} again"),
+            ),
+            event("event:other", "session:b", "nothing relevant"),
+        ]);
+        assert_eq!(
+            ranked_ids(&index, "migration failure", None),
+            vec!["event:together", "event:apart", "event:one_term"]
+        );
+        assert_eq!(
+            ranked_ids(&index, "failure", Some("session:b")),
+            vec!["event:one_term"]
+        );
+        assert!(
+            ranked_ids(&index, "title:(\"", None).is_empty(),
+            "syntax never errors"
+        );
+    }
 
     #[test]
     fn plain_terms_strip_query_syntax() {
