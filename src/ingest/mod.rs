@@ -36,12 +36,6 @@ impl Format {
             Format::GeminiJsonl => "gemini_jsonl",
         }
     }
-
-    /// Whether the file is appended line by line (a half-written last line is held back) or
-    /// rewritten whole.
-    pub fn is_line_oriented(self) -> bool {
-        self != Format::GeminiJson
-    }
 }
 
 /// A file's content, split the way its format needs.
