@@ -162,3 +162,29 @@ async fn serve_keeps_indexing_the_default_locations_in_the_background() {
         "a later background pass picked up the appended prompt"
     );
 }
+
+#[tokio::test]
+async fn a_broken_store_is_an_in_band_internal_error() {
+    let data = tempfile::tempdir().expect("temp data");
+    crate::support::index_into(data.path(), &[&crate::support::fixtures_dir()]);
+    let client = EskerClient::start(data.path()).await;
+    let window =
+        json!({"start_datetime": "2020-01-01T00:00:00Z", "end_datetime": "2030-01-01T00:00:00Z"});
+    client.success("list_sessions", window.clone()).await;
+
+    // Corrupt the sessions table under the running server.
+    let sessions_dir = data.path().join("current/sessions");
+    for entry in std::fs::read_dir(&sessions_dir).expect("sessions dir") {
+        std::fs::write(entry.expect("entry").path(), b"not parquet").expect("corrupt");
+    }
+    let envelope = client.failure("list_sessions", window).await;
+    assert_eq!(envelope["error"]["code"], "internal_error", "{envelope:#}");
+    let message = envelope["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        !message.is_empty() && message.len() < 2000,
+        "concise message: {message}"
+    );
+    // The server survives and still answers what does not need the broken table.
+    let still_alive = client.failure("open", json!({"id": "not-an-id"})).await;
+    assert_eq!(still_alive["error"]["code"], "invalid_id");
+}
