@@ -644,3 +644,78 @@ fn a_second_writer_waits_for_the_first_instead_of_failing() {
     assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(events_with_text(data.path(), "ibises").len(), 2);
 }
+
+/// Every event row that matters for equality, in a stable order.
+fn event_snapshot(data_dir: &Path) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    query_rows(
+        data_dir,
+        "SELECT event_id, session_id, turn_id, ordinal, seq, type, terminal, tool_name, exit_code, text \
+         FROM events ORDER BY event_id",
+    )
+}
+
+/// Feeds `source` into a live copy in five uneven pieces (cutting lines in half), indexing after
+/// each piece, and checks the result equals indexing the whole file at once.
+fn assert_incremental_equals_one_shot(source: &Path) {
+    let bytes = fs::read(source).expect("read log");
+    let live_logs = tempfile::tempdir().expect("temp dir");
+    let live_data = tempfile::tempdir().expect("temp dir");
+    let live_path = live_logs
+        .path()
+        .join(source.file_name().expect("file name"));
+    let cuts: Vec<usize> = [0.13, 0.41, 0.58, 0.87, 1.0]
+        .iter()
+        .map(|fraction| ((bytes.len() as f64) * fraction) as usize)
+        .collect();
+    let mut written = 0;
+    for cut in cuts {
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&live_path)
+            .expect("open live log");
+        file.write_all(&bytes[written..cut]).expect("append piece");
+        written = cut;
+        index_into(live_data.path(), &[live_logs.path()]);
+    }
+    let one_shot_data = tempfile::tempdir().expect("temp dir");
+    index_into(one_shot_data.path(), &[live_logs.path()]);
+    let incremental = event_snapshot(live_data.path());
+    assert!(
+        !incremental.is_empty(),
+        "{} produced events",
+        source.display()
+    );
+    assert_eq!(
+        incremental,
+        event_snapshot(one_shot_data.path()),
+        "{}: appending in pieces must equal indexing once",
+        source.display()
+    );
+}
+
+#[test]
+fn appending_in_pieces_equals_indexing_once() {
+    let mut logs: Vec<std::path::PathBuf> = walkdir::WalkDir::new(fixtures_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|entry| entry.into_path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .filter(|path| !path.to_string_lossy().contains("/subagents/"))
+        .collect();
+    match corpus_dir() {
+        Some(corpus) => logs.extend([
+            corpus.join("codex/blubber_dotfiles/sessions/2026/02/07/rollout-2026-02-07T09-18-16-019c372e-2526-7e72-83e1-9cba8efad18d.jsonl"),
+            corpus.join("claude/daaain_claude-code-log/projects/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"),
+            corpus.join("gemini/wingorithm_Vibe-Coding-Comparison-Project/tmp/ticketing-vc/chats/session-2026-04-25T08-46-c737eb36.jsonl"),
+        ]),
+        None => eprintln!("SKIPPED: ../shared/corpus is absent; incremental check uses fixtures only"),
+    }
+    assert!(logs.len() >= 4, "fixtures of every JSONL format: {logs:?}");
+    for log in logs {
+        assert_incremental_equals_one_shot(&log);
+    }
+}
