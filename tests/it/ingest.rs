@@ -719,3 +719,44 @@ fn appending_in_pieces_equals_indexing_once() {
         assert_incremental_equals_one_shot(&log);
     }
 }
+
+#[test]
+fn gemini_json_caught_mid_rewrite_is_held_back_then_replaced_whole() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let chats = logs.path().join("tmp/webapp/chats");
+    fs::create_dir_all(&chats).expect("mkdir");
+    let fixture =
+        fixtures_dir().join("gemini/tmp/webapp/chats/session-2026-03-20T09-15-7c1e2a90.json");
+    let original = fs::read_to_string(&fixture).expect("fixture");
+    let live = chats.join("session-2026-03-20T09-15-7c1e2a90.json");
+    fs::write(&live, &original).expect("write");
+    index_into(data.path(), &[logs.path()]);
+    let events_before = query_count(data.path(), "SELECT count(*) FROM events");
+
+    // The CLI rewrites the whole file; a reader can catch it half-written.
+    fs::write(&live, &original[..original.len() / 2]).expect("half rewrite");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("1 held back"), "{stderr}");
+    assert_eq!(
+        query_count(data.path(), "SELECT count(*) FROM events"),
+        events_before
+    );
+
+    let mut session: serde_json::Value = serde_json::from_str(&original).expect("fixture JSON");
+    session["messages"]
+        .as_array_mut()
+        .expect("messages")
+        .push(serde_json::json!({
+            "id": "9d8c7b6a-0000-4000-8000-00000000beef", "timestamp": "2026-03-20T10:00:00.000Z",
+            "type": "user", "content": [{"text": "one more question about quokkas"}]
+        }));
+    fs::write(&live, serde_json::to_string_pretty(&session).expect("JSON")).expect("rewrite");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 1 new"), "{stderr}");
+    assert_eq!(
+        query_count(data.path(), "SELECT count(*) FROM events"),
+        events_before + 1
+    );
+    assert_eq!(events_with_text(data.path(), "quokkas").len(), 1);
+}
