@@ -67,6 +67,19 @@ pub fn split_json_lines(bytes: &[u8]) -> SplitLines {
     split
 }
 
+/// Test helper: `values` as consecutive lines numbered from 1, as a parser receives them.
+#[cfg(test)]
+pub(crate) fn numbered_lines(values: &[Value]) -> Vec<JsonLine> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| JsonLine {
+            number: index as u64 + 1,
+            value: value.clone(),
+        })
+        .collect()
+}
+
 fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let start = line

@@ -9,15 +9,10 @@ use std::collections::{HashMap, HashSet};
 
 const SID: &str = "6f0c1e2a-1111-4222-8333-944455556666";
 
+use crate::ingest::lines::numbered_lines;
+
 fn lines(values: Vec<Value>) -> Vec<JsonLine> {
-    values
-        .into_iter()
-        .enumerate()
-        .map(|(index, value)| JsonLine {
-            number: index as u64 + 1,
-            value,
-        })
-        .collect()
+    numbered_lines(&values)
 }
 
 fn parse_values(path: &str, values: Vec<Value>) -> ParseOutput {

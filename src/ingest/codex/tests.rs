@@ -11,16 +11,7 @@ use std::path::PathBuf;
 
 const SID: &str = "019cebc9-d900-7a4c-9123-b1612dd272d1";
 
-fn json_lines(records: &[Value]) -> Vec<JsonLine> {
-    records
-        .iter()
-        .enumerate()
-        .map(|(index, value)| JsonLine {
-            number: index as u64 + 1,
-            value: value.clone(),
-        })
-        .collect()
-}
+use crate::ingest::lines::numbered_lines as json_lines;
 
 fn parse_records(records: &[Value]) -> (ParsedSession, Vec<ParseWarning>) {
     let path = PathBuf::from(format!("rollout-2026-03-14T10-00-00-{SID}.jsonl"));

@@ -10,16 +10,7 @@ fn chats_path(name: &str) -> PathBuf {
     PathBuf::from(format!("/home/u/.gemini/tmp/webapp/chats/{name}"))
 }
 
-fn jsonl(records: &[Value]) -> Vec<JsonLine> {
-    records
-        .iter()
-        .enumerate()
-        .map(|(index, value)| JsonLine {
-            number: index as u64 + 1,
-            value: value.clone(),
-        })
-        .collect()
-}
+use crate::ingest::lines::numbered_lines as jsonl;
 
 fn header() -> Value {
     json!({"sessionId": "5e551011-aaaa-bbbb-cccc-000000000001", "projectHash": "abc123",
