@@ -102,8 +102,7 @@ async fn main() {
     let store = Store::open(data.path()).expect("open store");
     let options = IndexOptions {
         paths: vec![logs.path().to_path_buf()],
-        progress: false,
-        list_files: false,
+        ..IndexOptions::default()
     };
 
     let started = Instant::now();

@@ -88,20 +88,53 @@ pub fn stable_hash_hex(parts: &[&[u8]]) -> String {
 }
 
 pub fn stable_hash(parts: &[&[u8]]) -> u128 {
-    const OFFSET_BASIS: u128 = 0x6c62272e07bb014262b821756295c58d;
-    const PRIME: u128 = 0x0000000001000000000000000000013B;
-    let mut hash = OFFSET_BASIS;
+    let mut hasher = StableHasher::new();
     for (index, part) in parts.iter().enumerate() {
         if index > 0 {
-            hash ^= 0x1f;
-            hash = hash.wrapping_mul(PRIME);
+            hasher.update(&[0x1f]);
         }
-        for &byte in part.iter() {
-            hash ^= u128::from(byte);
-            hash = hash.wrapping_mul(PRIME);
+        hasher.update(part);
+    }
+    hasher.finish()
+}
+
+/// Incremental 128-bit FNV-1a: `update` over consecutive pieces equals one `stable_hash` of
+/// their concatenation (a single part). Cheap to copy, so a reader can keep a rollback point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StableHasher {
+    state: u128,
+}
+
+impl StableHasher {
+    const OFFSET_BASIS: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+
+    pub fn new() -> StableHasher {
+        StableHasher {
+            state: StableHasher::OFFSET_BASIS,
         }
     }
-    hash
+
+    pub fn update(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.state ^= u128::from(byte);
+            self.state = self.state.wrapping_mul(StableHasher::PRIME);
+        }
+    }
+
+    pub fn finish(&self) -> u128 {
+        self.state
+    }
+
+    pub fn finish_hex(&self) -> String {
+        format!("{:032x}", self.state)
+    }
+}
+
+impl Default for StableHasher {
+    fn default() -> StableHasher {
+        StableHasher::new()
+    }
 }
 
 #[cfg(test)]

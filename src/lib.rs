@@ -17,5 +17,6 @@ pub mod ingest;
 pub mod mcp;
 pub mod model;
 pub mod query;
+pub mod redact;
 pub mod search;
 pub mod store;

@@ -3,14 +3,16 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use esker::config::{resolve_data_dir, sample_corpus_dir};
-use esker::ingest::run::{IndexOptions, default_locations, index_paths};
+use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, default_locations, index_paths};
+use esker::ingest::watch::{WatchOptions, watch_and_index};
 use esker::query::output::{OutputFormat, write_batches};
-use esker::store::Store;
+use esker::store::{Store, StoreError};
 
 /// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
 #[derive(Debug, Parser)]
@@ -32,6 +34,23 @@ enum Command {
         /// Do not list each ingested file.
         #[arg(long, short)]
         quiet: bool,
+        /// Keep running: index again whenever the logs change.
+        #[arg(long)]
+        watch: bool,
+        /// Delete the store and rebuild it from the source logs (the recovery for a damaged
+        /// data dir).
+        #[arg(long)]
+        rebuild: bool,
+        /// When another esker process is writing, wait for it (up to this many seconds)
+        /// instead of failing.
+        #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
+        wait: Option<u64>,
+        #[command(flatten)]
+        ingest: IngestArgs,
+        /// Commit after this many bytes of changed logs (bounds memory; tests use it to get
+        /// many commits from a small corpus).
+        #[arg(long, value_name = "BYTES", hide = true)]
+        batch_bytes: Option<u64>,
         /// Log files or directories to index.
         paths: Vec<PathBuf>,
     },
@@ -45,17 +64,32 @@ enum Command {
         sql: String,
     },
     /// Serve the MCP tools over stdio, keeping the index of the default locations fresh in the
-    /// background.
+    /// background (file watching, with a periodic full pass).
     Serve {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
-        /// Do not index in the background (serve the store as it is).
+        /// Do not index at all (serve the store as it is).
         #[arg(long)]
         no_index: bool,
-        /// Seconds between background indexing passes (0: only one pass at startup).
+        /// Index once at startup, then do not watch for changes.
+        #[arg(long)]
+        no_watch: bool,
+        /// Seconds between full passes over every location while watching (file events
+        /// trigger passes in between; when they are unavailable, polling runs every second).
         #[arg(long, value_name = "SECS", default_value_t = 60)]
-        reindex_every: u64,
+        full_pass_every: u64,
+        #[command(flatten)]
+        ingest: IngestArgs,
     },
+}
+
+/// Options shared by everything that ingests.
+#[derive(Debug, clap::Args)]
+struct IngestArgs {
+    /// Store secrets found in the logs as they are (by default they are replaced by
+    /// `[REDACTED:<kind>]` before anything is written).
+    #[arg(long)]
+    no_redact: bool,
 }
 
 fn main() -> ExitCode {
@@ -96,8 +130,31 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index {
             data_dir,
             quiet,
+            watch,
+            rebuild,
+            wait,
+            ingest,
+            batch_bytes,
             paths,
-        } => run_index(&resolve_data_dir(data_dir.as_deref()), paths, quiet).await,
+        } => {
+            let options = IndexOptions {
+                paths: paths_or_defaults(paths)?,
+                progress: std::io::stderr().is_terminal() && !watch,
+                list_files: !quiet,
+                report_issues: true,
+                wait_for_lock: wait.map(Duration::from_secs),
+                rebuild,
+                redact: !ingest.no_redact,
+                batch_bytes: batch_bytes.unwrap_or(IndexOptions::default().batch_bytes),
+                ..IndexOptions::default()
+            };
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            if watch {
+                run_index_watch(&data_dir, options).await
+            } else {
+                run_index(&data_dir, &options).await
+            }
+        }
         Command::Query {
             data_dir,
             format,
@@ -106,14 +163,30 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve {
             data_dir,
             no_index,
-            reindex_every,
+            no_watch,
+            full_pass_every,
+            ingest,
         } => {
             let data_dir = resolve_data_dir(data_dir.as_deref());
-            // Create the store (if new) before the indexer and the server both open it.
-            Store::open(&data_dir)
-                .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
+            let store = if no_index {
+                Store::open_existing(&data_dir)?
+            } else {
+                // Create the store (if new) before the indexer and the server both open it.
+                Store::open(&data_dir)?
+            };
+            store.verify()?;
             if !no_index {
-                spawn_background_index(data_dir.clone(), reindex_every);
+                let options = IndexOptions {
+                    paths: paths_or_defaults(Vec::new())?,
+                    writer_role: "esker serve (background indexer)".to_string(),
+                    redact: !ingest.no_redact,
+                    ..IndexOptions::default()
+                };
+                let watch = (!no_watch).then(|| WatchOptions {
+                    full_pass_every: Duration::from_secs(full_pass_every.max(1)),
+                    ..WatchOptions::default()
+                });
+                spawn_background_index(store, options, watch)?;
             }
             esker::mcp::serve_stdio(data_dir).await?;
             Ok(ExitCode::SUCCESS)
@@ -139,16 +212,13 @@ fn paths_or_defaults(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
     Ok(vec![sample])
 }
 
-async fn run_index(data_dir: &Path, paths: Vec<PathBuf>, quiet: bool) -> anyhow::Result<ExitCode> {
-    let store = Store::open(data_dir)
-        .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
-    let options = IndexOptions {
-        paths: paths_or_defaults(paths)?,
-        progress: std::io::stderr().is_terminal(),
-        list_files: !quiet,
-    };
-    let summary = index_paths(&store, &options).await?;
+async fn run_index(data_dir: &Path, options: &IndexOptions) -> anyhow::Result<ExitCode> {
+    let store = Store::open(data_dir)?;
+    let summary = index_paths(&store, options).await?;
     eprintln!("esker index: {summary}");
+    if let Some(peak) = peak_memory_bytes() {
+        eprintln!("peak memory: {} MB", peak / 1_000_000);
+    }
     eprintln!("data dir: {}", store.data_dir().display());
     Ok(if summary.files_failed > 0 {
         ExitCode::from(2)
@@ -157,46 +227,89 @@ async fn run_index(data_dir: &Path, paths: Vec<PathBuf>, quiet: bool) -> anyhow:
     })
 }
 
-/// Indexes the default locations now and then every `every_seconds` (0: once), so a running
-/// server sees new agent activity; each pass commits a new generation the server picks up.
-fn spawn_background_index(data_dir: PathBuf, every_seconds: u64) {
-    tokio::spawn(async move {
-        loop {
-            // Parsing and Parquet writing block: run the pass on the blocking pool so the MCP
-            // requests keep the runtime's workers.
-            let runtime = tokio::runtime::Handle::current();
-            let pass_data_dir = data_dir.clone();
-            let outcome = tokio::task::spawn_blocking(move || {
-                runtime.block_on(background_pass(&pass_data_dir))
-            })
-            .await;
-            match outcome {
-                Ok(Ok(summary)) => tracing::info!("background index: {summary}"),
-                Ok(Err(error)) => tracing::warn!("background index failed: {error:#}"),
-                Err(error) => tracing::warn!("background index task failed: {error}"),
-            }
-            if every_seconds == 0 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_secs(every_seconds)).await;
-        }
-    });
+/// This process's peak resident set size (Linux `VmHWM`), when the platform tells it.
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024)
 }
 
-async fn background_pass(data_dir: &Path) -> anyhow::Result<esker::ingest::run::IndexSummary> {
+/// `esker index --watch`: indexes, then keeps indexing as the logs change, until killed.
+async fn run_index_watch(data_dir: &Path, options: IndexOptions) -> anyhow::Result<ExitCode> {
     let store = Store::open(data_dir)?;
-    let options = IndexOptions {
-        paths: paths_or_defaults(Vec::new())?,
-        progress: false,
-        list_files: false,
-    };
-    Ok(index_paths(&store, &options).await?)
+    eprintln!(
+        "esker index: watching {} location(s); Ctrl-C to stop",
+        options.paths.len()
+    );
+    let outcome = tokio::task::spawn_blocking(move || {
+        let mut first = true;
+        watch_and_index(&store, &options, &WatchOptions::default(), |outcome| {
+            match outcome {
+                Ok(summary) if first || summary.files_ingested > 0 => {
+                    eprintln!("esker index: {summary}")
+                }
+                Ok(_) => {}
+                Err(error) => eprintln!("esker index: {error}"),
+            }
+            first = false;
+        })
+    })
+    .await?;
+    outcome?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps the store fresh while the server runs: one pass at startup, then (unless `watch` is
+/// `None`) a pass whenever the logs change. Runs on a thread of its own so MCP requests keep
+/// the runtime's workers.
+fn spawn_background_index(
+    store: Store,
+    options: IndexOptions,
+    watch: Option<WatchOptions>,
+) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("esker-indexer".to_string())
+        .spawn(move || {
+            let log_pass = |outcome: &Result<IndexSummary, IndexError>| match outcome {
+                Ok(summary) => tracing::info!("background index: {summary}"),
+                Err(IndexError::Store(StoreError::Locked { .. })) => {
+                    tracing::debug!("another writer holds the store; retrying")
+                }
+                Err(error) => tracing::warn!("background index failed: {error}"),
+            };
+            match watch {
+                Some(watch) => {
+                    if let Err(error) = watch_and_index(&store, &options, &watch, log_pass) {
+                        tracing::warn!("background indexer stopped: {error}");
+                    }
+                }
+                None => index_once(&store, &options, log_pass),
+            }
+        })?;
+    Ok(())
+}
+
+fn index_once(
+    store: &Store,
+    options: &IndexOptions,
+    log_pass: impl Fn(&Result<IndexSummary, IndexError>),
+) {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => log_pass(&runtime.block_on(index_paths(store, options))),
+        Err(error) => tracing::warn!("background indexer cannot start: {error}"),
+    }
 }
 
 async fn run_query(data_dir: &Path, sql: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
-    let store = Store::open(data_dir)
-        .with_context(|| format!("cannot open the data dir {}", data_dir.display()))?;
-    let context = esker::query::context_for(&store.current()?).await?;
+    let store = Store::open_existing(data_dir)?;
+    store.verify()?;
+    // Pinned: a writer committing meanwhile does not remove the files this query reads.
+    let snapshot = store.pin_current()?;
+    let context = esker::query::context_for(&snapshot).await?;
     let batches = match esker::query::run_read_only(&context, sql).await {
         Ok((_, batches)) => batches,
         Err(error) => {

@@ -243,7 +243,8 @@ pub fn parse_timestamp(value: &Value) -> Option<DateTime<Utc>> {
     match value {
         Value::String(text) => DateTime::parse_from_rfc3339(text)
             .ok()
-            .map(|time| time.with_timezone(&Utc)),
+            .map(|time| time.with_timezone(&Utc))
+            .or_else(|| parse_naive_as_utc(text)),
         Value::Number(number) => number
             .as_i64()
             .and_then(DateTime::<Utc>::from_timestamp_millis),
@@ -251,10 +252,34 @@ pub fn parse_timestamp(value: &Value) -> Option<DateTime<Utc>> {
     }
 }
 
+/// A timestamp written without a timezone ("2026-03-02T09:00:00", "2026-03-02 09:00:00.123"):
+/// the harnesses write UTC, so it is read as UTC.
+fn parse_naive_as_utc(text: &str) -> Option<DateTime<Utc>> {
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+        .iter()
+        .find_map(|format| chrono::NaiveDateTime::parse_from_str(text.trim(), format).ok())
+        .map(|naive| naive.and_utc())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn timestamps_without_a_timezone_are_read_as_utc() {
+        let expected = DateTime::parse_from_rfc3339("2026-03-02T09:00:00.250Z")
+            .map(|time| time.with_timezone(&Utc))
+            .ok();
+        assert_eq!(parse_timestamp(&json!("2026-03-02T09:00:00.250")), expected);
+        assert_eq!(parse_timestamp(&json!("2026-03-02 09:00:00.250")), expected);
+        assert_eq!(
+            parse_timestamp(&json!("2026-03-02T09:00:00.250Z")),
+            expected
+        );
+        assert_eq!(parse_timestamp(&json!("yesterday")), None);
+        assert_eq!(parse_timestamp(&json!(true)), None);
+    }
 
     #[test]
     fn tool_call_text_renders_like_the_contract() {

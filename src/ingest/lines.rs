@@ -80,7 +80,7 @@ pub(crate) fn numbered_lines(values: &[Value]) -> Vec<JsonLine> {
         .collect()
 }
 
-fn trim_line(line: &[u8]) -> &[u8] {
+pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let start = line
         .iter()

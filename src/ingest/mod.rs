@@ -6,7 +6,9 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod lines;
+pub mod reader;
 pub mod run;
+pub mod watch;
 
 use std::path::Path;
 
@@ -62,8 +64,21 @@ pub enum Recognised {
 /// format this file had before, if any (lets a Gemini JSON file caught mid-write be held back).
 pub fn recognise(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     let split = split_json_lines(bytes);
+    if let Some(format) = line_format(&split) {
+        let complete_offset = split.complete_offset;
+        return Recognised::Known {
+            format,
+            content: Content::Lines(split),
+            complete_offset,
+        };
+    }
+    recognise_whole(bytes, previous_format)
+}
+
+/// The JSONL format whose records the leading lines are, if any.
+pub fn line_format(split: &SplitLines) -> Option<Format> {
     let leading: Vec<JsonLine> = split.lines.iter().take(SNIFF_LINES).cloned().collect();
-    let line_format = if leading.is_empty() {
+    if leading.is_empty() {
         None
     } else if codex::sniff(&leading) {
         Some(Format::CodexRollout)
@@ -73,15 +88,11 @@ pub fn recognise(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
         Some(Format::GeminiJsonl)
     } else {
         None
-    };
-    if let Some(format) = line_format {
-        let complete_offset = split.complete_offset;
-        return Recognised::Known {
-            format,
-            content: Content::Lines(split),
-            complete_offset,
-        };
     }
+}
+
+/// Recognises a whole-file JSON log (Gemini `.json`) in `bytes`.
+pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
             format: Format::GeminiJson,

@@ -13,8 +13,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
 use super::assemble::assemble;
-use super::{Content, Format, Recognised, format_named, parse, recognise};
+use super::lines::SplitLines;
+use super::reader::{ReadLimits, stream_json_lines};
+use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
 use crate::ids::stable_hash_hex;
+use crate::redact::redact_value;
 use crate::store::commit::{CommitInput, commit};
 use crate::store::rows::AssembledSession;
 use crate::store::state::{Checkpoint, StoreState};
@@ -23,8 +26,11 @@ use crate::store::{Store, StoreError, WriterLock};
 /// Format name recorded for files of no known format (so unchanged ones are not re-read).
 const UNKNOWN_FORMAT: &str = "unknown";
 
+/// How many issues (malformed lines, parser warnings) are printed per file; all are counted.
+const ISSUES_SHOWN_PER_FILE: usize = 5;
+
 /// Options of one indexing pass.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IndexOptions {
     /// Files or directories (walked recursively).
     pub paths: Vec<PathBuf>,
@@ -32,6 +38,38 @@ pub struct IndexOptions {
     pub progress: bool,
     /// Print one line per ingested or skipped file on stderr.
     pub list_files: bool,
+    /// Print skipped lines and unreadable files (file and line) on stderr; otherwise they are
+    /// only counted and logged.
+    pub report_issues: bool,
+    /// How long to wait for another writer; `None` fails at once with a clear error.
+    pub wait_for_lock: Option<Duration>,
+    /// Who is writing, recorded in the lock file for the error another writer sees.
+    pub writer_role: String,
+    /// Drop the whole store first and rebuild it from the source logs.
+    pub rebuild: bool,
+    /// Replace secrets in the logs by `[REDACTED:<kind>]` before anything is stored.
+    pub redact: bool,
+    /// Commit after reading this many bytes of changed logs, so memory stays bounded and a
+    /// crash loses at most one batch of work.
+    pub batch_bytes: u64,
+    pub limits: ReadLimits,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            paths: Vec::new(),
+            progress: false,
+            list_files: false,
+            report_issues: false,
+            wait_for_lock: None,
+            writer_role: "esker index".to_string(),
+            rebuild: false,
+            redact: true,
+            batch_bytes: 128 << 20,
+            limits: ReadLimits::default(),
+        }
+    }
 }
 
 /// What one pass did.
@@ -43,10 +81,16 @@ pub struct IndexSummary {
     pub files_skipped: usize,
     pub files_held_back: usize,
     pub files_failed: usize,
+    /// Directory entries that could not be walked (symlink loops, dangling links, no access).
+    pub walk_errors: usize,
     pub sessions: usize,
     pub new_events: usize,
     pub written_events: usize,
     pub malformed_lines: u64,
+    /// Records a parser skipped or could not fully use (unknown type, wrong field type...).
+    pub parser_warnings: u64,
+    pub secrets_redacted: u64,
+    pub commits: usize,
     pub bytes_read: u64,
     pub elapsed: Duration,
     pub generation: Option<u64>,
@@ -72,6 +116,7 @@ impl fmt::Display for IndexSummary {
             formatter,
             "files: {} seen, {} ingested, {} unchanged, {} skipped (unknown format), {} held back, {} failed; \
              formats: {}; sessions: {}; events: {} new ({} written); malformed lines: {}; \
+             parser warnings: {}; walk errors: {}; secrets redacted: {}; commits: {}; \
              elapsed: {:.2}s; {:.1} MB read at {:.1} MB/s",
             self.files_seen,
             self.files_ingested,
@@ -88,6 +133,10 @@ impl fmt::Display for IndexSummary {
             self.new_events,
             self.written_events,
             self.malformed_lines,
+            self.parser_warnings,
+            self.walk_errors,
+            self.secrets_redacted,
+            self.commits,
             seconds,
             megabytes,
             throughput
@@ -104,123 +153,250 @@ pub enum IndexError {
     MissingPath(PathBuf),
 }
 
+/// A skipped line or record of one file.
+struct FileIssue {
+    line: u64,
+    message: String,
+}
+
+/// A file read and parsed, ready to commit.
+struct IngestedFile {
+    format: Format,
+    checkpoint: Checkpoint,
+    sessions: Vec<AssembledSession>,
+    removed_sessions: Vec<String>,
+    malformed_lines: u64,
+    parser_warnings: u64,
+    secrets_redacted: u64,
+    issues: Vec<FileIssue>,
+}
+
 /// What happened to one file.
 enum FileOutcome {
     Unchanged,
     Skipped(Checkpoint),
     HeldBack,
-    Ingested {
-        format: Format,
-        checkpoint: Checkpoint,
-        sessions: Vec<AssembledSession>,
-        removed_sessions: Vec<String>,
-        malformed_lines: u64,
-    },
+    Ingested(Box<IngestedFile>),
     /// Only the held-back tail changed: the checkpoint moves, the data does not.
     CheckpointOnly(Checkpoint),
 }
 
-/// Runs one indexing pass into `store`.
+/// Work read since the last commit.
+#[derive(Default)]
+struct Batch {
+    input: CommitInput,
+    removed: Vec<(String, String)>,
+    bytes: u64,
+}
+
+/// Runs one indexing pass into `store`: reads changed files and commits them in batches.
 pub async fn index_paths(
     store: &Store,
     options: &IndexOptions,
 ) -> Result<IndexSummary, IndexError> {
     let started = Instant::now();
     for path in &options.paths {
-        if !path.exists() {
+        if fs::symlink_metadata(path).is_err() {
             return Err(IndexError::MissingPath(path.clone()));
         }
     }
-    let _lock = WriterLock::acquire(store)?;
-    let state = StoreState::load(&store.current()?.root)?;
-    let files = discover_files(&options.paths);
-    let progress = progress_bar(options.progress, files.len() as u64);
-
-    let mut summary = IndexSummary {
-        files_seen: files.len(),
-        ..IndexSummary::default()
+    let lock = match options.wait_for_lock {
+        Some(wait) => WriterLock::acquire_waiting(store, &options.writer_role, wait)?,
+        None => WriterLock::try_acquire(store, &options.writer_role)?,
     };
-    let mut input = CommitInput::default();
-    let mut removed_sessions = Vec::new();
+    if options.rebuild {
+        store.reset(&lock)?;
+    }
+    let mut state = StoreState::load(&store.verify()?.root)?;
+    let mut summary = IndexSummary::default();
+    let files = discover_reporting(&options.paths, options.report_issues, &mut summary);
+    let progress = progress_bar(options.progress, files.len() as u64);
+    summary.files_seen = files.len();
+
+    // Switching redaction on or off re-reads every file, so the store is all one way.
+    let redaction_changed = state.redacted != options.redact;
+    let mut batch = Batch::default();
     for file in &files {
         progress.inc(1);
         let key = file.to_string_lossy().into_owned();
-        match read_file(file, state.checkpoints.get(&key), &mut summary.bytes_read) {
-            Ok(FileOutcome::Unchanged) => summary.files_unchanged += 1,
-            Ok(FileOutcome::HeldBack) => summary.files_held_back += 1,
-            Ok(FileOutcome::Skipped(checkpoint)) => {
-                if options.list_files {
-                    progress
-                        .suspend(|| eprintln!("  skipped (unknown format)  {}", file.display()));
-                }
-                summary.files_skipped += 1;
-                input.checkpoints.insert(key, checkpoint);
-            }
-            Ok(FileOutcome::CheckpointOnly(checkpoint)) => {
-                summary.files_unchanged += 1;
-                input.checkpoints.insert(key, checkpoint);
-            }
-            Ok(FileOutcome::Ingested {
-                format,
-                checkpoint,
-                sessions,
-                removed_sessions: removed,
-                malformed_lines,
-            }) => {
-                let event_count: usize = sessions.iter().map(|session| session.events.len()).sum();
-                if options.list_files {
-                    progress.suspend(|| {
-                        eprintln!(
-                            "  {:<17}  {} ({} sessions, {} events)",
-                            format.name(),
-                            file.display(),
-                            sessions.len(),
-                            event_count
-                        )
-                    });
-                }
-                summary.files_ingested += 1;
-                summary.malformed_lines += malformed_lines;
-                *summary.by_format.entry(format.name()).or_default() += 1;
-                input.checkpoints.insert(key, checkpoint);
-                input.sessions.extend(sessions);
-                removed_sessions.extend(removed);
-            }
-            Err(error) => {
-                progress.suspend(|| eprintln!("  failed  {}: {error}", file.display()));
-                summary.files_failed += 1;
-            }
+        let checkpoint = state.checkpoints.get(&key).filter(|_| !redaction_changed);
+        let outcome = read_file(file, checkpoint, options);
+        record_outcome(
+            file,
+            key,
+            outcome,
+            options,
+            &progress,
+            &mut batch,
+            &mut summary,
+        );
+        if batch.bytes >= options.batch_bytes {
+            batch.input.redacted = Some(options.redact);
+            commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
         }
     }
     progress.finish_and_clear();
-
-    input.sessions = keep_fullest_copy(std::mem::take(&mut input.sessions));
-    summary.sessions = input.sessions.len();
-    input.removed_sessions = removed_sessions
-        .into_iter()
-        .filter(|removed| {
-            !input
-                .sessions
-                .iter()
-                .any(|session| &session.session.session_id == removed)
-        })
-        .collect();
-    if !input.checkpoints.is_empty() || !input.removed_sessions.is_empty() {
-        let commit_summary = commit(store, input).await?;
-        summary.new_events = commit_summary.new_events;
-        summary.written_events = commit_summary.written_events;
-        summary.generation = Some(commit_summary.generation);
-    }
+    batch.input.redacted = Some(options.redact);
+    commit_batch(store, &mut state, batch, &mut summary).await?;
     summary.elapsed = started.elapsed();
     Ok(summary)
 }
 
+/// Adds what reading one file gave to the batch and the summary.
+fn record_outcome(
+    file: &Path,
+    key: String,
+    outcome: Result<FileOutcome, StoreError>,
+    options: &IndexOptions,
+    progress: &ProgressBar,
+    batch: &mut Batch,
+    summary: &mut IndexSummary,
+) {
+    match outcome {
+        Ok(FileOutcome::Unchanged) => summary.files_unchanged += 1,
+        Ok(FileOutcome::HeldBack) => summary.files_held_back += 1,
+        Ok(FileOutcome::Skipped(checkpoint)) => {
+            if options.list_files {
+                progress.suspend(|| eprintln!("  skipped (unknown format)  {}", file.display()));
+            }
+            summary.files_skipped += 1;
+            batch.input.checkpoints.insert(key, checkpoint);
+        }
+        Ok(FileOutcome::CheckpointOnly(checkpoint)) => {
+            summary.files_unchanged += 1;
+            batch.input.checkpoints.insert(key, checkpoint);
+        }
+        Ok(FileOutcome::Ingested(ingested)) => {
+            let ingested = *ingested;
+            let event_count: usize = ingested.sessions.iter().map(|s| s.events.len()).sum();
+            if options.list_files {
+                progress.suspend(|| {
+                    eprintln!(
+                        "  {:<17}  {} ({} sessions, {} events)",
+                        ingested.format.name(),
+                        file.display(),
+                        ingested.sessions.len(),
+                        event_count
+                    )
+                });
+            }
+            report_issues(file, &ingested.issues, options.report_issues, progress);
+            summary.files_ingested += 1;
+            summary.malformed_lines += ingested.malformed_lines;
+            summary.parser_warnings += ingested.parser_warnings;
+            summary.secrets_redacted += ingested.secrets_redacted;
+            *summary.by_format.entry(ingested.format.name()).or_default() += 1;
+            batch.bytes += ingested.checkpoint.complete_offset.max(1);
+            batch
+                .input
+                .checkpoints
+                .insert(key.clone(), ingested.checkpoint);
+            batch.input.sessions.extend(ingested.sessions);
+            batch.removed.extend(
+                ingested
+                    .removed_sessions
+                    .into_iter()
+                    .map(|id| (id, key.clone())),
+            );
+        }
+        Err(error) => {
+            if options.report_issues {
+                progress.suspend(|| eprintln!("  failed  {}: {error}", file.display()));
+            }
+            tracing::warn!(file = %file.display(), %error, "cannot read log file");
+            summary.files_failed += 1;
+        }
+    }
+}
+
+/// Prints a file's skipped lines (a few of them; all are counted) with file and line.
+fn report_issues(file: &Path, issues: &[FileIssue], to_stderr: bool, progress: &ProgressBar) {
+    for issue in issues.iter().take(ISSUES_SHOWN_PER_FILE) {
+        tracing::debug!(file = %file.display(), line = issue.line, "{}", issue.message);
+        if to_stderr {
+            progress.suspend(|| {
+                eprintln!(
+                    "  warning  {}:{}: {}",
+                    file.display(),
+                    issue.line,
+                    issue.message
+                )
+            });
+        }
+    }
+    if to_stderr && issues.len() > ISSUES_SHOWN_PER_FILE {
+        progress.suspend(|| {
+            eprintln!(
+                "  warning  {}: {} more skipped lines or records",
+                file.display(),
+                issues.len() - ISSUES_SHOWN_PER_FILE
+            )
+        });
+    }
+}
+
+/// Commits a batch (if it changes anything) and moves `state` to the new generation.
+async fn commit_batch(
+    store: &Store,
+    state: &mut StoreState,
+    batch: Batch,
+    summary: &mut IndexSummary,
+) -> Result<(), IndexError> {
+    let mut input = batch.input;
+    input.sessions = keep_fullest_copy(std::mem::take(&mut input.sessions), state);
+    summary.sessions += input.sessions.len();
+    let written: BTreeSet<String> = input
+        .sessions
+        .iter()
+        .map(|session| session.session.session_id.clone())
+        .collect();
+    input.removed_sessions = batch
+        .removed
+        .into_iter()
+        .filter(|(session_id, source)| {
+            !written.contains(session_id)
+                && state
+                    .sessions
+                    .get(session_id)
+                    .is_some_and(|location| &location.source_path == source)
+        })
+        .map(|(session_id, _)| session_id)
+        .collect();
+    let redaction_unchanged = input
+        .redacted
+        .is_none_or(|redacted| redacted == state.redacted);
+    if input.checkpoints.is_empty() && input.removed_sessions.is_empty() && redaction_unchanged {
+        return Ok(());
+    }
+    let commit_summary = commit(store, input).await?;
+    summary.new_events += commit_summary.new_events;
+    summary.written_events += commit_summary.written_events;
+    summary.generation = Some(commit_summary.generation);
+    summary.commits += 1;
+    *state = StoreState::load(&store.current()?.root)?;
+    Ok(())
+}
+
 /// When two files yield the same session (Gemini copies a resumed `.json` session into a new
-/// `.jsonl` under the same id), keeps the copy with the most events.
-fn keep_fullest_copy(sessions: Vec<AssembledSession>) -> Vec<AssembledSession> {
+/// `.jsonl` under the same id), keeps the copy with the most events, whether the other copy is
+/// in this batch or already stored.
+fn keep_fullest_copy(sessions: Vec<AssembledSession>, state: &StoreState) -> Vec<AssembledSession> {
     let mut by_id: BTreeMap<String, AssembledSession> = BTreeMap::new();
     for session in sessions {
         let session_id = session.session.session_id.clone();
+        let stored_elsewhere = state.sessions.get(&session_id).filter(|location| {
+            location.source_path != session.session.source_path
+                && location.event_count > session.events.len() as u64
+        });
+        if let Some(location) = stored_elsewhere {
+            tracing::info!(
+                session = %session_id,
+                kept = %location.source_path,
+                dropped = %session.session.source_path,
+                "session found in two files; keeping the fuller stored copy"
+            );
+            continue;
+        }
         match by_id.get(&session_id) {
             Some(kept) if kept.events.len() >= session.events.len() => {
                 tracing::info!(
@@ -254,10 +430,31 @@ fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
 /// Every `.jsonl` / `.json` file under `paths` (sidecar `.meta.json` files excluded), sorted,
 /// deduplicated.
 pub fn discover_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    discover_reporting(paths, false, &mut IndexSummary::default())
+}
+
+/// [`discover_files`], counting (and optionally printing) what could not be walked: symlink
+/// loops, dangling links, directories without access.
+fn discover_reporting(
+    paths: &[PathBuf],
+    to_stderr: bool,
+    summary: &mut IndexSummary,
+) -> Vec<PathBuf> {
     let mut files = BTreeSet::new();
     for path in paths {
         let walker = walkdir::WalkDir::new(path).follow_links(true);
-        for entry in walker.into_iter().filter_map(|entry| entry.ok()) {
+        for entry in walker.into_iter() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    summary.walk_errors += 1;
+                    tracing::warn!(%error, "cannot walk");
+                    if to_stderr {
+                        eprintln!("  warning  cannot walk: {error}");
+                    }
+                    continue;
+                }
+            };
             if entry.file_type().is_file() && is_candidate(entry.path()) {
                 let absolute = entry
                     .path()
@@ -312,38 +509,37 @@ impl FileIdentity {
 fn read_file(
     path: &Path,
     previous: Option<&Checkpoint>,
-    bytes_read: &mut u64,
+    options: &IndexOptions,
 ) -> Result<FileOutcome, StoreError> {
-    let metadata = fs::metadata(path).map_err(StoreError::io(path))?;
+    let file = fs::File::open(path).map_err(StoreError::io(path))?;
+    let metadata = file.metadata().map_err(StoreError::io(path))?;
     let identity = FileIdentity::of(&metadata);
     if previous.is_some_and(|checkpoint| identity.matches(checkpoint)) {
         return Ok(FileOutcome::Unchanged);
     }
-    let bytes = fs::read(path).map_err(StoreError::io(path))?;
-    *bytes_read += bytes.len() as u64;
     let previous_format = previous.and_then(|checkpoint| format_named(&checkpoint.format));
-    let (format, content, complete_offset) = match recognise(&bytes, previous_format) {
-        Recognised::Known {
-            format,
-            content,
-            complete_offset,
-        } => (format, content, complete_offset),
-        Recognised::Incomplete => return Ok(FileOutcome::HeldBack),
-        Recognised::Unknown => {
-            let checkpoint =
-                checkpoint_for(&identity, 0, String::new(), UNKNOWN_FORMAT, Vec::new(), 0);
-            return Ok(FileOutcome::Skipped(checkpoint));
-        }
+    let Some(mut read) = read_content(path, file, &identity, previous_format, options)? else {
+        return Ok(FileOutcome::HeldBack);
     };
-    let complete_part = &bytes[..complete_offset as usize];
-    let content_hash = stable_hash_hex(&[complete_part]);
-    let malformed_lines = match &content {
-        Content::Lines(split) => split.malformed.len() as u64,
-        Content::Whole(_) => 0,
+    let Some(format) = read.format else {
+        let checkpoint = checkpoint_for(&identity, 0, String::new(), UNKNOWN_FORMAT, Vec::new(), 0);
+        return Ok(FileOutcome::Skipped(checkpoint));
     };
+    let mut issues: Vec<FileIssue> = match &read.content {
+        Content::Lines(split) => split
+            .malformed
+            .iter()
+            .map(|warning| FileIssue {
+                line: warning.line,
+                message: warning.message.clone(),
+            })
+            .collect(),
+        Content::Whole(_) => Vec::new(),
+    };
+    let malformed_lines = issues.len() as u64;
     if let Some(checkpoint) = previous
-        && checkpoint.complete_offset == complete_offset
-        && checkpoint.content_hash == content_hash
+        && checkpoint.complete_offset == read.complete_offset
+        && checkpoint.content_hash == read.content_hash
         && checkpoint.format == format.name()
     {
         let moved = Checkpoint {
@@ -355,11 +551,19 @@ fn read_file(
         };
         return Ok(FileOutcome::CheckpointOnly(moved));
     }
+    let secrets_redacted = if options.redact {
+        redact_content(&mut read.content)
+    } else {
+        0
+    };
     let sidecar = read_sidecar(path);
-    let output = parse(format, path, &content, sidecar.as_ref());
-    for warning in &output.warnings {
-        tracing::debug!(file = %path.display(), line = warning.line, "{}", warning.message);
-    }
+    let output = parse(format, path, &read.content, sidecar.as_ref());
+    drop(read.content);
+    let parser_warnings = output.warnings.len() as u64;
+    issues.extend(output.warnings.iter().map(|warning| FileIssue {
+        line: warning.line,
+        message: warning.message.clone(),
+    }));
     let sessions: Vec<AssembledSession> = output
         .sessions
         .iter()
@@ -382,19 +586,98 @@ fn read_file(
         .unwrap_or_default();
     let checkpoint = checkpoint_for(
         &identity,
-        complete_offset,
-        content_hash,
+        read.complete_offset,
+        read.content_hash,
         format.name(),
         session_ids,
         malformed_lines,
     );
-    Ok(FileOutcome::Ingested {
+    Ok(FileOutcome::Ingested(Box::new(IngestedFile {
         format,
         checkpoint,
         sessions,
         removed_sessions,
         malformed_lines,
+        parser_warnings,
+        secrets_redacted,
+        issues,
+    })))
+}
+
+/// A file's content as its format needs it.
+struct ReadContent {
+    /// `None`: not a session log of any known format.
+    format: Option<Format>,
+    content: Content,
+    complete_offset: u64,
+    content_hash: String,
+}
+
+/// Streams the file as JSON lines; when they are not a known JSONL format, reads it as one
+/// JSON document (bounded by `limits.max_json_file_bytes`). `None`: a whole-file JSON log
+/// caught mid-rewrite, to be read again later.
+fn read_content(
+    path: &Path,
+    file: fs::File,
+    identity: &FileIdentity,
+    previous_format: Option<Format>,
+    options: &IndexOptions,
+) -> Result<Option<ReadContent>, StoreError> {
+    let streamed = stream_json_lines(file, options.limits).map_err(StoreError::io(path))?;
+    if let Some(format) = line_format(&streamed.split) {
+        return Ok(Some(ReadContent {
+            format: Some(format),
+            complete_offset: streamed.split.complete_offset,
+            content: Content::Lines(streamed.split),
+            content_hash: streamed.content_hash,
+        }));
+    }
+    let unknown = ReadContent {
+        format: None,
+        content: Content::Lines(SplitLines::default()),
+        complete_offset: 0,
+        content_hash: String::new(),
+    };
+    if !matches!(streamed.first_byte, Some(b'{') | Some(b'[')) {
+        return Ok(Some(unknown));
+    }
+    if identity.size > options.limits.max_json_file_bytes {
+        tracing::warn!(
+            file = %path.display(),
+            size = identity.size,
+            limit = options.limits.max_json_file_bytes,
+            "JSON file larger than the limit; skipped"
+        );
+        return Ok(Some(unknown));
+    }
+    let bytes = fs::read(path).map_err(StoreError::io(path))?;
+    Ok(match recognise_whole(&bytes, previous_format) {
+        Recognised::Known {
+            format,
+            content,
+            complete_offset,
+        } => Some(ReadContent {
+            format: Some(format),
+            content,
+            complete_offset,
+            content_hash: stable_hash_hex(&[&bytes[..complete_offset as usize]]),
+        }),
+        Recognised::Incomplete => None,
+        Recognised::Unknown => Some(unknown),
     })
+}
+
+/// Redacts secrets in every parsed JSON value of the content; returns how many were replaced.
+fn redact_content(content: &mut Content) -> u64 {
+    let count = match content {
+        Content::Lines(split) => split
+            .lines
+            .iter_mut()
+            .map(|line| redact_value(&mut line.value))
+            .sum(),
+        Content::Whole(value) => redact_value(value),
+    };
+    count as u64
 }
 
 fn checkpoint_for(

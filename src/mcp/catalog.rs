@@ -15,7 +15,7 @@ use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::{QueryError, context_for, read_only_options};
 use crate::search::{SearchError, SearchIndex, SearchQuery, SearchResults};
-use crate::store::{Snapshot, Store, StoreError};
+use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +65,8 @@ pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
     index: SearchIndex,
+    /// Keeps the generation's files on disk while any request still reads them.
+    _pin: PinnedSnapshot,
 }
 
 /// An index search, owned so it can run on the blocking pool.
@@ -93,7 +95,7 @@ impl Catalog {
         if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
             return Ok(Arc::clone(snapshot));
         }
-        let snapshot = Arc::new(WarmSnapshot::open(&current).await?);
+        let snapshot = Arc::new(WarmSnapshot::open(self.store.pin_current()?).await?);
         tracing::info!(generation = snapshot.generation, "opened store generation");
         *warm = Some(Arc::clone(&snapshot));
         Ok(snapshot)
@@ -101,7 +103,8 @@ impl Catalog {
 }
 
 impl WarmSnapshot {
-    async fn open(snapshot: &Snapshot) -> Result<WarmSnapshot, CatalogError> {
+    async fn open(pin: PinnedSnapshot) -> Result<WarmSnapshot, CatalogError> {
+        let snapshot: &Snapshot = &pin;
         let context = context_for(snapshot).await?;
         let index_snapshot = snapshot.clone();
         let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot))
@@ -111,6 +114,7 @@ impl WarmSnapshot {
             generation: snapshot.generation,
             context,
             index,
+            _pin: pin,
         })
     }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 
+use super::faults::crash_point;
 use super::parquet_io::{self as pio};
 use super::rows::{AssembledSession, EventRow, SessionRow, TurnRow};
 use super::state::{Checkpoint, SessionLocation, StoreState};
@@ -30,6 +31,8 @@ pub struct CommitInput {
     pub removed_sessions: Vec<String>,
     /// New or updated checkpoints, by source path.
     pub checkpoints: BTreeMap<String, Checkpoint>,
+    /// Records whether the ingested logs were redacted (see `StoreState::redacted`).
+    pub redacted: Option<bool>,
 }
 
 /// What one commit did.
@@ -98,6 +101,7 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
         .filter(|event| !old_event_ids.contains(&event.event_id))
         .count();
 
+    crash_point("after-events");
     let turns_schema = table_schema(&previous.root, "turns").await?;
     write_turns(
         &previous.root,
@@ -117,7 +121,9 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
         &touched,
     )?;
 
+    crash_point("after-tables");
     state.search_opstamp = write_search_index(store, &previous.root, &root, &state, &input)?;
+    crash_point("after-publish");
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -127,14 +133,21 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
             SessionLocation {
                 partition: partition_of(session),
                 source_path: session.session.source_path.clone(),
+                event_count: session.events.len() as u64,
             },
         );
     }
     state.checkpoints.extend(input.checkpoints);
+    if let Some(redacted) = input.redacted {
+        state.redacted = redacted;
+    }
     state.save(&root)?;
+    crash_point("after-state");
 
     store.flip_current(generation)?;
+    crash_point("after-flip");
     store.remove_old_generations(generation, previous.generation)?;
+    crash_point("after-cleanup");
     Ok(summary)
 }
 
@@ -409,6 +422,7 @@ fn write_search_index(
         }
     }
     let opstamp = writer.commit()?;
+    crash_point("after-search-commit");
     writer.finish()?;
     publish(&master_dir, &root.join("tantivy"))?;
     Ok(opstamp)

@@ -11,17 +11,22 @@
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state.json                          checkpoints of every source file + session locations
 //!   tantivy/                              the master (writable) tantivy index
-//!   index.lock                            held by the one `esker index` writing
+//!   index.lock                            flock held by the one writer (`esker index` or a
+//!                                         server's watcher); released by the kernel on death
 //! ```
+//! Readers pin the generation they read (a shared flock on `generations/gNNNNNN.pin`); a
+//! writer removes only old generations nobody pins, so a query never loses its files.
 //! A generation never changes once `current` points at it; unchanged Parquet files are hard
 //! links shared between generations, so a commit costs what it rewrites.
 
 pub mod chains;
 pub mod commit;
+pub mod faults;
 pub mod parquet_io;
 pub mod rows;
 pub mod state;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -37,10 +42,18 @@ pub enum StoreError {
     },
     #[error("parquet error in {path}: {message}")]
     Parquet { path: PathBuf, message: String },
-    #[error("corrupt store state {path}: {message}")]
+    #[error(
+        "corrupt store state {path}: {message} (run `esker index --rebuild` to rebuild the \
+         store from the source logs)"
+    )]
     CorruptState { path: PathBuf, message: String },
-    #[error("another `esker index` holds {0}; wait for it or remove the stale lock")]
-    Locked(PathBuf),
+    #[error(
+        "another esker writer ({holder}) is indexing into {data_dir}; only one writer at a \
+         time: wait for it (`esker index --wait`) or stop it"
+    )]
+    Locked { data_dir: PathBuf, holder: String },
+    #[error("no esker store at {0}: run `esker index` first (or pass --data-dir)")]
+    Missing(PathBuf),
     #[error(transparent)]
     Query(#[from] crate::query::QueryError),
     #[error(transparent)]
@@ -69,6 +82,8 @@ pub struct Snapshot {
 }
 
 const GENERATIONS_DIR: &str = "generations";
+/// How often `pin_current` retries when writers keep removing what it resolved.
+const PIN_ATTEMPTS: usize = 50;
 const CURRENT_LINK: &str = "current";
 
 impl Store {
@@ -83,6 +98,88 @@ impl Store {
             store.create_empty_generation()?;
         }
         Ok(store)
+    }
+
+    /// Opens an existing store for reading; a missing one is an error, not created.
+    pub fn open_existing(data_dir: &Path) -> Result<Store, StoreError> {
+        let has_store = fs::symlink_metadata(data_dir.join(CURRENT_LINK)).is_ok()
+            || data_dir.join(GENERATIONS_DIR).is_dir();
+        if !has_store {
+            return Err(StoreError::Missing(data_dir.to_path_buf()));
+        }
+        Store::open(data_dir)
+    }
+
+    /// Checks that `current` resolves to a generation with readable state, so damage is
+    /// reported up front with the way out rather than as a confusing query failure.
+    pub fn verify(&self) -> Result<Snapshot, StoreError> {
+        let snapshot = self.current()?;
+        if !snapshot.root.is_dir() {
+            return Err(StoreError::CorruptState {
+                path: self.current_link(),
+                message: format!("current points at a missing {}", snapshot.root.display()),
+            });
+        }
+        state::StoreState::load(&snapshot.root)?;
+        Ok(snapshot)
+    }
+
+    /// Deletes every generation, the master index and `current`, then creates an empty
+    /// generation 0: the start of `esker index --rebuild`. Call with the writer lock held.
+    pub fn reset(&self, _lock: &WriterLock) -> Result<(), StoreError> {
+        let _ = fs::remove_file(self.current_link());
+        for dir in [self.data_dir.join(GENERATIONS_DIR), self.master_index_dir()] {
+            if dir.exists() {
+                fs::remove_dir_all(&dir).map_err(StoreError::io(&dir))?;
+            }
+        }
+        fs::create_dir_all(self.data_dir.join(GENERATIONS_DIR))
+            .map_err(StoreError::io(self.data_dir.join(GENERATIONS_DIR)))?;
+        self.create_empty_generation()
+    }
+
+    /// Resolves `current` and pins it: the generation stays on disk while the pin lives.
+    pub fn pin_current(&self) -> Result<PinnedSnapshot, StoreError> {
+        for _ in 0..PIN_ATTEMPTS {
+            let snapshot = self.current()?;
+            if let Some(pin) = self.try_pin(&snapshot)? {
+                return Ok(pin);
+            }
+        }
+        Err(StoreError::CorruptState {
+            path: self.current_link(),
+            message: "current keeps pointing at removed generations".to_string(),
+        })
+    }
+
+    /// Pins `snapshot` unless a writer removed it in the meantime.
+    fn try_pin(&self, snapshot: &Snapshot) -> Result<Option<PinnedSnapshot>, StoreError> {
+        let pin_path = self.pin_path(snapshot.generation);
+        let file = match fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&pin_path)
+        {
+            Ok(file) => file,
+            Err(error) => return Err(StoreError::io(&pin_path)(error)),
+        };
+        file.lock_shared().map_err(StoreError::io(&pin_path))?;
+        // The writer deletes the directory before the pin file, holding the pin exclusively.
+        if !snapshot.root.join("state.json").is_file() {
+            return Ok(None);
+        }
+        Ok(Some(PinnedSnapshot {
+            snapshot: snapshot.clone(),
+            _pin: file,
+        }))
+    }
+
+    fn pin_path(&self, generation: u64) -> PathBuf {
+        self.data_dir
+            .join(GENERATIONS_DIR)
+            .join(format!("{}.pin", generation_name(generation)))
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -150,8 +247,9 @@ impl Store {
             .map_err(StoreError::io(self.current_link()))
     }
 
-    /// Removes every generation except `keep` and the one before it (readers that resolved
-    /// `current` a moment ago may still be reading that one).
+    /// Removes every generation except `keep`, `previous` (for readers that do not pin, such
+    /// as DuckDB following `current`) and the ones readers pin (a pin is a shared flock; a
+    /// generation is removed only under an exclusive one).
     pub(crate) fn remove_old_generations(
         &self,
         keep: u64,
@@ -159,16 +257,42 @@ impl Store {
     ) -> Result<(), StoreError> {
         let dir = self.data_dir.join(GENERATIONS_DIR);
         let entries = fs::read_dir(&dir).map_err(StoreError::io(&dir))?;
+        let mut generations: BTreeSet<u64> = BTreeSet::new();
         for entry in entries.filter_map(|entry| entry.ok()) {
-            let Some(generation) = entry.file_name().to_str().and_then(parse_generation_name)
-            else {
-                continue;
-            };
-            if generation != keep && generation != previous {
-                fs::remove_dir_all(entry.path()).map_err(StoreError::io(entry.path()))?;
-            }
+            let name = entry.file_name();
+            let name = name.to_str().unwrap_or_default();
+            let generation = parse_generation_name(name)
+                .or_else(|| parse_generation_name(name.strip_suffix(".pin")?));
+            generations.extend(generation);
+        }
+        for generation in generations
+            .into_iter()
+            .filter(|&generation| generation != keep && generation != previous)
+        {
+            self.remove_generation_unless_pinned(generation)?;
         }
         Ok(())
+    }
+
+    fn remove_generation_unless_pinned(&self, generation: u64) -> Result<(), StoreError> {
+        let pin_path = self.pin_path(generation);
+        let pin = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&pin_path)
+            .map_err(StoreError::io(&pin_path))?;
+        match pin.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => return Ok(()),
+            Err(fs::TryLockError::Error(error)) => return Err(StoreError::io(&pin_path)(error)),
+        }
+        let root = self.generation_dir(generation);
+        if root.exists() {
+            fs::remove_dir_all(&root).map_err(StoreError::io(&root))?;
+        }
+        fs::remove_file(&pin_path).map_err(StoreError::io(&pin_path))
     }
 
     /// Builds generation 0 (empty tables and index) aside and renames it into place, so two
@@ -206,69 +330,79 @@ fn parse_generation_name(name: &str) -> Option<u64> {
     name.strip_prefix('g')?.parse().ok()
 }
 
-/// Takes the store's writer lock for the life of the returned guard.
+/// The store's writer lock: an exclusive flock on `index.lock`, released when dropped or
+/// when the process dies (so a crash never leaves a stale lock behind).
 pub struct WriterLock {
-    path: PathBuf,
+    _file: fs::File,
 }
 
-/// How long a writer waits for another one (a server's background pass, say) to finish.
-const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl WriterLock {
-    /// Takes the lock, waiting up to two minutes for a running writer to finish.
-    pub fn acquire(store: &Store) -> Result<WriterLock, StoreError> {
-        let deadline = std::time::Instant::now() + LOCK_WAIT;
+    /// Takes the lock, or fails at once with [`StoreError::Locked`] naming the holder.
+    pub fn try_acquire(store: &Store, role: &str) -> Result<WriterLock, StoreError> {
+        let path = store.lock_path();
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(StoreError::io(&path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::Locked {
+                    data_dir: store.data_dir.clone(),
+                    holder: lock_holder(&path),
+                });
+            }
+            Err(fs::TryLockError::Error(error)) => return Err(StoreError::io(&path)(error)),
+        }
+        use std::io::Write;
+        let _ = file.set_len(0);
+        let _ = writeln!(file, "pid {}: {role}", std::process::id());
+        Ok(WriterLock { _file: file })
+    }
+
+    /// Takes the lock, waiting up to `wait` for the running writer to finish.
+    pub fn acquire_waiting(
+        store: &Store,
+        role: &str,
+        wait: std::time::Duration,
+    ) -> Result<WriterLock, StoreError> {
+        let deadline = std::time::Instant::now() + wait;
         loop {
-            match WriterLock::try_acquire(store) {
-                Err(StoreError::Locked(_)) if std::time::Instant::now() < deadline => {
+            match WriterLock::try_acquire(store, role) {
+                Err(StoreError::Locked { .. }) if std::time::Instant::now() < deadline => {
                     std::thread::sleep(LOCK_POLL);
                 }
                 outcome => return outcome,
             }
         }
     }
-
-    fn try_acquire(store: &Store) -> Result<WriterLock, StoreError> {
-        let path = store.lock_path();
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                use std::io::Write;
-                let _ = writeln!(file, "{}", std::process::id());
-                Ok(WriterLock { path })
-            }
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-                if lock_holder_is_dead(&path) {
-                    fs::remove_file(&path).map_err(StoreError::io(&path))?;
-                    return WriterLock::try_acquire(store);
-                }
-                Err(StoreError::Locked(path))
-            }
-            Err(error) => Err(StoreError::Io {
-                path,
-                source: error,
-            }),
-        }
-    }
 }
 
-/// A lock whose pid no longer runs was left by a crash: safe to take over.
-fn lock_holder_is_dead(path: &Path) -> bool {
-    let Ok(content) = fs::read_to_string(path) else {
-        return false;
-    };
-    let Ok(pid) = content.trim().parse::<u32>() else {
-        return true;
-    };
-    !Path::new(&format!("/proc/{pid}")).exists()
+/// What the holder wrote into the lock file ("pid 123: esker index").
+fn lock_holder(path: &Path) -> String {
+    fs::read_to_string(path)
+        .ok()
+        .map(|text| text.trim().to_string())
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| "unknown process".to_string())
 }
 
-impl Drop for WriterLock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
+/// A generation pinned for reading: it is not removed while this value lives.
+#[derive(Debug)]
+pub struct PinnedSnapshot {
+    pub snapshot: Snapshot,
+    _pin: fs::File,
+}
+
+impl std::ops::Deref for PinnedSnapshot {
+    type Target = Snapshot;
+
+    fn deref(&self) -> &Snapshot {
+        &self.snapshot
     }
 }

@@ -39,6 +39,10 @@ pub struct SessionLocation {
     /// `source=<source>/month=<YYYY-MM>` under `events/`.
     pub partition: String,
     pub source_path: String,
+    /// Events the session had when written (decides which of two files giving the same
+    /// session wins: the fuller one).
+    #[serde(default)]
+    pub event_count: u64,
 }
 
 /// The state of one generation.
@@ -48,6 +52,10 @@ pub struct StoreState {
     pub sessions: BTreeMap<String, SessionLocation>,
     /// tantivy opstamp of the master index commit that belongs to this generation.
     pub search_opstamp: u64,
+    /// Whether secrets were redacted when the logs were read; a pass with the other setting
+    /// re-reads every file it is given.
+    #[serde(default)]
+    pub redacted: bool,
 }
 
 impl StoreState {

@@ -551,6 +551,7 @@ fn many_small_commits_are_compacted_and_nothing_is_lost() {
     );
     let generations = fs::read_dir(data.path().join("generations"))
         .expect("generations")
+        .filter(|entry| entry.as_ref().is_ok_and(|entry| entry.path().is_dir()))
         .count();
     assert!(
         generations <= 2,
@@ -585,14 +586,18 @@ fn processes_opening_a_new_store_at_once_all_succeed() {
     let data = tempfile::tempdir().expect("temp dir");
     let data_dir = data.path().join("fresh");
     let data_dir_text = data_dir.to_str().expect("utf-8").to_string();
+    let logs = tempfile::tempdir().expect("temp dir");
+    let logs_text = logs.path().to_str().expect("utf-8").to_string();
     let children: Vec<_> = (0..6)
         .map(|_| {
             std::process::Command::new(crate::support::esker_bin())
                 .args([
-                    "query",
+                    "index",
+                    "-q",
+                    "--wait",
                     "--data-dir",
                     &data_dir_text,
-                    "SELECT count(*) FROM sessions",
+                    &logs_text,
                 ])
                 .env("HOME", "/nonexistent-esker-test-home")
                 .stdout(std::process::Stdio::piped())
@@ -609,7 +614,7 @@ fn processes_opening_a_new_store_at_once_all_succeed() {
 }
 
 #[test]
-fn a_second_writer_waits_for_the_first_instead_of_failing() {
+fn a_second_writer_fails_clearly_or_waits_when_asked() {
     let (logs, data, project) = claude_workspace();
     write_claude_session(
         &project,
@@ -618,17 +623,30 @@ fn a_second_writer_waits_for_the_first_instead_of_failing() {
     );
     index_into(data.path(), &[logs.path()]);
     // A live writer (this test process) holds the lock.
-    let lock = data.path().join("index.lock");
-    fs::write(&lock, format!("{}\n", std::process::id())).expect("write lock");
+    let lock = fs::OpenOptions::new()
+        .write(true)
+        .open(data.path().join("index.lock"))
+        .expect("open lock file");
+    lock.try_lock().expect("lock is free");
+    fs::write(data.path().join("index.lock"), "pid 1234: test writer\n").expect("holder");
     write_claude_session(
         &project,
         "00000000-0000-4000-8000-00000000000d",
         "second ibises",
     );
+    let data_arg = data.path().to_str().expect("utf-8");
+    let logs_arg = logs.path().to_str().expect("utf-8");
+    let refused = run_esker(&["index", "-q", "--data-dir", data_arg, logs_arg]);
+    assert!(!refused.status.success());
+    let message = stderr_of(&refused);
+    assert!(
+        message.contains("another esker writer (pid 1234: test writer)")
+            && message.contains("--wait"),
+        "{message}"
+    );
+
     let child = std::process::Command::new(crate::support::esker_bin())
-        .args(["index", "-q", "--data-dir"])
-        .arg(data.path())
-        .arg(logs.path())
+        .args(["index", "-q", "--wait", "--data-dir", data_arg, logs_arg])
         .env("HOME", "/nonexistent-esker-test-home")
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -639,7 +657,7 @@ fn a_second_writer_waits_for_the_first_instead_of_failing() {
         1,
         "still waiting"
     );
-    fs::remove_file(&lock).expect("release lock");
+    drop(lock);
     let output = child.wait_with_output().expect("index exits");
     assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(events_with_text(data.path(), "ibises").len(), 2);

@@ -3,4 +3,5 @@
 mod ingest;
 mod mcp;
 mod python;
+mod reliability;
 mod support;
