@@ -41,9 +41,15 @@ enum Command {
         /// data dir).
         #[arg(long)]
         rebuild: bool,
-        /// When another esker process is writing, wait for it (up to this many seconds)
+        /// When another esker process is writing, wait for it (`--wait=SECS`, default 600 s)
         /// instead of failing.
-        #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
+        #[arg(
+            long,
+            value_name = "SECS",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "600"
+        )]
         wait: Option<u64>,
         #[command(flatten)]
         ingest: IngestArgs,

@@ -719,3 +719,131 @@ fn index_watch_follows_appends_within_seconds() {
     let latency = latency.expect("the appended line was indexed by the watcher");
     eprintln!("watch latency (debug build, includes polling with esker query): {latency:?}");
 }
+
+/// Appends one more user/assistant exchange to a session written by `write_claude_sessions`.
+fn append_exchange(log: &Path, session_id: &str, round: usize) {
+    let user = format!("{session_id}-r{round}-u");
+    let lines = [
+        json!({"type": "user", "uuid": user, "parentUuid": null, "sessionId": session_id,
+               "timestamp": format!("2026-03-02T10:{round:02}:00.000Z"), "cwd": "/home/dev/app",
+               "version": "2.0.50", "isSidechain": false,
+               "message": {"role": "user", "content": format!("round {round} heron follow-up")}}),
+        json!({"type": "assistant", "uuid": format!("{session_id}-r{round}-a"), "parentUuid": user,
+               "sessionId": session_id, "timestamp": format!("2026-03-02T10:{round:02}:01.000Z"),
+               "cwd": "/home/dev/app", "version": "2.0.50", "isSidechain": false,
+               "message": {"id": format!("msg-r{round}"), "role": "assistant",
+                           "content": [{"type": "text", "text": format!("heron answer {round}")}]}}),
+    ];
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(log)
+        .expect("open log");
+    use std::io::Write;
+    for line in lines {
+        writeln!(file, "{line}").expect("append");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_see_consistent_snapshots_while_commits_land() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects/-home-dev-app");
+    write_claude_sessions(&project, 3);
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let client = crate::mcp::client::EskerClient::start(data.path()).await;
+
+    let writer_data = data.path().to_path_buf();
+    let writer_logs = logs.path().to_path_buf();
+    let writer = std::thread::spawn(move || {
+        for round in 0..12 {
+            let session_id = format!("00000000-0000-4000-8000-{:012}", round % 3);
+            append_exchange(
+                &writer_logs.join(format!("projects/-home-dev-app/{session_id}.jsonl")),
+                &session_id,
+                round,
+            );
+            let output = esker_index(&writer_data, &writer_logs, &["--wait"])
+                .output()
+                .expect("esker runs");
+            assert!(output.status.success(), "{}", stderr_of(&output));
+        }
+    });
+
+    let mut checked_hits = 0;
+    while !writer.is_finished() {
+        let found = client
+            .success("search_sessions", json!({"query": "heron", "n_hits": 20}))
+            .await;
+        for hit in found["data"]["results"].as_array().expect("results") {
+            // Every hit opens, even if a commit landed since the search.
+            let event_id = hit["open"]["event_id"].as_str().expect("event id");
+            client.success("open", json!({"id": event_id})).await;
+            let session_id = hit["open"]["session_id"].as_str().expect("session id");
+            let session = client.success("open", json!({"id": session_id})).await;
+            let turns = session["data"]["turns"].as_array().expect("turns");
+            let summary = &session["data"]["session"];
+            assert_eq!(
+                turns.len() as u64,
+                summary["turn_count"].as_u64().unwrap_or(0)
+            );
+            let events: u64 = turns
+                .iter()
+                .map(|turn| turn["event_count"].as_u64().unwrap_or(0))
+                .sum();
+            assert_eq!(
+                events,
+                summary["event_count"].as_u64().unwrap_or(0),
+                "{session:#}"
+            );
+            checked_hits += 1;
+        }
+    }
+    writer.join().expect("writer thread");
+    assert!(checked_hits > 0, "the reader ran while commits landed");
+    let last = client
+        .success("search_sessions", json!({"query": "answer 11"}))
+        .await;
+    assert!(
+        last["data"]["result_count"].as_u64().unwrap_or(0) > 0,
+        "last commit visible"
+    );
+}
+
+#[test]
+fn a_pinned_generation_outlives_later_commits_and_goes_once_released() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects/-home-dev-app");
+    write_claude_sessions(&project, 1);
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let store = esker::store::Store::open_existing(data.path()).expect("store");
+    let pinned = store.pin_current().expect("pin");
+    let session_id = "00000000-0000-4000-8000-000000000000";
+    let log = project.join(format!("{session_id}.jsonl"));
+    for round in 0..3 {
+        append_exchange(&log, session_id, round);
+        index_into(data.path(), &[logs.path()]);
+    }
+    assert!(store.current().expect("current").generation >= pinned.generation + 3);
+    assert!(
+        pinned.root.join("state.json").is_file(),
+        "the pinned generation is still on disk after three commits"
+    );
+    let generation_dirs = || {
+        fs::read_dir(data.path().join("generations"))
+            .expect("generations")
+            .filter(|entry| entry.as_ref().is_ok_and(|entry| entry.path().is_dir()))
+            .count()
+    };
+    assert_eq!(generation_dirs(), 3, "current, previous and the pinned one");
+    let pinned_root = pinned.root.clone();
+    drop(pinned);
+    append_exchange(&log, session_id, 3);
+    index_into(data.path(), &[logs.path()]);
+    assert!(
+        !pinned_root.exists(),
+        "released, then removed by the next commit"
+    );
+    assert_eq!(generation_dirs(), 2);
+}
