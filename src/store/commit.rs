@@ -348,6 +348,21 @@ fn untouched_rows(
     Ok(kept)
 }
 
+/// `turns/` is split into this many files by a hash of the session id, so a commit rewrites
+/// only the buckets of the sessions it touches.
+pub const TURN_BUCKETS: u64 = 16;
+
+fn turn_bucket(session_id: &str) -> u64 {
+    (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
+}
+
+/// The bucket a `turns/part-bNN-gNNNNNN.parquet` file holds; `None` for a file of the
+/// unbucketed layout (rewritten into buckets on the next commit).
+fn bucket_of_file(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
+}
+
 fn write_turns(
     previous_root: &Path,
     root: &Path,
@@ -356,16 +371,77 @@ fn write_turns(
     sessions: &[AssembledSession],
     touched: &HashSet<String>,
 ) -> Result<(), StoreError> {
-    let file = root
-        .join("turns")
-        .join(format!("part-g{generation:06}.parquet"));
-    let mut batches = untouched_rows(&previous_root.join("turns"), touched)?;
-    let rows: Vec<&TurnRow> = sessions
-        .iter()
-        .flat_map(|session| session.turns.iter())
+    let turns_dir = root.join("turns");
+    fs::create_dir_all(&turns_dir).map_err(StoreError::io(&turns_dir))?;
+    let previous_files: Vec<PathBuf> = read_dir_sorted(&previous_root.join("turns"))?
+        .into_iter()
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "parquet")
+        })
         .collect();
-    batches.push(pio::turns_batch(schema, &rows).map_err(parquet_failure(&file))?);
-    write_sorted(&file, schema, &batches, &["session_id", "ordinal"])
+    let migrating = previous_files
+        .iter()
+        .any(|file| bucket_of_file(file).is_none());
+    let touched_buckets: BTreeSet<u64> = if migrating {
+        (0..TURN_BUCKETS).collect()
+    } else {
+        touched
+            .iter()
+            .map(|session_id| turn_bucket(session_id))
+            .collect()
+    };
+    let mut kept = Vec::new();
+    let mut rows_by_bucket: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
+    for file in &previous_files {
+        if bucket_of_file(file).is_some_and(|bucket| !touched_buckets.contains(&bucket)) {
+            kept.push(file.clone());
+            continue;
+        }
+        let batches = pio::read_parquet(file)?;
+        let untouched =
+            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(file))?;
+        for batch in untouched {
+            split_by_bucket(&batch, &mut rows_by_bucket).map_err(parquet_failure(file))?;
+        }
+    }
+    link_files(&kept, &turns_dir)?;
+    for session in sessions {
+        let rows: Vec<&TurnRow> = session.turns.iter().collect();
+        let batch = pio::turns_batch(schema, &rows).map_err(parquet_failure(&turns_dir))?;
+        rows_by_bucket
+            .entry(turn_bucket(&session.session.session_id))
+            .or_default()
+            .push(batch);
+    }
+    for (bucket, batches) in rows_by_bucket {
+        if batches.iter().all(|batch| batch.num_rows() == 0) {
+            continue;
+        }
+        let file = turns_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
+        write_sorted(&file, schema, &batches, &["session_id", "ordinal"])?;
+    }
+    Ok(())
+}
+
+/// Appends the rows of `batch` to the list of the bucket of each row's session.
+fn split_by_bucket(
+    batch: &RecordBatch,
+    rows_by_bucket: &mut BTreeMap<u64, Vec<RecordBatch>>,
+) -> Result<(), String> {
+    let buckets: Vec<u64> = pio::column_strings(batch, "session_id")?
+        .iter()
+        .map(|session_id| turn_bucket(session_id.as_deref().unwrap_or_default()))
+        .collect();
+    let present: BTreeSet<u64> = buckets.iter().copied().collect();
+    for bucket in present {
+        let mask: datafusion::arrow::array::BooleanArray =
+            buckets.iter().map(|&row| Some(row == bucket)).collect();
+        let rows = datafusion::arrow::compute::filter_record_batch(batch, &mask)
+            .map_err(|error| error.to_string())?;
+        rows_by_bucket.entry(bucket).or_default().push(rows);
+    }
+    Ok(())
 }
 
 fn write_sessions(

@@ -6,7 +6,7 @@
 //!   current -> generations/g000042        symlink, flipped atomically by rename
 //!   generations/g000042/
 //!     events/source=codex/month=2026-04/part-g000042-0.parquet
-//!     turns/part-g000042.parquet
+//!     turns/part-b07-g000042.parquet          16 files, by a hash of the session id
 //!     sessions/part-g000042.parquet
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state.json                          checkpoints of every source file + session locations
