@@ -78,51 +78,37 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
         ..CommitSummary::default()
     };
 
-    let events_schema = table_schema(&previous.root, "events").await?;
-    let events_file_schema = pio::schema_without(&events_schema, &EVENT_PARTITION_COLUMNS);
-    let events_plan = EventsPlan::new(&input.sessions, &touched, &state);
-    let old_event_ids = write_events(
-        &previous.root,
-        &root,
-        generation,
-        &events_file_schema,
-        &events_plan,
-        &mut summary,
-    )?;
-    summary.written_events = input
-        .sessions
-        .iter()
-        .map(|session| session.events.len())
-        .sum();
-    summary.new_events = input
-        .sessions
-        .iter()
-        .flat_map(|session| session.events.iter())
-        .filter(|event| !old_event_ids.contains(&event.event_id))
-        .count();
-
-    crash_point("after-events");
-    let turns_schema = table_schema(&previous.root, "turns").await?;
-    write_turns(
-        &previous.root,
-        &root,
-        generation,
-        &turns_schema,
-        &input.sessions,
-        &touched,
-    )?;
-    let sessions_schema = table_schema(&previous.root, "sessions").await?;
-    write_sessions(
-        &previous.root,
-        &root,
-        generation,
-        &sessions_schema,
-        &input.sessions,
-        &touched,
-    )?;
-
-    crash_point("after-tables");
-    state.search_opstamp = write_search_index(store, &previous.root, &root, &state, &input)?;
+    let schemas = TableSchemas {
+        events: pio::schema_without(
+            &table_schema(&previous.root, "events").await?,
+            &EVENT_PARTITION_COLUMNS,
+        ),
+        turns: table_schema(&previous.root, "turns").await?,
+        sessions: table_schema(&previous.root, "sessions").await?,
+    };
+    // The search index and the Parquet tables are written at the same time (one core each).
+    let (tables, search) = std::thread::scope(|scope| {
+        let search = scope.spawn(|| {
+            let search_root = root.join("tantivy");
+            write_search_index(store, &previous.root, &search_root, &state, &input)
+        });
+        let tables = TableWrite {
+            previous_root: &previous.root,
+            root: &root,
+            generation,
+            schemas: &schemas,
+            input: &input,
+            touched: &touched,
+            state: &state,
+        }
+        .run(&mut summary);
+        let search = search
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (tables, search)
+    });
+    tables?;
+    state.search_opstamp = search?;
     crash_point("after-publish");
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
@@ -149,6 +135,64 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
     store.remove_old_generations(generation, previous.generation)?;
     crash_point("after-cleanup");
     Ok(summary)
+}
+
+/// The declared schemas of the three tables (events without its partition columns).
+struct TableSchemas {
+    events: SchemaRef,
+    turns: SchemaRef,
+    sessions: SchemaRef,
+}
+
+/// Writes the Parquet tables of one commit.
+struct TableWrite<'a> {
+    previous_root: &'a Path,
+    root: &'a Path,
+    generation: u64,
+    schemas: &'a TableSchemas,
+    input: &'a CommitInput,
+    touched: &'a HashSet<String>,
+    state: &'a StoreState,
+}
+
+impl TableWrite<'_> {
+    fn run(&self, summary: &mut CommitSummary) -> Result<(), StoreError> {
+        let sessions = &self.input.sessions;
+        let events_plan = EventsPlan::new(sessions, self.touched, self.state);
+        let old_event_ids = write_events(
+            self.previous_root,
+            self.root,
+            self.generation,
+            &self.schemas.events,
+            &events_plan,
+            summary,
+        )?;
+        summary.written_events = sessions.iter().map(|session| session.events.len()).sum();
+        summary.new_events = sessions
+            .iter()
+            .flat_map(|session| session.events.iter())
+            .filter(|event| !old_event_ids.contains(&event.event_id))
+            .count();
+        crash_point("after-events");
+        write_turns(
+            self.previous_root,
+            self.root,
+            self.generation,
+            &self.schemas.turns,
+            sessions,
+            self.touched,
+        )?;
+        write_sessions(
+            self.previous_root,
+            self.root,
+            self.generation,
+            &self.schemas.sessions,
+            sessions,
+            self.touched,
+        )?;
+        crash_point("after-tables");
+        Ok(())
+    }
 }
 
 fn partition_of(session: &AssembledSession) -> String {
@@ -469,7 +513,7 @@ fn write_sessions(
 fn write_search_index(
     store: &Store,
     previous_root: &Path,
-    root: &Path,
+    published_dir: &Path,
     state: &StoreState,
     input: &CommitInput,
 ) -> Result<u64, StoreError> {
@@ -500,6 +544,6 @@ fn write_search_index(
     let opstamp = writer.commit()?;
     crash_point("after-search-commit");
     writer.finish()?;
-    publish(&master_dir, &root.join("tantivy"))?;
+    publish(&master_dir, published_dir)?;
     Ok(opstamp)
 }
