@@ -8,6 +8,10 @@ use crate::mcp::validate::{IdKind, McpId};
 const VERSION_TAG: &str = "lsc1";
 const SEPARATOR: char = '.';
 
+/// Largest rank a cursor may carry: far past any real listing, and small enough that the next
+/// page's ranks (`rank + 1 ..= rank + limit`) cannot overflow or lose precision in JSON.
+pub const MAX_RANK: usize = u32::MAX as usize;
+
 /// Where the next page starts: strictly after this session in the listing order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeysetPosition {
@@ -53,11 +57,15 @@ pub fn decode(cursor: &str, expected_fingerprint: &str) -> Result<KeysetPosition
     let is_fingerprint =
         fingerprint.len() == 16 && fingerprint.bytes().all(|byte| byte.is_ascii_hexdigit());
     let position = match (nanos.parse::<i64>(), rank.parse::<usize>()) {
-        (Ok(updated_at_nanos), Ok(rank)) if names_a_session && is_fingerprint => KeysetPosition {
-            updated_at_nanos,
-            session_id: (*session_id).to_owned(),
-            rank,
-        },
+        (Ok(updated_at_nanos), Ok(rank))
+            if names_a_session && is_fingerprint && rank <= MAX_RANK =>
+        {
+            KeysetPosition {
+                updated_at_nanos,
+                session_id: (*session_id).to_owned(),
+                rank,
+            }
+        }
         _ => return Err(CursorError::Malformed),
     };
     if *fingerprint != expected_fingerprint {
@@ -98,6 +106,7 @@ mod tests {
         let valid = encode(&fingerprint, &position());
         let wrong_kind = valid.replace("session:", "turn:");
         let bad_number = valid.replace(".20.", ".x.");
+        let absurd_rank = valid.replace(".20.", &format!(".{}.", usize::MAX));
         for garbage in [
             "",
             "lsc1",
@@ -106,6 +115,7 @@ mod tests {
             "a.b.c.d.e",
             &wrong_kind,
             &bad_number,
+            &absurd_rank,
         ] {
             assert_eq!(
                 decode(garbage, &fingerprint),

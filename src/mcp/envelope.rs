@@ -87,6 +87,10 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// Longest error message, in characters. Messages quote the offending input (a field name, an
+/// event type) and the spec wants them concise; `details` keeps the machine-readable values.
+pub const MAX_MESSAGE_CHARS: usize = 300;
+
 /// A rejected request or failed lookup, reported in-band as the error envelope.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -102,7 +106,7 @@ impl ToolError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
         ToolError {
             code,
-            message: message.into(),
+            message: concise(message.into()),
             details: Map::new(),
         }
     }
@@ -150,6 +154,16 @@ impl ToolError {
             "details": self.details,
         })
     }
+}
+
+/// `message` cut to [`MAX_MESSAGE_CHARS`] characters, ending in `…` when cut.
+fn concise(message: String) -> String {
+    if message.chars().count() <= MAX_MESSAGE_CHARS {
+        return message;
+    }
+    let mut cut: String = message.chars().take(MAX_MESSAGE_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// Measures a tool call from receipt to response.
@@ -319,6 +333,22 @@ mod tests {
         let structured = result.structured_content.unwrap();
         assert_eq!(structured["schema_version"], "moraine.mcp.open.v1");
         assert_eq!(structured["data"]["kind"], "session");
+    }
+
+    #[test]
+    fn messages_quoting_huge_input_stay_concise() {
+        let huge = "x".repeat(1 << 20);
+        let error = ToolError::invalid_request(&huge, format!("unknown field: {huge}"));
+        assert_eq!(error.message.chars().count(), MAX_MESSAGE_CHARS);
+        assert!(error.message.starts_with("unknown field: xxx"));
+        assert!(error.message.ends_with('…'));
+        assert_eq!(
+            error.details["field"],
+            huge.as_str(),
+            "details keep the full value"
+        );
+        let short = ToolError::invalid_request("query", "query is required");
+        assert_eq!(short.message, "query is required");
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! The one request lifecycle every tool shares: validate the raw arguments, run under the
 //! tool's deadline, and wrap the outcome in the success or error envelope. A validation error
-//! echoes the raw arguments as `request`; later errors echo the canonical request.
+//! echoes the raw arguments as `request` (nesting cut at [`MAX_ECHO_DEPTH`]); later errors echo
+//! the canonical request. A panic anywhere in a tool is an in-band `internal_error`.
 
+use std::any::Any;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
+use futures::FutureExt;
 use serde_json::Value;
 
 use crate::mcp::catalog::Catalog;
@@ -38,16 +42,25 @@ pub trait ToolHandler {
     ) -> impl Future<Output = Result<ToolSuccess, ToolError>> + Send;
 }
 
+/// Deepest nesting of raw arguments echoed in a rejected request's `request`; deeper values
+/// become [`TOO_DEEP_TO_ECHO`]. The reply nests the echo deeper than the request nested the
+/// arguments, so an echo in full could exceed the parser depth limit the request itself only
+/// just fit in (serde_json stops at 128), and that client could never read its answer.
+pub const MAX_ECHO_DEPTH: usize = 32;
+pub const TOO_DEEP_TO_ECHO: &str = "<nested too deep to echo>";
+
 /// Runs one call of tool `T` end to end; never fails (errors are in-band envelopes).
 pub async fn handle<T: ToolHandler>(
     catalog: &Catalog,
     arguments: &Arguments,
     timer: Timer,
 ) -> ToolReply {
-    let request = match T::parse(arguments) {
+    let parsed = std::panic::catch_unwind(AssertUnwindSafe(|| T::parse(arguments)))
+        .unwrap_or_else(|panic| Err(panicked(panic)));
+    let request = match parsed {
         Ok(request) => request,
         Err(error) => {
-            let raw_request = Value::Object(arguments.clone());
+            let raw_request = echo_arguments(arguments);
             return ToolReply::failure(
                 T::NAME,
                 raw_request,
@@ -59,7 +72,10 @@ pub async fn handle<T: ToolHandler>(
     };
     let deadline = T::deadline(&request);
     let remaining = deadline.saturating_sub(timer.elapsed());
-    let outcome = tokio::time::timeout(remaining, T::execute(catalog, &request))
+    let execution = AssertUnwindSafe(T::execute(catalog, &request))
+        .catch_unwind()
+        .map(|outcome| outcome.unwrap_or_else(|panic| Err(panicked(panic))));
+    let outcome = tokio::time::timeout(remaining, execution)
         .await
         .unwrap_or_else(|_| Err(ToolError::deadline_exceeded(deadline)));
     let canonical = T::canonical(&request);
@@ -70,13 +86,56 @@ pub async fn handle<T: ToolHandler>(
     }
 }
 
+/// The raw arguments as echoed in `request`: nesting cut at [`MAX_ECHO_DEPTH`].
+fn echo_arguments(arguments: &Arguments) -> Value {
+    echo_fields(arguments, MAX_ECHO_DEPTH - 1)
+}
+
+fn echo_fields(fields: &Arguments, depth_left: usize) -> Value {
+    Value::Object(
+        fields
+            .iter()
+            .map(|(name, field)| (name.clone(), echo(field, depth_left)))
+            .collect(),
+    )
+}
+
+/// `value` with containers nested deeper than `depth_left` replaced by [`TOO_DEEP_TO_ECHO`].
+fn echo(value: &Value, depth_left: usize) -> Value {
+    match value {
+        Value::Array(_) | Value::Object(_) if depth_left == 0 => TOO_DEEP_TO_ECHO.into(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| echo(item, depth_left - 1))
+            .collect(),
+        Value::Object(fields) => echo_fields(fields, depth_left - 1),
+        scalar => scalar.clone(),
+    }
+}
+
+/// A tool panicked: logged, and answered as an in-band `internal_error`.
+fn panicked(panic: Box<dyn Any + Send>) -> ToolError {
+    let reason = panic
+        .downcast_ref::<&str>()
+        .map(|reason| (*reason).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(%reason, "a tool panicked");
+    ToolError::internal("the tool failed unexpectedly")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mcp::envelope::ErrorCode;
     use serde_json::json;
 
-    /// A tool that takes longer than its deadline.
+    thread_local! {
+        /// Makes `Sleepy::execute` panic (current-thread test runtimes only).
+        static PANIC_IN_EXECUTE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// A tool that takes longer than its deadline (or panics, on request).
     struct Sleepy;
 
     impl ToolHandler for Sleepy {
@@ -87,6 +146,7 @@ mod tests {
         fn parse(arguments: &Arguments) -> Result<(), ToolError> {
             match arguments.get("reject") {
                 Some(_) => Err(ToolError::invalid_request("reject", "rejected on purpose")),
+                None if arguments.contains_key("panic_in_parse") => panic!("parse blew up"),
                 None => Ok(()),
             }
         }
@@ -108,6 +168,9 @@ mod tests {
         }
 
         async fn execute(_catalog: &Catalog, _request: &()) -> Result<ToolSuccess, ToolError> {
+            if PANIC_IN_EXECUTE.get() {
+                panic!("execute blew up");
+            }
             tokio::time::sleep(Duration::from_secs(5)).await;
             Ok(ToolSuccess::new(json!({}), "late".into()))
         }
@@ -140,5 +203,36 @@ mod tests {
         let reply = handle::<Sleepy>(&catalog, &arguments, Timer::start()).await;
         assert_eq!(reply.envelope["request"], json!({"reject": 1}));
         assert_eq!(reply.envelope["performance"]["sla_target_ms"], 750);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_is_an_in_band_internal_error() {
+        let catalog = empty_catalog();
+        let arguments = json!({"panic_in_parse": true}).as_object().unwrap().clone();
+        let reply = handle::<Sleepy>(&catalog, &arguments, Timer::start()).await;
+        assert_eq!(reply.envelope["error"]["code"], "internal_error");
+        assert_eq!(reply.envelope["request"], json!({"panic_in_parse": true}));
+
+        PANIC_IN_EXECUTE.set(true);
+        let reply = handle::<Sleepy>(&catalog, &Arguments::new(), Timer::start()).await;
+        PANIC_IN_EXECUTE.set(false);
+        assert_eq!(reply.envelope["error"]["code"], "internal_error");
+        assert_eq!(reply.envelope["request"], json!({"canonical": true}));
+    }
+
+    #[tokio::test]
+    async fn a_rejected_request_echoes_deep_arguments_only_so_deep() {
+        let catalog = empty_catalog();
+        let deep = (0..200).fold(json!("leaf"), |inner, _| json!([inner]));
+        let arguments = json!({"reject": deep}).as_object().unwrap().clone();
+        let reply = handle::<Sleepy>(&catalog, &arguments, Timer::start()).await;
+        let mut echoed = &reply.envelope["request"]["reject"];
+        let mut depth = 1;
+        while let Some(inner) = echoed.get(0) {
+            echoed = inner;
+            depth += 1;
+        }
+        assert_eq!(depth, MAX_ECHO_DEPTH);
+        assert_eq!(echoed, TOO_DEEP_TO_ECHO);
     }
 }

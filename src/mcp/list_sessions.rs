@@ -102,8 +102,15 @@ fn fingerprint_of(
     cursor::filter_fingerprint(&canonical_filter)
 }
 
+/// Nanoseconds since the epoch, clamped to what a timestamp column holds (1677..2262): a
+/// window opening in year 1 starts before every session, one closing in 9999 after all.
 fn nanos_of(time: DateTime<Utc>) -> i64 {
-    time.timestamp_nanos_opt().unwrap_or(i64::MAX)
+    time.timestamp_nanos_opt()
+        .unwrap_or(if time.timestamp() < 0 {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
 }
 
 pub struct ListSessions;

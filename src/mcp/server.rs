@@ -1,15 +1,17 @@
 //! The rmcp server: identifies itself as `esker`, lists the three tools and routes each call
-//! to its handler. Tool failures are in-band results; only an unknown tool name is a
-//! protocol error.
+//! to its handler. Tool failures are in-band results; only an unknown tool name, or a
+//! `tools/call` whose params are not shaped as MCP requires, is a protocol error.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
 
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::{Timer, ToolName, ToolReply};
@@ -87,5 +89,51 @@ impl ServerHandler for EskerServer {
                 None,
             )),
         }
+    }
+
+    /// rmcp hands over a request of a standard method whose params did not decode as a custom
+    /// request; for those that is invalid params (`-32602`), not "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(unroutable_request(&request.method, request.params.as_ref()))
+    }
+}
+
+/// Methods esker serves whose params rmcp decodes into typed requests.
+const TYPED_METHODS: [&str; 2] = ["tools/call", "tools/list"];
+
+fn unroutable_request(method: &str, params: Option<&Value>) -> McpError {
+    if !TYPED_METHODS.contains(&method) {
+        return McpError::new(ErrorCode::METHOD_NOT_FOUND, method.to_owned(), None);
+    }
+    let arguments = params.and_then(|params| params.get("arguments"));
+    let problem = match arguments {
+        Some(arguments) if !arguments.is_object() && !arguments.is_null() => {
+            "arguments must be a JSON object"
+        }
+        _ => "params do not match the MCP schema",
+    };
+    McpError::invalid_params(format!("invalid {method} request: {problem}"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn misshapen_tool_calls_are_invalid_params_and_unknown_methods_not_found() {
+        let string_arguments = json!({"name": "open", "arguments": "session:x"});
+        let error = unroutable_request("tools/call", Some(&string_arguments));
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("arguments must be a JSON object"));
+        let no_name = json!({"arguments": {}});
+        let error = unroutable_request("tools/call", Some(&no_name));
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        let error = unroutable_request("esker/reindex", None);
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
     }
 }

@@ -367,3 +367,26 @@ async fn timezone_and_field_errors_name_the_field() {
     assert_eq!(unknown["error"]["details"]["field"], "page");
     assert_eq!(unknown["performance"]["sla_target_ms"], 300);
 }
+
+/// Found by the fuzz (`window:absurd_years`): `0001-01-01T00:00:00Z` is a valid RFC 3339
+/// start; instants outside the nanosecond range once all became `i64::MAX`, so a window
+/// opening before 1677 listed nothing.
+#[tokio::test]
+async fn a_window_opening_in_year_one_lists_every_session() {
+    let client = EskerClient::fixtures().await;
+    let everything = client
+        .list(with(
+            window(EVERYTHING_START, EVERYTHING_END),
+            json!({"limit": 50}),
+        ))
+        .await;
+    for start in ["0001-01-01T00:00:00Z", "1600-01-01T00:00:00Z"] {
+        let absurd = client
+            .list(with(
+                window(start, "9999-12-31T23:59:59Z"),
+                json!({"limit": 50}),
+            ))
+            .await;
+        assert_eq!(keys(&absurd), keys(&everything), "window from {start}");
+    }
+}
