@@ -10,6 +10,7 @@
 //! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
 //!   queries from `queries/*.sql`; [`rows`]: typed access to query results.
 //! - [`envelope`], [`text`]: response envelopes, errors, SLA; timestamps, snippets, scores.
+//! - [`stdio`]: the transport, with a guard that answers lines rmcp cannot parse.
 //!
 //! stdout carries the protocol; all logs go to stderr.
 
@@ -22,6 +23,7 @@ pub mod open;
 pub mod rows;
 pub mod search_sessions;
 pub mod server;
+pub mod stdio;
 pub mod text;
 pub mod tools;
 pub mod validate;
@@ -44,10 +46,13 @@ pub async fn serve_stdio(data_dir: PathBuf) -> anyhow::Result<()> {
         .await
         .context("cannot open the current store generation")?;
     tracing::info!(data_dir = %data_dir.display(), "esker MCP server listening on stdio");
+    let stdio = stdio::guarded_stdio();
     let service = EskerServer::new(catalog)
-        .serve(rmcp::transport::stdio())
+        .serve(stdio.transport)
         .await
         .context("MCP initialization failed")?;
     service.waiting().await.context("MCP server task failed")?;
+    // rmcp has closed its side: let the writer flush the last replies.
+    let _ = stdio.writer.await;
     Ok(())
 }

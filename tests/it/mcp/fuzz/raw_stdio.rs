@@ -1,7 +1,8 @@
 //! Below any client library: `esker serve` driven by hand-written JSON-RPC lines after a
 //! proper initialize handshake. Lines that are not JSON, requests whose `arguments` is not an
 //! object, unknown tools, multi-megabyte and oversized lines, nesting past the parser's limit
-//! and lone surrogates; after each, a valid `tools/call` must still be answered.
+//! and lone surrogates; after each, a valid `tools/call` must still be answered. The stdio
+//! guard (`src/mcp/stdio.rs`) answers what rmcp would drop, with the request's id.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use crate::support::{esker_bin, fixture_store};
 const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// JSON-RPC 2.0 error codes.
 const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
 
 struct RawServer {
@@ -140,19 +142,6 @@ fn is_unattributed_error(message: &Value, code: i64) -> bool {
     message["id"].is_null() && message["error"]["code"] == code
 }
 
-/// Unparsable input: JSON-RPC would answer a Parse error with `id: null`; rmcp, like the other
-/// MCP SDKs, ignores it (replying to garbage can start an error storm). Either is correct;
-/// anything else is not.
-fn assert_ignored_or_parse_error(earlier: &[Value], what: &str) {
-    assert!(
-        earlier.len() <= 1
-            && earlier
-                .iter()
-                .all(|message| is_unattributed_error(message, PARSE_ERROR)),
-        "{what}: unexpected replies {earlier:?}"
-    );
-}
-
 #[tokio::test]
 async fn the_raw_transport_survives_hostile_lines_and_keeps_answering() {
     let mut server = RawServer::start().await;
@@ -181,7 +170,11 @@ async fn not_json(server: &mut RawServer) {
     for line in lines {
         server.send_bytes(line).await;
         let earlier = server.still_serves().await;
-        assert_ignored_or_parse_error(&earlier, &String::from_utf8_lossy(line));
+        assert!(
+            earlier.len() == 1 && is_unattributed_error(&earlier[0], PARSE_ERROR),
+            "{}: a parse error with id null, got {earlier:?}",
+            String::from_utf8_lossy(line)
+        );
     }
 }
 
@@ -253,7 +246,8 @@ async fn a_multi_megabyte_line(server: &mut RawServer) {
     server.still_serves().await;
 }
 
-/// Past rmcp's 16 MiB line limit the line is discarded unread (no id can be known).
+/// Past rmcp's 16 MiB line limit (which drops lines unanswered) the guard answers an invalid
+/// request carrying the id it finds at the start of the line.
 async fn an_oversized_line(server: &mut RawServer) {
     let query = "x".repeat(17 << 20);
     server
@@ -263,11 +257,14 @@ async fn an_oversized_line(server: &mut RawServer) {
             &json!({"query": query}).to_string(),
         ))
         .await;
-    let earlier = server.still_serves().await;
-    assert_ignored_or_parse_error(&earlier, "a 17 MiB line");
+    let (reply, earlier) = server.response_to(&json!("seventeen-mb")).await;
+    assert!(earlier.is_empty(), "{earlier:?}");
+    assert_eq!(reply["error"]["code"], INVALID_REQUEST, "{reply}");
+    server.still_serves().await;
 }
 
-/// 10 000 nested arrays: serde_json refuses past 127 levels, so the line is unparsable.
+/// 10 000 nested arrays: serde_json refuses past 127 levels, so the line is unparsable; the
+/// guard answers a parse error with the request's id.
 async fn nesting_past_the_parser_limit(server: &mut RawServer) {
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     for raw in [
@@ -277,13 +274,15 @@ async fn nesting_past_the_parser_limit(server: &mut RawServer) {
         server
             .send(&call_line("deep", "search_sessions", &raw))
             .await;
-        let earlier = server.still_serves().await;
-        assert_ignored_or_parse_error(&earlier, "10k nested arrays");
+        let (reply, earlier) = server.response_to(&json!("deep")).await;
+        assert!(earlier.is_empty(), "{earlier:?}");
+        assert_eq!(reply["error"]["code"], PARSE_ERROR, "{reply}");
+        server.still_serves().await;
     }
 }
 
-/// `"\ud800"` is grammatical JSON but no Unicode string; serde_json rejects the line. A valid
-/// surrogate pair is just a character.
+/// `"\ud800"` is grammatical JSON but no Unicode string; serde_json rejects it, so the guard
+/// turns a lone surrogate into U+FFFD and the call is answered. A valid pair is a character.
 async fn a_lone_surrogate(server: &mut RawServer) {
     server
         .send(&call_line(
@@ -292,8 +291,12 @@ async fn a_lone_surrogate(server: &mut RawServer) {
             r#"{"query":"parquet \ud800"}"#,
         ))
         .await;
-    let earlier = server.still_serves().await;
-    assert_ignored_or_parse_error(&earlier, "a lone surrogate");
+    let (reply, _) = server.response_to(&json!("lone")).await;
+    assert_eq!(reply["result"]["isError"], false, "{}", abbreviated(&reply));
+    assert_eq!(
+        reply["result"]["structuredContent"]["request"]["query"],
+        "parquet \u{fffd}"
+    );
     server
         .send(&call_line(
             "pair",
