@@ -24,14 +24,17 @@ pub struct IndexRun {
 
 /// Indexes `paths` into `data_dir` with the release binary, sampling its peak RSS.
 pub fn index_with_child(data_dir: &Path, paths: &[PathBuf]) -> anyhow::Result<IndexRun> {
+    // Output goes to a file: a pipe nobody reads while the child runs would block it.
+    let log_path = data_dir.with_extension("index.log");
+    let log = std::fs::File::create(&log_path)?;
     let started = Instant::now();
     let mut child = Command::new(ESKER)
         .arg("index")
         .arg("--data-dir")
         .arg(data_dir)
         .args(paths)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::from(log.try_clone()?))
+        .stderr(Stdio::from(log))
         .spawn()?;
     let pid = child.id();
     let mut peak_rss_bytes = 0;
@@ -41,12 +44,11 @@ pub fn index_with_child(data_dir: &Path, paths: &[PathBuf]) -> anyhow::Result<In
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let output = child.wait_with_output()?;
+    let status = child.wait()?;
     let elapsed = started.elapsed();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    anyhow::ensure!(output.status.success(), "esker index failed: {stderr}");
-    let summary_line = format!("{stdout}{stderr}")
+    let output = std::fs::read_to_string(&log_path).unwrap_or_default();
+    anyhow::ensure!(status.success(), "esker index failed: {output}");
+    let summary_line = output
         .lines()
         .rfind(|line| line.contains("files:"))
         .unwrap_or_default()

@@ -36,7 +36,7 @@ pub async fn measure_serve(
     let transport = TokioChildProcess::new(command)?;
     let pid = transport.id().unwrap_or_default();
     let service = ().serve(transport).await?;
-    let first = serde_json::json!({"limit": 1});
+    let first = serde_json::json!({"start_datetime": "2025-01-01T00:00:00Z", "end_datetime": "2027-01-01T00:00:00Z", "limit": 1});
     call(&service, "list_sessions", &first).await?;
     let cold_start = started.elapsed();
     let mut round_trips = Samples::default();
