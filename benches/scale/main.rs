@@ -6,9 +6,11 @@
 //!
 //! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
+//! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
 
 mod handles;
 mod indexing;
+mod profile;
 mod serve;
 mod stats;
 mod workloads;
@@ -33,6 +35,7 @@ const MIB: f64 = 1_048_576.0;
 #[derive(Debug)]
 struct Options {
     generate_only: bool,
+    profile_only: bool,
     docs: u64,
     seed: u64,
     rounds: usize,
@@ -43,6 +46,7 @@ struct Options {
 fn parse_options() -> anyhow::Result<Options> {
     let mut options = Options {
         generate_only: false,
+        profile_only: false,
         docs: 100_000,
         seed: 42,
         rounds: 200,
@@ -58,6 +62,7 @@ fn parse_options() -> anyhow::Result<Options> {
         };
         match argument.as_str() {
             "generate" => options.generate_only = true,
+            "profile" => options.profile_only = true,
             "--bench" => {}
             "--docs" => options.docs = value()?.replace('_', "").parse()?,
             "--seed" => options.seed = value()?.parse()?,
@@ -78,6 +83,19 @@ fn main() -> anyhow::Result<()> {
             .clone()
             .ok_or_else(|| anyhow::anyhow!("generate needs --out DIR"))?;
         generate_corpus(&out, &options)?;
+        return Ok(());
+    }
+    if options.profile_only {
+        let work = options
+            .work
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("profile needs --work DIR"))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let report = runtime.block_on(profile::profile(&work.join("data-full"), options.rounds))?;
+        println!("{}", report.markdown());
         return Ok(());
     }
     let temporary = tempfile::tempdir()?;
