@@ -85,11 +85,12 @@ fn hot_paths(criterion: &mut Criterion) {
         .expect("runtime");
     let fixture = fixture(&runtime);
     let bytes = std::fs::read(&fixture.log).expect("read log");
-    let first_line = bytes
-        .split(|byte| *byte == b'\n')
-        .next()
-        .unwrap_or_default()
-        .to_vec();
+    // The line with its newline: a last line without one counts as half-written.
+    let first_line_end = bytes
+        .iter()
+        .position(|byte| *byte == b'\n')
+        .map_or(bytes.len(), |end| end + 1);
+    let first_line = bytes[..first_line_end].to_vec();
 
     criterion.bench_function("recognise + parse one rollout line", |bench| {
         bench.iter(|| {
