@@ -11,6 +11,7 @@
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
 //! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`).
 
+pub mod bench;
 pub mod config;
 pub mod ids;
 pub mod ingest;

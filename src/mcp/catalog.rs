@@ -14,7 +14,7 @@ use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::{QueryError, context_for, read_only_options};
-use crate::search::{SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -140,6 +140,11 @@ impl WarmSnapshot {
             name: query.name,
             source,
         })
+    }
+
+    /// Where an indexed event's row lives (an exact term lookup: microseconds, run inline).
+    pub fn locate_event(&self, event_id: &str) -> Result<Option<EventLocation>, CatalogError> {
+        Ok(self.index.locate(event_id)?)
     }
 
     /// Runs a BM25 search on the blocking pool.

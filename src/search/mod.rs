@@ -108,6 +108,14 @@ pub struct SearchHit {
     pub timestamp_micros: Option<i64>,
 }
 
+/// Where an indexed event's row lives: enough to prune a Parquet lookup to its partition
+/// (`source`) and row groups (`session_id`, the sort key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLocation {
+    pub session_id: String,
+    pub source: String,
+}
+
 /// Hits ordered by score desc, timestamp desc, event id asc, plus the total match count.
 #[derive(Debug, Clone, Default)]
 pub struct SearchResults {
@@ -191,6 +199,27 @@ impl SearchIndex {
             hits,
             total_matches,
         })
+    }
+
+    /// The session and source of an indexed event, by an exact term lookup on its id; `None`
+    /// when the event is not in the index (type `unknown`).
+    pub fn locate(&self, event_id: &str) -> Result<Option<EventLocation>, SearchError> {
+        let searcher = self.reader.searcher();
+        let query = self.term_query(self.fields.event_id, event_id);
+        let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+        let Some((_, address)) = top_docs.first() else {
+            return Ok(None);
+        };
+        let document: TantivyDocument = searcher.doc(*address)?;
+        let text_of = |field: Field| {
+            document
+                .get_first(field)
+                .and_then(|value| value.as_str())
+                .map(str::to_owned)
+        };
+        Ok(text_of(self.fields.session_id)
+            .zip(text_of(self.fields.source))
+            .map(|(session_id, source)| EventLocation { session_id, source }))
     }
 
     fn build_query(&self, query: &SearchQuery<'_>) -> BooleanQuery {

@@ -6,12 +6,16 @@ use serde_json::{Map, Value, json};
 use super::{TURN, adjacent_turn_ids, neighbours, ordinal_parameter, row_error, timestamp_json};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError};
+use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::plain;
 
 const EVENT: NamedQuery = NamedQuery {
     name: "open_event",
     sql: include_str!("../../../queries/open_event.sql"),
+};
+const EVENT_IN_SESSION: NamedQuery = NamedQuery {
+    name: "open_event_in_session",
+    sql: include_str!("../../../queries/open_event_in_session.sql"),
 };
 const ADJACENT_EVENTS: NamedQuery = NamedQuery {
     name: "open_adjacent_events",
@@ -19,7 +23,7 @@ const ADJACENT_EVENTS: NamedQuery = NamedQuery {
 };
 
 pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess, ToolError> {
-    let event_rows = snapshot.run(EVENT, vec![text_parameter(event_id)]).await?;
+    let event_rows = event_rows(snapshot, event_id).await?;
     let Some(row) = event_rows.first() else {
         return Err(ToolError::not_found("event", event_id));
     };
@@ -50,6 +54,23 @@ pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess
     });
     let text = summarize(&data);
     Ok(ToolSuccess::new(data, text))
+}
+
+/// The event's row: located through the search index (partition and row-group pruning by
+/// source and session) when it is indexed, else by scanning `event_id` everywhere.
+async fn event_rows(snapshot: &WarmSnapshot, event_id: &str) -> Result<Rows, ToolError> {
+    if let Some(location) = snapshot.locate_event(event_id)? {
+        let parameters = vec![
+            text_parameter(event_id),
+            text_parameter(&location.session_id),
+            text_parameter(&location.source),
+        ];
+        let rows = snapshot.run(EVENT_IN_SESSION, parameters).await?;
+        if !rows.is_empty() {
+            return Ok(rows);
+        }
+    }
+    Ok(snapshot.run(EVENT, vec![text_parameter(event_id)]).await?)
 }
 
 /// Where an event sits: its session, turn and ordinals.

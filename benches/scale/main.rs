@@ -1,0 +1,339 @@
+//! Scale benchmark (issue 4): generates a deterministic corpus of N searchable documents in the
+//! real Codex / Claude Code / Gemini formats, indexes it with the release binary (MB/s,
+//! events/s, peak RSS, size on disk), drives every SLA row of the spec in-process at 10%, 50%
+//! and 100% of the corpus, samples the stdio server (cold start, RSS, round trips) and times
+//! single-event appends. Prints a Markdown figures table (also written to WORK/figures.md).
+//!
+//! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
+//! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
+//! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
+
+mod handles;
+mod indexing;
+mod profile;
+mod serve;
+mod stats;
+mod workloads;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use esker::bench::{GenerateOptions, generate};
+use esker::mcp::catalog::Catalog;
+use esker::mcp::server::EskerServer;
+use esker::store::Store;
+use serde_json::{Value, json};
+
+use crate::indexing::{IndexRun, append_latencies, disk_bytes, index_with_child};
+use crate::stats::{Report, Targets};
+use crate::workloads::{Queries, SEARCH_1M, SEARCH_100K, SEARCH_500K};
+
+const MB: f64 = 1_000_000.0;
+const MIB: f64 = 1_048_576.0;
+
+/// Command-line options (cargo appends `--bench`, which is ignored).
+#[derive(Debug)]
+struct Options {
+    generate_only: bool,
+    profile_only: bool,
+    docs: u64,
+    seed: u64,
+    rounds: usize,
+    work: Option<PathBuf>,
+    out: Option<PathBuf>,
+}
+
+fn parse_options() -> anyhow::Result<Options> {
+    let mut options = Options {
+        generate_only: false,
+        profile_only: false,
+        docs: 100_000,
+        seed: 42,
+        rounds: 200,
+        work: None,
+        out: None,
+    };
+    let mut arguments = std::env::args().skip(1);
+    while let Some(argument) = arguments.next() {
+        let mut value = || {
+            arguments
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("{argument} needs a value"))
+        };
+        match argument.as_str() {
+            "generate" => options.generate_only = true,
+            "profile" => options.profile_only = true,
+            "--bench" => {}
+            "--docs" => options.docs = value()?.replace('_', "").parse()?,
+            "--seed" => options.seed = value()?.parse()?,
+            "--rounds" => options.rounds = value()?.parse()?,
+            "--work" => options.work = Some(PathBuf::from(value()?)),
+            "--out" => options.out = Some(PathBuf::from(value()?)),
+            other => anyhow::bail!("unknown argument {other}"),
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> anyhow::Result<()> {
+    let options = parse_options()?;
+    if options.generate_only {
+        let out = options
+            .out
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("generate needs --out DIR"))?;
+        generate_corpus(&out, &options)?;
+        return Ok(());
+    }
+    if options.profile_only {
+        let work = options
+            .work
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("profile needs --work DIR"))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let report = runtime.block_on(profile::profile(&work.join("data-full"), options.rounds))?;
+        println!("{}", report.markdown());
+        return Ok(());
+    }
+    let temporary = tempfile::tempdir()?;
+    let work = options
+        .work
+        .clone()
+        .unwrap_or_else(|| temporary.path().to_path_buf());
+    std::fs::create_dir_all(&work)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(run(&work, &options))?;
+    let markdown = format!("{}\n{}", machine_line(&options), report.markdown());
+    std::fs::write(work.join("figures.md"), &markdown)?;
+    println!("{markdown}");
+    Ok(())
+}
+
+fn generate_corpus(out: &Path, options: &Options) -> anyhow::Result<Vec<PathBuf>> {
+    let started = Instant::now();
+    let generate_options = GenerateOptions {
+        docs: options.docs,
+        seed: options.seed,
+        parts: 10,
+    };
+    let summary = generate(out, &generate_options)?;
+    eprintln!(
+        "generated {} files, {:.1} MB, {} sessions, {} planned documents in {:.1?} at {}",
+        summary.files,
+        summary.bytes as f64 / MB,
+        summary.sessions,
+        summary.planned_documents,
+        started.elapsed(),
+        out.display()
+    );
+    Ok(summary.parts)
+}
+
+async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let corpus = work.join("corpus");
+    if corpus.exists() {
+        std::fs::remove_dir_all(&corpus)?;
+    }
+    let parts = generate_corpus(&corpus, options)?;
+    let queries = Queries::new(50);
+    let mut report = Report::default();
+    let staged = work.join("data-staged");
+    let full = work.join("data-full");
+    for directory in [&staged, &full] {
+        if directory.exists() {
+            std::fs::remove_dir_all(directory)?;
+        }
+    }
+    for stage in [&parts[..1], &parts[1..5]] {
+        index_with_child(&staged, stage)?;
+        search_stage(&staged, &queries, options.rounds, &mut report).await?;
+    }
+    let run = index_with_child(&full, &parts)?;
+    ingest_figures(&full, &parts, &run, &mut report).await?;
+    let server = search_stage(&full, &queries, options.rounds, &mut report).await?;
+    let root = Store::open(&full)?.current()?.root;
+    let handles = handles::pick(&root).await?;
+    workloads::full_store(&server, &handles, &queries, options.rounds, &mut report).await?;
+    workloads::search_index_only(&root, &queries, options.rounds, &mut report)?;
+    serve_figures(&full, &handles, &queries, &mut report).await?;
+    append_figures(&full, &parts, &mut report).await?;
+    Ok(report)
+}
+
+/// Opens a fresh in-process server on `data_dir` and measures default-type searches.
+async fn search_stage(
+    data_dir: &Path,
+    queries: &Queries,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<EskerServer> {
+    let root = Store::open(data_dir)?.current()?.root;
+    let counts = handles::counts(&root).await?;
+    eprintln!("store: {counts:?}");
+    let targets = search_targets(counts.searchable);
+    let server = EskerServer::new(Catalog::open(data_dir)?);
+    let label = format!(
+        "at {}k docs ({}k default-type)",
+        counts.searchable / 1000,
+        counts.default_types / 1000
+    );
+    workloads::searches(&server, queries, &label, targets, rounds, report).await?;
+    Ok(server)
+}
+
+/// The spec's row for a store of `documents` searchable documents.
+fn search_targets(documents: u64) -> Targets {
+    match documents {
+        0..=150_000 => SEARCH_100K,
+        150_001..=750_000 => SEARCH_500K,
+        _ => SEARCH_1M,
+    }
+}
+
+async fn ingest_figures(
+    data_dir: &Path,
+    parts: &[PathBuf],
+    run: &IndexRun,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let root = Store::open(data_dir)?.current()?.root;
+    let counts = handles::counts(&root).await?;
+    let raw_bytes: u64 = parts.iter().map(|part| disk_bytes(part)).sum();
+    let seconds = run.elapsed.as_secs_f64();
+    eprintln!("index: {}", run.summary_line);
+    report.figure(
+        "corpus",
+        format!(
+            "{:.0} MB raw, {} sessions, {} events ({} searchable, {} default-type)",
+            raw_bytes as f64 / MB,
+            counts.sessions,
+            counts.events,
+            counts.searchable,
+            counts.default_types
+        ),
+        "",
+        None,
+    );
+    let megabytes_per_second = raw_bytes as f64 / MB / seconds;
+    report.figure(
+        "ingest throughput (full pass, release binary)",
+        format!("{megabytes_per_second:.1} MB/s ({seconds:.1} s)"),
+        "≥ 50 MB/s",
+        Some(megabytes_per_second >= 50.0),
+    );
+    let events_per_second = counts.events as f64 / seconds;
+    report.figure(
+        "ingest events/s",
+        format!("{events_per_second:.0}"),
+        "≥ 100k/s",
+        Some(events_per_second >= 100_000.0),
+    );
+    let peak = run.peak_rss_bytes as f64 / MIB;
+    report.figure(
+        "ingest peak RSS (VmHWM)",
+        format!("{peak:.0} MiB"),
+        "≤ 2048 MiB",
+        Some(peak <= 2048.0),
+    );
+    for table in ["events", "turns", "sessions", "tantivy"] {
+        report.figure(
+            &format!("on disk: {table}"),
+            format!("{:.1} MB", disk_bytes(&root.join(table)) as f64 / MB),
+            "",
+            None,
+        );
+    }
+    Ok(())
+}
+
+async fn serve_figures(
+    data_dir: &Path,
+    handles: &handles::Handles,
+    queries: &Queries,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let mut calls: Vec<(&str, Value)> = Vec::new();
+    for text in queries.common.iter().chain(&queries.rare).take(40) {
+        calls.push(("search_sessions", json!({"query": text, "n_hits": 10})));
+    }
+    for id in handles
+        .small_events
+        .iter()
+        .take(20)
+        .chain(handles.turns_100.iter().take(10))
+    {
+        calls.push(("open", json!({"id": id})));
+    }
+    calls.push((
+        "list_sessions",
+        json!({"start_datetime": "2025-01-01T00:00:00Z", "end_datetime": "2027-01-01T00:00:00Z"}),
+    ));
+    let figures = serve::measure_serve(data_dir, &calls).await?;
+    let cold = figures.cold_start.as_secs_f64() * 1000.0;
+    report.figure(
+        "serve cold start → first answer",
+        format!("{cold:.0} ms"),
+        "≤ 500 ms",
+        Some(cold <= 500.0),
+    );
+    let rss = figures.rss_bytes as f64 / MIB;
+    report.figure(
+        "serve RSS after sample (VmRSS / VmHWM)",
+        format!("{rss:.0} / {:.0} MiB", figures.peak_rss_bytes as f64 / MIB),
+        "≤ 1536 MiB",
+        Some(figures.peak_rss_bytes as f64 / MIB <= 1536.0),
+    );
+    report.latency("stdio round trip, mixed sample", figures.round_trips, None);
+    Ok(())
+}
+
+async fn append_figures(
+    data_dir: &Path,
+    parts: &[PathBuf],
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let last = parts.last().ok_or_else(|| anyhow::anyhow!("no parts"))?;
+    let log = walkdir::WalkDir::new(last.join("codex"))
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|entry| entry.file_type().is_file())
+        .ok_or_else(|| anyhow::anyhow!("no codex log to append to"))?;
+    let samples = append_latencies(data_dir, log.path(), 10).await?;
+    let p50 = samples.percentile(0.5);
+    report.latency("append 1 event + commit (library)", samples, None);
+    report.figure(
+        "incremental append p50",
+        format!("{p50:.0} ms"),
+        "≤ 1000 ms",
+        Some(p50 <= 1000.0),
+    );
+    Ok(())
+}
+
+fn machine_line(options: &Options) -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|line| line.starts_with("model name"))
+                .map(|line| line.split(':').nth(1).unwrap_or_default().trim().to_owned())
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism()
+        .map(|cores| cores.get())
+        .unwrap_or(1);
+    format!(
+        "Date {} · machine: {cores} cores ({cpu}) · corpus: --docs {} --seed {} · rounds {}\n",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),
+        options.docs,
+        options.seed,
+        options.rounds
+    )
+}

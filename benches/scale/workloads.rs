@@ -1,0 +1,306 @@
+//! The SLA workloads, driven in-process through `EskerServer::call` (the same entry point the
+//! stdio server uses, envelopes included): searches with rare, common and multi-term queries,
+//! scoped searches, opens of each shape and list_sessions windows.
+
+use std::time::Instant;
+
+use esker::bench::rng::Rng;
+use esker::bench::vocab::{VOCABULARY_SIZE, Vocabulary};
+use esker::mcp::server::EskerServer;
+use serde_json::{Value, json};
+
+use crate::handles::Handles;
+use crate::stats::{Report, Samples, Targets};
+
+pub const SEARCH_100K: Targets = Targets::new(250.0, 25.0, 150.0);
+pub const SEARCH_500K: Targets = Targets::new(500.0, 25.0, 150.0);
+pub const SEARCH_1M: Targets = Targets::new(800.0, 25.0, 150.0);
+
+/// Query texts drawn from the generator's vocabulary.
+pub struct Queries {
+    pub rare: Vec<String>,
+    pub common: Vec<String>,
+    pub multi: Vec<String>,
+}
+
+impl Queries {
+    pub fn new(count: usize) -> Queries {
+        let vocabulary = Vocabulary::new();
+        let mut rng = Rng::new(0x5EA2C4);
+        let single_token = |rank: u64| {
+            let word = vocabulary.word(rank as usize);
+            (!word.contains('_')).then(|| word.to_owned())
+        };
+        let draw = |low: u64, high: u64, rng: &mut Rng| loop {
+            if let Some(word) = single_token(rng.between(low, high)) {
+                return word;
+            }
+        };
+        let rare = (0..count)
+            .map(|_| draw(5_000, VOCABULARY_SIZE as u64 - 1, &mut rng))
+            .collect();
+        let common = (0..count).map(|_| draw(8, 80, &mut rng)).collect();
+        let multi = (0..count)
+            .map(|_| {
+                let words = [
+                    draw(200, 3_000, &mut rng),
+                    draw(8, 150, &mut rng),
+                    draw(8, 150, &mut rng),
+                ];
+                words.join(" ")
+            })
+            .collect();
+        Queries {
+            rare,
+            common,
+            multi,
+        }
+    }
+}
+
+/// Calls `tool` once per argument set (cycling) `rounds` times after a short warm-up.
+pub async fn measure(
+    server: &EskerServer,
+    tool: &str,
+    arguments: &[Value],
+    rounds: usize,
+) -> anyhow::Result<Samples> {
+    anyhow::ensure!(!arguments.is_empty(), "no handles for {tool}");
+    for warm in arguments.iter().take(3) {
+        call(server, tool, warm).await?;
+    }
+    let mut samples = Samples::default();
+    for round in 0..rounds {
+        let started = Instant::now();
+        call(server, tool, &arguments[round % arguments.len()]).await?;
+        samples.record(started.elapsed());
+    }
+    Ok(samples)
+}
+
+/// One in-process call; an error envelope fails the benchmark.
+pub async fn call(server: &EskerServer, tool: &str, arguments: &Value) -> anyhow::Result<Value> {
+    let Value::Object(fields) = arguments else {
+        anyhow::bail!("arguments must be an object");
+    };
+    let reply = server
+        .call(tool, fields)
+        .await
+        .ok_or_else(|| anyhow::anyhow!("unknown tool {tool}"))?;
+    anyhow::ensure!(
+        !reply.is_error,
+        "{tool} {arguments} failed: {}",
+        reply.envelope
+    );
+    Ok(reply.envelope)
+}
+
+/// search_sessions with default types: rare, common and multi-term queries.
+pub async fn searches(
+    server: &EskerServer,
+    queries: &Queries,
+    label: &str,
+    targets: Targets,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let mut all = Samples::default();
+    for (kind, texts) in [
+        ("rare", &queries.rare),
+        ("common", &queries.common),
+        ("multi-term", &queries.multi),
+    ] {
+        let arguments: Vec<Value> = texts
+            .iter()
+            .map(|text| json!({"query": text, "n_hits": 10}))
+            .collect();
+        let samples = measure(server, "search_sessions", &arguments, rounds).await?;
+        all.extend(&samples);
+        report.latency(
+            format!("search_sessions {label}, {kind}"),
+            samples,
+            Some(targets),
+        );
+    }
+    report.latency(
+        format!("search_sessions {label}, all queries"),
+        all,
+        Some(targets),
+    );
+    Ok(())
+}
+
+/// Scoped searches, opens and list_sessions at the full store.
+pub async fn full_store(
+    server: &EskerServer,
+    handles: &Handles,
+    queries: &Queries,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let texts: Vec<&String> = queries
+        .common
+        .iter()
+        .chain(&queries.multi)
+        .chain(&queries.rare)
+        .collect();
+    let scoped = |ids: Vec<&String>| -> Vec<Value> {
+        ids.iter()
+            .enumerate()
+            .map(|(index, id)| json!({"query": texts[index % texts.len()], "within_id": id}))
+            .collect()
+    };
+    let turn_ids: Vec<&String> = interleave(
+        &handles.turns_500,
+        handles.regular_turns.iter().map(|(turn, _)| turn),
+    );
+    let samples = measure(server, "search_sessions", &scoped(turn_ids), rounds).await?;
+    report.latency(
+        "search_sessions within a turn (≤500 events)",
+        samples,
+        Some(Targets::new(50.0, 5.0, 25.0)),
+    );
+    let session_ids: Vec<&String> = interleave(
+        &handles.sessions_250,
+        handles.regular_turns.iter().map(|(_, session)| session),
+    );
+    let samples = measure(server, "search_sessions", &scoped(session_ids), rounds).await?;
+    report.latency(
+        "search_sessions within a session (≤250 turns)",
+        samples,
+        Some(Targets::new(100.0, 10.0, 50.0)),
+    );
+    opens(server, handles, rounds, report).await?;
+    lists(server, rounds, report).await
+}
+
+async fn opens(
+    server: &EskerServer,
+    handles: &Handles,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let open = |ids: &[String]| -> Vec<Value> { ids.iter().map(|id| json!({"id": id})).collect() };
+    let rows: [(&str, &[String], Option<Targets>); 6] = [
+        (
+            "open(event), payload ≤ 64 KiB",
+            &handles.small_events,
+            Some(Targets::new(25.0, 5.0, 20.0)),
+        ),
+        ("open(event), payload ≥ 1 MiB", &handles.large_events, None),
+        (
+            "open(turn), ≤ 100 events",
+            &handles.turns_100,
+            Some(Targets::new(50.0, 10.0, 40.0)),
+        ),
+        ("open(turn), ~500 events", &handles.turns_500, None),
+        (
+            "open(session), 100 turns",
+            &handles.sessions_100,
+            Some(Targets::new(100.0, 50.0, 200.0)),
+        ),
+        (
+            "open(session), 1000 turns",
+            &handles.sessions_1000,
+            Some(Targets::new(250.0, 50.0, 200.0)),
+        ),
+    ];
+    for (name, ids, targets) in rows {
+        if ids.is_empty() {
+            eprintln!("{name}: no such handles in this corpus, skipped");
+            continue;
+        }
+        let samples = measure(server, "open", &open(ids), rounds).await?;
+        report.latency(name, samples, targets);
+    }
+    Ok(())
+}
+
+async fn lists(server: &EskerServer, rounds: usize, report: &mut Report) -> anyhow::Result<()> {
+    let days: Vec<Value> = (0..30)
+        .map(|day| {
+            let start = chrono::NaiveDate::from_ymd_opt(2025, 6, 1).unwrap_or_default() + chrono::Days::new(day * 11);
+            let end = start + chrono::Days::new(1);
+            json!({"start_datetime": format!("{start}T00:00:00Z"), "end_datetime": format!("{end}T00:00:00Z")})
+        })
+        .collect();
+    let broad = json!({"start_datetime": "2025-01-01T00:00:00Z", "end_datetime": "2027-01-01T00:00:00Z", "limit": 50});
+    let broad_mode = json!({"start_datetime": "2025-01-01T00:00:00Z", "end_datetime": "2027-01-01T00:00:00Z", "limit": 50, "mode": "tool_calling"});
+    let rows = [
+        (
+            "list_sessions, typical window (1 day)",
+            days,
+            Targets::new(50.0, 10.0, 50.0),
+        ),
+        (
+            "list_sessions, broad window",
+            vec![broad],
+            Targets::new(200.0, 10.0, 50.0),
+        ),
+        (
+            "list_sessions, broad window, mode filter",
+            vec![broad_mode],
+            Targets::new(250.0, 10.0, 50.0),
+        ),
+    ];
+    for (name, arguments, targets) in rows {
+        let samples = measure(server, "list_sessions", &arguments, rounds).await?;
+        report.latency(name, samples, Some(targets));
+    }
+    Ok(())
+}
+
+/// `first` and `second` alternated (first's items first when one runs out).
+fn interleave<'a>(
+    first: &'a [String],
+    second: impl Iterator<Item = &'a String>,
+) -> Vec<&'a String> {
+    let mut second = second.take(first.len().max(20));
+    let mut merged = Vec::new();
+    for item in first {
+        merged.push(item);
+        if let Some(other) = second.next() {
+            merged.push(other);
+        }
+    }
+    merged.extend(second);
+    merged
+}
+
+/// Timing breakdown of search_sessions: the tantivy part alone (BM25 + stored fields of the
+/// hits), to set against the full tool call (the rest is the hit-details SQL and the envelope).
+pub fn search_index_only(
+    root: &std::path::Path,
+    queries: &Queries,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    use esker::model::EventType;
+    use esker::search::{SearchIndex, SearchQuery};
+    let index = SearchIndex::open_dir(&root.join("tantivy"))?;
+    for (kind, texts) in [
+        ("rare", &queries.rare),
+        ("common", &queries.common),
+        ("multi-term", &queries.multi),
+    ] {
+        let mut samples = Samples::default();
+        for round in 0..rounds {
+            let query = SearchQuery {
+                text: &texts[round % texts.len()],
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCH_DEFAULT,
+                limit: 10,
+            };
+            let started = Instant::now();
+            index.search(&query)?;
+            samples.record(started.elapsed());
+        }
+        report.latency(
+            format!("profile: tantivy part of search_sessions, {kind}"),
+            samples,
+            None,
+        );
+    }
+    Ok(())
+}
