@@ -1,6 +1,7 @@
-//! The server's warm view of the store: one DataFusion context and one tantivy reader for the
-//! current generation, reopened only when `esker index` commits a new one, plus the runners
-//! for named SQL queries (`queries/*.sql`) and for index searches.
+//! The server's warm view of the store: one DataFusion context, one tantivy reader and the
+//! in-memory [`Directory`] of sessions and turns for the current generation, reopened only when
+//! `esker index` commits a new one, plus the runners for named SQL queries (`queries/*.sql`)
+//! and for index searches.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,11 +11,14 @@ use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
 
+use crate::mcp::directory::Directory;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::{QueryError, context_for, read_only_options};
-use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::search::{
+    EventLocation, IndexedEvent, SearchError, SearchIndex, SearchQuery, SearchResults,
+};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -54,9 +58,29 @@ pub struct NamedQuery {
     pub sql: &'static str,
 }
 
+const DIRECTORY_SESSIONS: NamedQuery = NamedQuery {
+    name: "directory_sessions",
+    sql: include_str!("../../queries/directory_sessions.sql"),
+};
+const DIRECTORY_TURNS: NamedQuery = NamedQuery {
+    name: "directory_turns",
+    sql: include_str!("../../queries/directory_turns.sql"),
+};
+
+/// How requests are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerPath {
+    /// Search hits, scope checks and open(event) come from the index's stored fields and the
+    /// in-memory directory when the index stores events; everything else is SQL.
+    Fastest,
+    /// Every answer is SQL over the tables (the reference the fast path is tested against).
+    SqlOnly,
+}
+
 /// The store as the server sees it.
 pub struct Catalog {
     store: Store,
+    path: AnswerPath,
     warm: Mutex<Option<Arc<WarmSnapshot>>>,
 }
 
@@ -65,6 +89,8 @@ pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
     index: SearchIndex,
+    /// Present on the fast path (the index stores events).
+    directory: Option<Directory>,
     /// Keeps the generation's files on disk while any request still reads them.
     _pin: PinnedSnapshot,
 }
@@ -82,8 +108,14 @@ pub struct IndexSearch {
 impl Catalog {
     /// Opens the store at `data_dir` (creating an empty one if needed).
     pub fn open(data_dir: &Path) -> Result<Catalog, CatalogError> {
+        Catalog::open_with(data_dir, AnswerPath::Fastest)
+    }
+
+    /// Opens the store answering through `path`.
+    pub fn open_with(data_dir: &Path, path: AnswerPath) -> Result<Catalog, CatalogError> {
         Ok(Catalog {
             store: Store::open(data_dir)?,
+            path,
             warm: Mutex::new(None),
         })
     }
@@ -95,27 +127,70 @@ impl Catalog {
         if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
             return Ok(Arc::clone(snapshot));
         }
-        let snapshot = Arc::new(WarmSnapshot::open(self.store.pin_current()?).await?);
-        tracing::info!(generation = snapshot.generation, "opened store generation");
+        let snapshot = Arc::new(WarmSnapshot::open(self.store.pin_current()?, self.path).await?);
+        tracing::info!(
+            generation = snapshot.generation,
+            directory = snapshot.directory.is_some(),
+            "opened store generation"
+        );
         *warm = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }
 }
 
 impl WarmSnapshot {
-    async fn open(pin: PinnedSnapshot) -> Result<WarmSnapshot, CatalogError> {
+    async fn open(pin: PinnedSnapshot, path: AnswerPath) -> Result<WarmSnapshot, CatalogError> {
         let snapshot: &Snapshot = &pin;
         let context = context_for(snapshot).await?;
         let index_snapshot = snapshot.clone();
         let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot))
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        Ok(WarmSnapshot {
+        let mut warm = WarmSnapshot {
             generation: snapshot.generation,
             context,
             index,
+            directory: None,
             _pin: pin,
+        };
+        if path == AnswerPath::Fastest && warm.index.stores_events() {
+            warm.directory = Some(warm.load_directory().await?);
+        }
+        Ok(warm)
+    }
+
+    async fn load_directory(&self) -> Result<Directory, CatalogError> {
+        let (sessions, turns) = tokio::try_join!(
+            self.run(DIRECTORY_SESSIONS, Vec::new()),
+            self.run(DIRECTORY_TURNS, Vec::new()),
+        )?;
+        Directory::from_rows(&sessions, &turns).map_err(|source| CatalogError::Rows {
+            name: DIRECTORY_TURNS.name,
+            source,
         })
+    }
+
+    /// The in-memory directory, on the fast path: when it is `Some`, the index also stores
+    /// whole events ([`WarmSnapshot::indexed_event`], [`crate::search::SearchHit::event`]).
+    pub fn directory(&self) -> Option<&Directory> {
+        self.directory.as_ref()
+    }
+
+    /// The whole event from the index (fast path only; `None` when not indexed).
+    pub fn indexed_event(&self, event_id: &str) -> Result<Option<IndexedEvent>, CatalogError> {
+        if self.directory.is_none() {
+            return Ok(None);
+        }
+        Ok(self.index.indexed_event(event_id)?)
+    }
+
+    /// The ids of the indexed events just before and after `ordinal` in `turn_id`.
+    pub fn indexed_neighbours(
+        &self,
+        turn_id: &str,
+        ordinal: i64,
+    ) -> Result<(Option<String>, Option<String>), CatalogError> {
+        Ok(self.index.neighbour_ids(turn_id, ordinal)?)
     }
 
     /// Runs a named query with its parameters bound to `$1...` in order.

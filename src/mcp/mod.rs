@@ -16,6 +16,7 @@
 
 pub mod catalog;
 pub mod cursor;
+pub mod directory;
 pub mod envelope;
 pub mod handler;
 pub mod list_sessions;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::mcp::catalog::{
     Catalog, IndexSearch, NamedQuery, WarmSnapshot, text_list_parameter, text_parameter,
 };
+use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::rows::{Row, RowError, Rows};
@@ -118,13 +119,11 @@ impl ToolHandler for SearchSessions {
                 limit: request.n_hits,
             })
             .await?;
-        let details = fetch_hit_details(&snapshot, &results.hits).await?;
-        let hits = build_hits(request, &results.hits, &details)?;
+        let (hits, missing) = hits_json(&snapshot, request, &results.hits).await?;
         let mut warnings = Vec::new();
         if request.had_duplicate_types {
             warnings.push("duplicate event_types were removed".to_owned());
         }
-        let missing = results.hits.len() - hits.len();
         if missing > 0 {
             warnings.push(format!(
                 "{missing} indexed hits have no table rows and were left out"
@@ -234,15 +233,7 @@ async fn resolve_scope(
     let Some(within) = within else {
         return Ok(Scope::default());
     };
-    let query = match within.kind {
-        IdKind::Session => SCOPE_SESSION,
-        IdKind::Turn => SCOPE_TURN,
-        IdKind::Event => unreachable!("validation rejects event scopes"),
-    };
-    let rows = snapshot
-        .run(query, vec![text_parameter(&within.text)])
-        .await?;
-    if rows.is_empty() {
+    if !scope_exists(snapshot, within).await? {
         return Err(ToolError::not_found(within.kind.noun(), &within.text));
     }
     Ok(match within.kind {
@@ -255,6 +246,52 @@ async fn resolve_scope(
             turn_id: None,
         },
     })
+}
+
+/// Whether the session or turn exists: from the directory, else by SQL.
+async fn scope_exists(snapshot: &WarmSnapshot, within: &McpId) -> Result<bool, ToolError> {
+    if let Some(directory) = snapshot.directory() {
+        return Ok(match within.kind {
+            IdKind::Turn => directory.turn(&within.text).is_some(),
+            _ => directory.session(&within.text).is_some(),
+        });
+    }
+    let query = match within.kind {
+        IdKind::Session => SCOPE_SESSION,
+        IdKind::Turn => SCOPE_TURN,
+        IdKind::Event => unreachable!("validation rejects event scopes"),
+    };
+    let rows = snapshot
+        .run(query, vec![text_parameter(&within.text)])
+        .await?;
+    Ok(!rows.is_empty())
+}
+
+/// The hits as JSON in index order, and how many had no table rows (left out). Served from
+/// the index's stored events and the directory when every hit has them, else by SQL.
+async fn hits_json(
+    snapshot: &WarmSnapshot,
+    request: &SearchRequest,
+    hits: &[SearchHit],
+) -> Result<(Vec<Value>, usize), ToolError> {
+    if let Some(directory) = snapshot.directory() {
+        let views: Option<Vec<HitView<'_>>> = hits
+            .iter()
+            .map(|hit| HitView::from_index(hit, directory))
+            .collect();
+        if let Some(views) = views {
+            let results = views
+                .iter()
+                .enumerate()
+                .map(|(index, view)| hit_json(request, index + 1, view))
+                .collect();
+            return Ok((results, 0));
+        }
+    }
+    let details = fetch_hit_details(snapshot, hits).await?;
+    let results = build_hits(request, hits, &details)?;
+    let missing = hits.len() - results.len();
+    Ok((results, missing))
 }
 
 async fn fetch_hit_details(snapshot: &WarmSnapshot, hits: &[SearchHit]) -> Result<Rows, ToolError> {
@@ -287,8 +324,9 @@ fn build_hits(
             tracing::warn!(event_id = %hit.event_id, "search hit has no events row");
             continue;
         };
+        let view = HitView::from_row(hit, row).map_err(internal)?;
         let rank = results.len() + 1;
-        results.push(hit_json(request, rank, hit, row).map_err(internal)?);
+        results.push(hit_json(request, rank, &view));
     }
     Ok(results)
 }
@@ -297,54 +335,117 @@ fn internal(error: RowError) -> ToolError {
     ToolError::internal(format!("search_hits: {error}"))
 }
 
-fn hit_json(
-    request: &SearchRequest,
-    rank: usize,
-    hit: &SearchHit,
-    row: &Row<'_>,
-) -> Result<Value, RowError> {
-    let event_id = row.string("event_id")?;
-    let turn_id = row.string("turn_id")?;
-    let session_id = row.string("session_id")?;
-    let excerpt = snippet(row.string("text")?, &request.query);
-    let timestamp = |column: &str| -> Result<Option<String>, RowError> {
-        Ok(row.opt_timestamp_nanos(column)?.map(format_timestamp))
-    };
-    Ok(json!({
+/// Everything a hit shows, from either source.
+struct HitView<'a> {
+    raw_score: f32,
+    event_id: &'a str,
+    event_type: &'a str,
+    /// UTC nanoseconds.
+    timestamp: Option<i64>,
+    ordinal: i64,
+    terminal: bool,
+    text: &'a str,
+    turn_id: &'a str,
+    turn_ordinal: i64,
+    turn_completed: bool,
+    turn_event_count: i64,
+    session_id: &'a str,
+    title: &'a str,
+    source: &'a str,
+    started_at: Option<i64>,
+    updated_at: Option<i64>,
+    session_completed: bool,
+}
+
+impl<'a> HitView<'a> {
+    /// From the hit's stored event and the directory; `None` when either lacks it.
+    fn from_index(hit: &'a SearchHit, directory: &'a Directory) -> Option<HitView<'a>> {
+        let event = hit.event.as_ref()?;
+        let turn = directory.turn(&event.turn_id)?;
+        let session = directory.session(&event.session_id)?;
+        Some(HitView {
+            raw_score: hit.raw_score,
+            event_id: &event.event_id,
+            event_type: &event.event_type,
+            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
+            ordinal: event.ordinal,
+            terminal: event.terminal,
+            text: &event.text,
+            turn_id: &event.turn_id,
+            turn_ordinal: turn.ordinal,
+            turn_completed: turn.completed,
+            turn_event_count: turn.event_count,
+            session_id: &event.session_id,
+            title: &session.title,
+            source: &session.source,
+            started_at: session.started_at,
+            updated_at: session.updated_at,
+            session_completed: session.completed,
+        })
+    }
+
+    /// From a row of `queries/search_hits.sql`.
+    fn from_row(hit: &SearchHit, row: &Row<'a>) -> Result<HitView<'a>, RowError> {
+        Ok(HitView {
+            raw_score: hit.raw_score,
+            event_id: row.string("event_id")?,
+            event_type: row.string("type")?,
+            timestamp: row.opt_timestamp_nanos("timestamp")?,
+            ordinal: row.i64("ordinal")?,
+            terminal: row.bool("terminal")?,
+            text: row.string("text")?,
+            turn_id: row.string("turn_id")?,
+            turn_ordinal: row.i64("turn_ordinal")?,
+            turn_completed: row.bool("turn_completed")?,
+            turn_event_count: row.i64("turn_event_count")?,
+            session_id: row.string("session_id")?,
+            title: row.string("title")?,
+            source: row.string("source")?,
+            started_at: row.opt_timestamp_nanos("started_at")?,
+            updated_at: row.opt_timestamp_nanos("updated_at")?,
+            session_completed: row.bool("session_completed")?,
+        })
+    }
+}
+
+fn hit_json(request: &SearchRequest, rank: usize, hit: &HitView<'_>) -> Value {
+    let excerpt = snippet(hit.text, &request.query);
+    let timestamp = |nanos: Option<i64>| nanos.map(format_timestamp);
+    json!({
         "rank": rank,
         "score": normalize_score(hit.raw_score),
-        "id": event_id,
+        "id": hit.event_id,
         "event": {
-            "id": event_id,
-            "type": row.string("type")?,
-            "timestamp": timestamp("timestamp")?,
-            "ordinal": row.i64("ordinal")?,
-            "terminal": row.bool("terminal")?,
+            "id": hit.event_id,
+            "type": hit.event_type,
+            "timestamp": timestamp(hit.timestamp),
+            "ordinal": hit.ordinal,
+            "terminal": hit.terminal,
         },
         "turn": {
-            "id": turn_id,
-            "ordinal": row.i64("turn_ordinal")?,
-            "completed": row.bool("turn_completed")?,
-            "event_count": row.i64("turn_event_count")?,
+            "id": hit.turn_id,
+            "ordinal": hit.turn_ordinal,
+            "completed": hit.turn_completed,
+            "event_count": hit.turn_event_count,
         },
         "session": {
-            "id": session_id,
-            "title": row.string("title")?,
-            "source": row.string("source")?,
-            "started_at": timestamp("started_at")?,
-            "updated_at": timestamp("updated_at")?,
-            "completed": row.bool("session_completed")?,
+            "id": hit.session_id,
+            "title": hit.title,
+            "source": hit.source,
+            "started_at": timestamp(hit.started_at),
+            "updated_at": timestamp(hit.updated_at),
+            "completed": hit.session_completed,
         },
         "snippet": {
             "text": excerpt.text,
             "truncated": excerpt.truncated,
         },
         "open": {
-            "event_id": event_id,
-            "turn_id": turn_id,
-            "session_id": session_id,
+            "event_id": hit.event_id,
+            "turn_id": hit.turn_id,
+            "session_id": hit.session_id,
         },
-    }))
+    })
 }
 
 /// The text summary: one block per hit with its ids, so text-only clients can navigate too.

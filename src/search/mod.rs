@@ -8,8 +8,8 @@ use std::path::Path;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
-    TextOptions, Value,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TantivyDocument,
+    TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Term};
 
@@ -41,6 +41,21 @@ pub struct SearchFields {
     pub source: Field,
     pub timestamp_micros: Field,
     pub text: Field,
+    /// Stored event fields (absent from indexes created before they existed): with them a
+    /// search hit or an open(event) is answered from the index alone, without SQL.
+    pub stored: Option<StoredFields>,
+}
+
+/// The stored-only fields that make an index document a complete copy of its event row.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredFields {
+    /// Position within the turn; indexed and fast for neighbour lookups.
+    pub ordinal: Field,
+    pub terminal: Field,
+    /// The event's text as stored in `events.text` (the indexed `text` adds the tool name).
+    pub body: Field,
+    /// JSON of the remaining columns ([`EventDetail`]).
+    pub detail: Field,
 }
 
 impl SearchFields {
@@ -61,6 +76,17 @@ impl SearchFields {
                 "text",
                 TextOptions::default().set_indexing_options(text_indexing),
             ),
+            stored: None,
+        };
+        let stored = StoredFields {
+            ordinal: builder.add_i64_field("ordinal", INDEXED | STORED | FAST),
+            terminal: builder.add_bool_field("terminal", STORED),
+            body: builder.add_text_field("body", STORED),
+            detail: builder.add_text_field("detail", STORED),
+        };
+        let fields = SearchFields {
+            stored: Some(stored),
+            ..fields
         };
         (builder.build(), fields)
     }
@@ -81,8 +107,49 @@ impl SearchFields {
             source: field("source")?,
             timestamp_micros: field("timestamp_micros")?,
             text: field("text")?,
+            stored: StoredFields::from_schema(schema),
         })
     }
+}
+
+impl StoredFields {
+    /// The stored fields when the index has all of them.
+    fn from_schema(schema: &Schema) -> Option<StoredFields> {
+        Some(StoredFields {
+            ordinal: schema.get_field("ordinal").ok()?,
+            terminal: schema.get_field("terminal").ok()?,
+            body: schema.get_field("body").ok()?,
+            detail: schema.get_field("detail").ok()?,
+        })
+    }
+}
+
+/// The columns of an event row that have no field of their own in the index, stored as JSON.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EventDetail {
+    pub turn_ordinal: i64,
+    pub model: Option<String>,
+    pub originating_model: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub exit_code: Option<i64>,
+    pub subtype: Option<String>,
+    pub payload: Option<String>,
+}
+
+/// An event row read back from the index's stored fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexedEvent {
+    pub event_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub event_type: String,
+    pub source: String,
+    pub timestamp_micros: Option<i64>,
+    pub ordinal: i64,
+    pub terminal: bool,
+    pub text: String,
+    pub detail: EventDetail,
 }
 
 /// What to search for.
@@ -106,6 +173,8 @@ pub struct SearchHit {
     pub turn_id: String,
     pub raw_score: f32,
     pub timestamp_micros: Option<i64>,
+    /// The whole event, when the index stores it.
+    pub event: Option<IndexedEvent>,
 }
 
 /// Where an indexed event's row lives: enough to prune a Parquet lookup to its partition
@@ -222,6 +291,83 @@ impl SearchIndex {
             .map(|(session_id, source)| EventLocation { session_id, source }))
     }
 
+    /// Whether documents carry the whole event ([`StoredFields`]).
+    pub fn stores_events(&self) -> bool {
+        self.fields.stored.is_some()
+    }
+
+    /// The whole event from the index's stored fields; `None` when it is not indexed or the
+    /// index does not store events.
+    pub fn indexed_event(&self, event_id: &str) -> Result<Option<IndexedEvent>, SearchError> {
+        let Some(stored) = self.fields.stored else {
+            return Ok(None);
+        };
+        let searcher = self.reader.searcher();
+        let query = self.term_query(self.fields.event_id, event_id);
+        let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+        let Some((_, address)) = top_docs.first() else {
+            return Ok(None);
+        };
+        let document: TantivyDocument = searcher.doc(*address)?;
+        Ok(self.event_of(&document, stored))
+    }
+
+    /// The ids of the indexed events at `ordinal - 1` and `ordinal + 1` in `turn_id`.
+    pub fn neighbour_ids(
+        &self,
+        turn_id: &str,
+        ordinal: i64,
+    ) -> Result<(Option<String>, Option<String>), SearchError> {
+        let Some(stored) = self.fields.stored else {
+            return Ok((None, None));
+        };
+        let searcher = self.reader.searcher();
+        let ordinals: Vec<(Occur, Box<dyn Query>)> = [ordinal - 1, ordinal + 1]
+            .into_iter()
+            .map(|neighbour| {
+                let term = Term::from_field_i64(stored.ordinal, neighbour);
+                let query: Box<dyn Query> =
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic));
+                (Occur::Should, query)
+            })
+            .collect();
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, self.term_query(self.fields.turn_id, turn_id)),
+            (Occur::Must, Box::new(BooleanQuery::new(ordinals))),
+        ]);
+        let top_docs = searcher.search(&query, &TopDocs::with_limit(2).order_by_score())?;
+        let (mut previous, mut next) = (None, None);
+        for (_, address) in top_docs {
+            let document: TantivyDocument = searcher.doc(address)?;
+            let id = text_field(&document, self.fields.event_id);
+            match document.get_first(stored.ordinal).and_then(|v| v.as_i64()) {
+                Some(found) if found == ordinal - 1 => previous = id,
+                Some(found) if found == ordinal + 1 => next = id,
+                _ => {}
+            }
+        }
+        Ok((previous, next))
+    }
+
+    fn event_of(&self, document: &TantivyDocument, stored: StoredFields) -> Option<IndexedEvent> {
+        let text = |field: Field| text_field(document, field);
+        let detail = serde_json::from_str::<EventDetail>(&text(stored.detail)?).ok()?;
+        Some(IndexedEvent {
+            event_id: text(self.fields.event_id)?,
+            session_id: text(self.fields.session_id)?,
+            turn_id: text(self.fields.turn_id)?,
+            event_type: text(self.fields.event_type)?,
+            source: text(self.fields.source)?,
+            timestamp_micros: document
+                .get_first(self.fields.timestamp_micros)
+                .and_then(|value| value.as_i64()),
+            ordinal: document.get_first(stored.ordinal)?.as_i64()?,
+            terminal: document.get_first(stored.terminal)?.as_bool()?,
+            text: text(stored.body)?,
+            detail,
+        })
+    }
+
     fn build_query(&self, query: &SearchQuery<'_>) -> BooleanQuery {
         let terms = plain_terms(query.text);
         let any_term_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
@@ -291,8 +437,20 @@ impl SearchIndex {
             timestamp_micros: document
                 .get_first(self.fields.timestamp_micros)
                 .and_then(|value| value.as_i64()),
+            event: self
+                .fields
+                .stored
+                .and_then(|stored| self.event_of(&document, stored)),
         })
     }
+}
+
+/// A stored text field's first value.
+fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
+    document
+        .get_first(field)
+        .and_then(|value| value.as_str())
+        .map(str::to_owned)
 }
 
 /// The query text reduced to plain words, so that user text never hits query-syntax errors

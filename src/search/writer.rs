@@ -7,7 +7,7 @@ use std::path::Path;
 use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter, Term};
 
-use super::{SearchError, SearchFields};
+use super::{EventDetail, SearchError, SearchFields, StoredFields};
 use crate::store::rows::EventRow;
 
 /// Memory budget of the single indexing thread.
@@ -47,6 +47,12 @@ impl SearchWriter {
         }
         let index = Index::open_in_dir(master_dir)?;
         let fields = SearchFields::from_schema(&index.schema())?;
+        if fields.stored.is_none() {
+            tracing::warn!(
+                "the search index predates stored events: search and open answer through SQL \
+                 (slower); `esker index --rebuild` recreates it"
+            );
+        }
         let writer = index.writer_with_num_threads(1, WRITER_MEMORY_BYTES)?;
         Ok(SearchWriter { writer, fields })
     }
@@ -75,6 +81,9 @@ impl SearchWriter {
             }
             None => document.add_text(self.fields.text, &event.text),
         }
+        if let Some(stored) = self.fields.stored {
+            add_stored_fields(&mut document, stored, event)?;
+        }
         self.writer.add_document(document)?;
         Ok(())
     }
@@ -89,6 +98,32 @@ impl SearchWriter {
         self.writer.wait_merging_threads()?;
         Ok(())
     }
+}
+
+/// The stored copy of the event row: what search hits and open(event) read instead of SQL.
+fn add_stored_fields(
+    document: &mut TantivyDocument,
+    stored: StoredFields,
+    event: &EventRow,
+) -> Result<(), SearchError> {
+    let detail = EventDetail {
+        turn_ordinal: i64::from(event.turn_ordinal),
+        model: event.model.clone(),
+        originating_model: event.originating_model.clone(),
+        tool_name: event.tool_name.clone(),
+        tool_call_id: event.tool_call_id.clone(),
+        exit_code: event.exit_code,
+        subtype: event.subtype.clone(),
+        payload: event.payload.clone(),
+    };
+    let detail = serde_json::to_string(&detail).map_err(|error| {
+        SearchError::Tantivy(tantivy::TantivyError::InternalError(error.to_string()))
+    })?;
+    document.add_i64(stored.ordinal, i64::from(event.ordinal));
+    document.add_bool(stored.terminal, event.terminal);
+    document.add_text(stored.body, &event.text);
+    document.add_text(stored.detail, detail);
+    Ok(())
 }
 
 /// Publishes the master index's current files into `generation_index_dir` as hard links.

@@ -5,10 +5,15 @@ use serde_json::{Value, json};
 
 use super::{TURN, adjacent_turn_ids, excerpt_json, json_array_column, row_error, timestamp_json};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{one_line_summary, plain};
 
+const TURN_ALONE: NamedQuery = NamedQuery {
+    name: "open_turn_alone",
+    sql: include_str!("../../../queries/open_turn_alone.sql"),
+};
 const EVENTS: NamedQuery = NamedQuery {
     name: "open_turn_events",
     sql: include_str!("../../../queries/open_turn_events.sql"),
@@ -17,6 +22,9 @@ const EVENTS: NamedQuery = NamedQuery {
 const TEXT_HEAD_CHARS: i64 = 4000;
 
 pub async fn open(snapshot: &WarmSnapshot, turn_id: &str) -> Result<ToolSuccess, ToolError> {
+    if let Some(directory) = snapshot.directory() {
+        return open_with_directory(snapshot, directory, turn_id).await;
+    }
     let turn_rows = snapshot.run(TURN, vec![text_parameter(turn_id)]).await?;
     let Some(row) = turn_rows.first() else {
         return Err(ToolError::not_found("turn", turn_id));
@@ -33,21 +41,81 @@ pub async fn open(snapshot: &WarmSnapshot, turn_id: &str) -> Result<ToolSuccess,
         .map(|event_row| event_summary_json(&event_row))
         .collect::<Result<Vec<_>, _>>()
         .map_err(row_error(EVENTS.name))?;
-    let mut data = turn_json(&row).map_err(row_error(TURN.name))?;
+    let session = SessionNames {
+        title: row.string("title").map_err(row_error(TURN.name))?,
+        source: row.string("source").map_err(row_error(TURN.name))?,
+    };
+    let mut data = turn_json(&row, &session).map_err(row_error(TURN.name))?;
     data["events"] = Value::Array(events);
-    data["traversal"] = json!({
-        "session_id": session_id,
-        "previous_turn_id": previous_turn_id,
-        "next_turn_id": next_turn_id,
-        "first_event_id": row.string("first_event_id").map_err(row_error(TURN.name))?,
-        "last_event_id": row.string("last_event_id").map_err(row_error(TURN.name))?,
-    });
+    data["traversal"] = traversal_json(&row, previous_turn_id, next_turn_id)?;
     let text = summarize(&data);
     Ok(ToolSuccess::new(data, text))
 }
 
+/// open(turn) when the directory knows the turn's session: the turn row (no join) and its
+/// events run at once, and the session's names and adjacent turns come from the directory.
+async fn open_with_directory(
+    snapshot: &WarmSnapshot,
+    directory: &Directory,
+    turn_id: &str,
+) -> Result<ToolSuccess, ToolError> {
+    let Some(brief) = directory.turn(turn_id) else {
+        return Err(ToolError::not_found("turn", turn_id));
+    };
+    let session_id: &str = &brief.session_id;
+    let Some(session) = directory.session(session_id) else {
+        return Err(ToolError::internal(format!(
+            "turn {turn_id} has no session {session_id}"
+        )));
+    };
+    let parameters = || vec![text_parameter(session_id), text_parameter(turn_id)];
+    let (turn_rows, event_rows) = tokio::try_join!(
+        snapshot.run(TURN_ALONE, parameters()),
+        snapshot.run(EVENTS, parameters()),
+    )?;
+    let Some(row) = turn_rows.first() else {
+        return Err(ToolError::not_found("turn", turn_id));
+    };
+    let events = event_rows
+        .iter()
+        .map(|event_row| event_summary_json(&event_row))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(row_error(EVENTS.name))?;
+    let names = SessionNames {
+        title: &session.title,
+        source: &session.source,
+    };
+    let mut data = turn_json(&row, &names).map_err(row_error(TURN_ALONE.name))?;
+    data["events"] = Value::Array(events);
+    let (previous_turn_id, next_turn_id) = directory.adjacent_turns(session_id, brief.ordinal);
+    data["traversal"] = traversal_json(&row, json!(previous_turn_id), json!(next_turn_id))?;
+    let text = summarize(&data);
+    Ok(ToolSuccess::new(data, text))
+}
+
+/// The session's title and source, as the response shows them.
+struct SessionNames<'a> {
+    title: &'a str,
+    source: &'a str,
+}
+
+fn traversal_json(
+    row: &Row<'_>,
+    previous_turn_id: Value,
+    next_turn_id: Value,
+) -> Result<Value, ToolError> {
+    let column = |name: &str| row.string(name).map_err(row_error(TURN.name));
+    Ok(json!({
+        "session_id": column("session_id")?,
+        "previous_turn_id": previous_turn_id,
+        "next_turn_id": next_turn_id,
+        "first_event_id": column("first_event_id")?,
+        "last_event_id": column("last_event_id")?,
+    }))
+}
+
 /// `kind`, `turn`, `session` and `summary` of the response.
-fn turn_json(row: &Row<'_>) -> Result<Value, RowError> {
+fn turn_json(row: &Row<'_>, session: &SessionNames<'_>) -> Result<Value, RowError> {
     Ok(json!({
         "kind": "turn",
         "turn": {
@@ -62,8 +130,8 @@ fn turn_json(row: &Row<'_>) -> Result<Value, RowError> {
         },
         "session": {
             "id": row.string("session_id")?,
-            "title": row.string("title")?,
-            "source": row.string("source")?,
+            "title": session.title,
+            "source": session.source,
         },
         "summary": {
             "user_input": excerpt_json(row, "user_input")?,

@@ -1,0 +1,150 @@
+//! The fast answer path (stored events in the index + the in-memory directory) against the
+//! SQL-only reference: every id of the fixture store (and a sample of the real corpus) opens
+//! to the same envelope, and searches, scoped or not, return the same hits.
+
+use std::path::Path;
+
+use esker::mcp::catalog::{AnswerPath, Catalog};
+use esker::mcp::server::EskerServer;
+use serde_json::{Value, json};
+
+use crate::support::{corpus_store, fixture_store, query_rows};
+
+/// Searches run against every store: common words, rare words, phrases, tool names.
+const QUERIES: [&str; 9] = [
+    "parquet",
+    "error",
+    "the",
+    "test",
+    "migration failed",
+    "cargo build",
+    "Bash",
+    "exec_command",
+    "file",
+];
+
+fn strings(data_dir: &Path, sql: &str) -> Vec<String> {
+    query_rows(data_dir, sql)
+        .into_iter()
+        .filter_map(|row| {
+            row.values()
+                .next()
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+/// The envelope without its timing block, and the text, as one comparable value.
+async fn answer(server: &EskerServer, tool: &str, arguments: Value) -> Value {
+    let arguments = arguments.as_object().expect("object arguments").clone();
+    let reply = server.call(tool, &arguments).await.expect("known tool");
+    let mut envelope = reply.envelope;
+    strip_performance(&mut envelope);
+    json!({"envelope": envelope, "is_error": reply.is_error, "text": reply.text})
+}
+
+fn strip_performance(value: &mut Value) {
+    if let Value::Object(map) = value {
+        map.remove("performance");
+        map.values_mut().for_each(strip_performance);
+    }
+}
+
+/// Asserts both paths answer `calls` identically; returns how many answers were successes.
+async fn assert_same_answers(data_dir: &Path, calls: &[(&str, Value)]) -> usize {
+    let fast_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();
+    let snapshot = fast_catalog.snapshot().await.expect("store opens");
+    assert!(
+        snapshot.directory().is_some(),
+        "a new store's index stores events, so the fast path is on"
+    );
+    let fast = EskerServer::new(fast_catalog);
+    let sql = EskerServer::new(Catalog::open_with(data_dir, AnswerPath::SqlOnly).unwrap());
+    let mut successes = 0;
+    for (tool, arguments) in calls {
+        let expected = answer(&sql, tool, arguments.clone()).await;
+        let actual = answer(&fast, tool, arguments.clone()).await;
+        if actual != expected {
+            let shown = |value: &Value| value.to_string().chars().take(3000).collect::<String>();
+            panic!(
+                "{tool} {arguments} differs between paths\nfast: {}\nsql:  {}",
+                shown(&actual),
+                shown(&expected)
+            );
+        }
+        successes += usize::from(expected["is_error"] == false);
+    }
+    successes
+}
+
+/// Every open and search the comparison makes on a store; `every` samples the events.
+fn calls_for(data_dir: &Path, every: usize) -> Vec<(&'static str, Value)> {
+    let mut calls = Vec::new();
+    let events = strings(data_dir, "SELECT event_id FROM events ORDER BY event_id");
+    let turns = strings(data_dir, "SELECT turn_id FROM turns ORDER BY turn_id");
+    let sessions = strings(
+        data_dir,
+        "SELECT session_id FROM sessions ORDER BY session_id",
+    );
+    for id in events.iter().step_by(every).chain(&turns).chain(&sessions) {
+        calls.push(("open", json!({ "id": id })));
+    }
+    for query in QUERIES {
+        calls.push(("search_sessions", json!({"query": query, "n_hits": 50})));
+        let all_types = json!([
+            "user_input",
+            "assistant_response",
+            "reasoning",
+            "tool_call",
+            "tool_response",
+            "compaction",
+            "system",
+            "runtime"
+        ]);
+        calls.push((
+            "search_sessions",
+            json!({"query": query, "event_types": all_types, "n_hits": 50}),
+        ));
+        for within in sessions.iter().chain(turns.iter().step_by(every.max(5))) {
+            calls.push((
+                "search_sessions",
+                json!({"query": query, "within_id": within, "n_hits": 20}),
+            ));
+        }
+    }
+    for missing in ["event:nope", "turn:nope", "session:nope"] {
+        calls.push(("open", json!({ "id": missing })));
+        calls.push((
+            "search_sessions",
+            json!({"query": "x", "within_id": missing}),
+        ));
+    }
+    calls
+}
+
+#[tokio::test]
+async fn the_fast_path_answers_exactly_like_sql_on_the_fixtures() {
+    let data_dir = fixture_store();
+    let calls = calls_for(data_dir, 1);
+    let successes = assert_same_answers(data_dir, &calls).await;
+    assert!(
+        successes > calls.len() / 2,
+        "most calls succeed ({successes} of {})",
+        calls.len()
+    );
+}
+
+#[tokio::test]
+async fn the_fast_path_answers_exactly_like_sql_on_the_real_corpus() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let calls = calls_for(data_dir, 23);
+    let successes = assert_same_answers(data_dir, &calls).await;
+    assert!(
+        successes > calls.len() / 2,
+        "{successes} of {}",
+        calls.len()
+    );
+}
