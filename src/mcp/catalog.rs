@@ -184,6 +184,18 @@ impl WarmSnapshot {
         Ok(self.index.indexed_event(event_id)?)
     }
 
+    /// The indexed events of `turn_id` by ordinal (at most `limit`), on the fast path.
+    pub fn indexed_turn_events(
+        &self,
+        turn_id: &str,
+        limit: usize,
+    ) -> Result<Vec<IndexedEvent>, CatalogError> {
+        if self.directory.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(self.index.turn_events(turn_id, limit)?)
+    }
+
     /// The ids of the indexed events just before and after `ordinal` in `turn_id`.
     pub fn indexed_neighbours(
         &self,

@@ -349,6 +349,31 @@ impl SearchIndex {
         Ok((previous, next))
     }
 
+    /// Every indexed event of `turn_id` by ordinal, reading at most `limit` documents; empty
+    /// when the index does not store events.
+    pub fn turn_events(
+        &self,
+        turn_id: &str,
+        limit: usize,
+    ) -> Result<Vec<IndexedEvent>, SearchError> {
+        let Some(stored) = self.fields.stored else {
+            return Ok(Vec::new());
+        };
+        let searcher = self.reader.searcher();
+        let query = self.term_query(self.fields.turn_id, turn_id);
+        let top_docs =
+            searcher.search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let mut events = Vec::with_capacity(top_docs.len());
+        for (_, address) in top_docs {
+            let document: TantivyDocument = searcher.doc(address)?;
+            if let Some(event) = self.event_of(&document, stored) {
+                events.push(event);
+            }
+        }
+        events.sort_by_key(|event| event.ordinal);
+        Ok(events)
+    }
+
     fn event_of(&self, document: &TantivyDocument, stored: StoredFields) -> Option<IndexedEvent> {
         let text = |field: Field| text_field(document, field);
         let detail = serde_json::from_str::<EventDetail>(&text(stored.detail)?).ok()?;

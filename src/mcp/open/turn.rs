@@ -7,8 +7,9 @@ use super::{TURN, adjacent_turn_ids, excerpt_json, json_array_column, row_error,
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError};
-use crate::mcp::text::{one_line_summary, plain};
+use crate::mcp::rows::{Row, RowError, Rows};
+use crate::mcp::text::{format_timestamp, one_line_summary, plain};
+use crate::search::IndexedEvent;
 
 const TURN_ALONE: NamedQuery = NamedQuery {
     name: "open_turn_alone",
@@ -36,11 +37,7 @@ pub async fn open(snapshot: &WarmSnapshot, turn_id: &str) -> Result<ToolSuccess,
         async { Ok(snapshot.run(EVENTS, events_parameters).await?) },
         adjacent_turn_ids(snapshot, session_id, ordinal),
     )?;
-    let events = event_rows
-        .iter()
-        .map(|event_row| event_summary_json(&event_row))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(row_error(EVENTS.name))?;
+    let events = summaries_of(&event_rows)?;
     let session = SessionNames {
         title: row.string("title").map_err(row_error(TURN.name))?,
         source: row.string("source").map_err(row_error(TURN.name))?,
@@ -69,18 +66,25 @@ async fn open_with_directory(
         )));
     };
     let parameters = || vec![text_parameter(session_id), text_parameter(turn_id)];
-    let (turn_rows, event_rows) = tokio::try_join!(
-        snapshot.run(TURN_ALONE, parameters()),
-        snapshot.run(EVENTS, parameters()),
-    )?;
+    let event_count = usize::try_from(brief.event_count).unwrap_or(0);
+    let indexed = snapshot.indexed_turn_events(turn_id, event_count)?;
+    // Every event indexed (none of type `unknown`): the list comes from the index alone.
+    let (turn_rows, events) = if indexed.len() == event_count {
+        let events = indexed
+            .iter()
+            .map(|event| event_summary_json(&EventSummary::from_index(event)))
+            .collect();
+        (snapshot.run(TURN_ALONE, parameters()).await?, events)
+    } else {
+        let (turn_rows, event_rows) = tokio::try_join!(
+            snapshot.run(TURN_ALONE, parameters()),
+            snapshot.run(EVENTS, parameters()),
+        )?;
+        (turn_rows, summaries_of(&event_rows)?)
+    };
     let Some(row) = turn_rows.first() else {
         return Err(ToolError::not_found("turn", turn_id));
     };
-    let events = event_rows
-        .iter()
-        .map(|event_row| event_summary_json(&event_row))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(row_error(EVENTS.name))?;
     let names = SessionNames {
         title: &session.title,
         source: &session.source,
@@ -142,21 +146,79 @@ fn turn_json(row: &Row<'_>, session: &SessionNames<'_>) -> Result<Value, RowErro
     }))
 }
 
+/// The one-line summaries of the rows of `queries/open_turn_events.sql`.
+fn summaries_of(rows: &Rows) -> Result<Vec<Value>, ToolError> {
+    rows.iter()
+        .map(|row| EventSummary::from_row(&row).map(|summary| event_summary_json(&summary)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(row_error(EVENTS.name))
+}
+
+/// What an event's line in open(turn) shows, from a row or from the index.
+struct EventSummary<'a> {
+    event_id: &'a str,
+    ordinal: i64,
+    event_type: &'a str,
+    /// UTC nanoseconds.
+    timestamp: Option<i64>,
+    terminal: bool,
+    tool_name: Option<&'a str>,
+    model: Option<&'a str>,
+    /// The first `TEXT_HEAD_CHARS` chars of the text.
+    text_head: &'a str,
+    text_chars: i64,
+}
+
+impl<'a> EventSummary<'a> {
+    fn from_row(row: &Row<'a>) -> Result<EventSummary<'a>, RowError> {
+        Ok(EventSummary {
+            event_id: row.string("event_id")?,
+            ordinal: row.i64("ordinal")?,
+            event_type: row.string("type")?,
+            timestamp: row.opt_timestamp_nanos("timestamp")?,
+            terminal: row.bool("terminal")?,
+            tool_name: row.opt_string("tool_name")?,
+            model: row.opt_string("model")?,
+            text_head: row.string("text_head")?,
+            text_chars: row.i64("text_chars")?,
+        })
+    }
+
+    fn from_index(event: &'a IndexedEvent) -> EventSummary<'a> {
+        let head_end = event
+            .text
+            .char_indices()
+            .nth(TEXT_HEAD_CHARS as usize)
+            .map_or(event.text.len(), |(offset, _)| offset);
+        EventSummary {
+            event_id: &event.event_id,
+            ordinal: event.ordinal,
+            event_type: &event.event_type,
+            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
+            terminal: event.terminal,
+            tool_name: event.detail.tool_name.as_deref(),
+            model: event.detail.model.as_deref(),
+            text_head: &event.text[..head_end],
+            text_chars: event.text.chars().count() as i64,
+        }
+    }
+}
+
 /// The spec's event summary shape: one line of at most 200 chars.
-fn event_summary_json(row: &Row<'_>) -> Result<Value, RowError> {
-    let summary = one_line_summary(row.string("text_head")?);
-    let text_was_cut = row.i64("text_chars")? > TEXT_HEAD_CHARS;
-    Ok(json!({
-        "id": row.string("event_id")?,
-        "ordinal": row.i64("ordinal")?,
-        "type": row.string("type")?,
-        "timestamp": timestamp_json(row, "timestamp")?,
-        "terminal": row.bool("terminal")?,
-        "tool_name": row.opt_string("tool_name")?,
-        "model": row.opt_string("model")?,
+fn event_summary_json(event: &EventSummary<'_>) -> Value {
+    let summary = one_line_summary(event.text_head);
+    let text_was_cut = event.text_chars > TEXT_HEAD_CHARS;
+    json!({
+        "id": event.event_id,
+        "ordinal": event.ordinal,
+        "type": event.event_type,
+        "timestamp": event.timestamp.map(format_timestamp),
+        "terminal": event.terminal,
+        "tool_name": event.tool_name,
+        "model": event.model,
         "summary": summary.text,
         "truncated": summary.truncated || text_was_cut,
-    }))
+    })
 }
 
 fn summarize(data: &Value) -> String {
