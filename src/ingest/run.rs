@@ -286,6 +286,7 @@ fn record_outcome(
             summary.parser_warnings += ingested.parser_warnings;
             summary.secrets_redacted += ingested.secrets_redacted;
             *summary.by_format.entry(ingested.format.name()).or_default() += 1;
+            summary.bytes_read += ingested.checkpoint.complete_offset;
             batch.bytes += ingested.checkpoint.complete_offset.max(1);
             batch
                 .input

@@ -10,8 +10,14 @@ use tantivy::{Index, IndexWriter, Term};
 use super::{EventDetail, SearchError, SearchFields, StoredFields};
 use crate::store::rows::EventRow;
 
-/// Memory budget of the single indexing thread.
-const WRITER_MEMORY_BYTES: usize = 64_000_000;
+/// Memory budget of each indexing thread.
+const WRITER_MEMORY_BYTES_PER_THREAD: usize = 64_000_000;
+
+/// Indexing threads: tantivy is most of the CPU time of an indexing pass (tokenizing,
+/// stemming, postings), so it gets every core while the Parquet tables are written.
+fn indexing_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().clamp(1, 4))
+}
 
 /// Lock files tantivy keeps in an index directory; never published.
 const LOCK_FILES: [&str; 2] = [".tantivy-writer.lock", ".tantivy-meta.lock"];
@@ -53,7 +59,9 @@ impl SearchWriter {
                  (slower); `esker index --rebuild` recreates it"
             );
         }
-        let writer = index.writer_with_num_threads(1, WRITER_MEMORY_BYTES)?;
+        let threads = indexing_threads();
+        let writer =
+            index.writer_with_num_threads(threads, threads * WRITER_MEMORY_BYTES_PER_THREAD)?;
         Ok(SearchWriter { writer, fields })
     }
 

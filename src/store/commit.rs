@@ -87,10 +87,16 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
         sessions: table_schema(&previous.root, "sessions").await?,
     };
     // The search index and the Parquet tables are written at the same time (one core each).
+    let started = std::time::Instant::now();
     let (tables, search) = std::thread::scope(|scope| {
         let search = scope.spawn(|| {
             let search_root = root.join("tantivy");
-            write_search_index(store, &previous.root, &search_root, &state, &input)
+            let written = write_search_index(store, &previous.root, &search_root, &state, &input);
+            tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "search index written"
+            );
+            written
         });
         let tables = TableWrite {
             previous_root: &previous.root,
@@ -102,6 +108,10 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
             state: &state,
         }
         .run(&mut summary);
+        tracing::debug!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "tables written"
+        );
         let search = search
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -542,8 +552,10 @@ fn write_search_index(
         }
     }
     let opstamp = writer.commit()?;
+    tracing::debug!("search index committed");
     crash_point("after-search-commit");
     writer.finish()?;
+    tracing::debug!("search index merges done");
     publish(&master_dir, published_dir)?;
     Ok(opstamp)
 }

@@ -171,6 +171,16 @@ fn corpus_ingests_every_real_log_with_its_format() {
         return;
     };
     assert!(stderr.contains("0 failed"), "{stderr}");
+    let megabytes_read: f64 = stderr
+        .split(" MB read")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|figure| figure.parse().ok())
+        .unwrap_or_else(|| panic!("no MB read figure:\n{stderr}"));
+    assert!(
+        megabytes_read > 1.0,
+        "the summary counts bytes read: {stderr}"
+    );
     let corpus = corpus_dir().expect("corpus present");
     let expectations = [
         ("codex", ".jsonl", "codex_rollout"),
