@@ -18,7 +18,7 @@ use super::reader::{ReadLimits, stream_json_lines};
 use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
 use crate::ids::stable_hash_hex;
 use crate::redact::redact_value;
-use crate::store::commit::{CommitInput, commit};
+use crate::store::commit::{CommitInput, commit_from};
 use crate::store::rows::AssembledSession;
 use crate::store::state::{Checkpoint, StoreState};
 use crate::store::{Store, StoreError, WriterLock};
@@ -369,12 +369,13 @@ async fn commit_batch(
     if input.checkpoints.is_empty() && input.removed_sessions.is_empty() && redaction_unchanged {
         return Ok(());
     }
-    let commit_summary = commit(store, input).await?;
+    let (commit_summary, committed_state) =
+        commit_from(store, input, std::mem::take(state)).await?;
     summary.new_events += commit_summary.new_events;
     summary.written_events += commit_summary.written_events;
     summary.generation = Some(commit_summary.generation);
     summary.commits += 1;
-    *state = StoreState::load(&store.current()?.root)?;
+    *state = committed_state;
     Ok(())
 }
 

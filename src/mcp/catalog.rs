@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
@@ -89,8 +90,11 @@ pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
     index: SearchIndex,
-    /// Present on the fast path (the index stores events).
-    directory: Option<Directory>,
+    /// Whether this snapshot answers through the fast path once its directory is loaded.
+    fast_path: bool,
+    /// Loaded in the background after the generation opens ([`Catalog::snapshot`]); until it
+    /// is ready, requests are answered by SQL, so a cold start or a fresh commit never waits.
+    directory: tokio::sync::OnceCell<Directory>,
     /// Keeps the generation's files on disk while any request still reads them.
     _pin: PinnedSnapshot,
 }
@@ -127,12 +131,29 @@ impl Catalog {
         if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
             return Ok(Arc::clone(snapshot));
         }
+        let started = std::time::Instant::now();
         let snapshot = Arc::new(WarmSnapshot::open(self.store.pin_current()?, self.path).await?);
         tracing::info!(
             generation = snapshot.generation,
-            directory = snapshot.directory.is_some(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
             "opened store generation"
         );
+        if snapshot.fast_path {
+            let loading = Arc::clone(&snapshot);
+            tokio::spawn(async move {
+                let started = std::time::Instant::now();
+                match loading.ready_directory().await {
+                    Ok(directory) => tracing::info!(
+                        generation = loading.generation,
+                        sessions = directory.session_count(),
+                        turns = directory.turn_count(),
+                        elapsed_ms = started.elapsed().as_millis() as u64,
+                        "directory loaded"
+                    ),
+                    Err(error) => tracing::warn!(%error, "directory not loaded; answering by SQL"),
+                }
+            });
+        }
         *warm = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }
@@ -141,44 +162,54 @@ impl Catalog {
 impl WarmSnapshot {
     async fn open(pin: PinnedSnapshot, path: AnswerPath) -> Result<WarmSnapshot, CatalogError> {
         let snapshot: &Snapshot = &pin;
-        let context = context_for(snapshot).await?;
+        // The tables and the search index open at the same time (a few 100 ms each at 1M
+        // documents: file listings, segment metadata).
         let index_snapshot = snapshot.clone();
-        let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot))
+        let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot));
+        let context = context_for(snapshot).await?;
+        let index = index
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        let mut warm = WarmSnapshot {
+        let fast_path = path == AnswerPath::Fastest && index.stores_events();
+        Ok(WarmSnapshot {
             generation: snapshot.generation,
             context,
             index,
-            directory: None,
+            fast_path,
+            directory: tokio::sync::OnceCell::new(),
             _pin: pin,
-        };
-        if path == AnswerPath::Fastest && warm.index.stores_events() {
-            warm.directory = Some(warm.load_directory().await?);
-        }
-        Ok(warm)
+        })
+    }
+
+    /// The directory, loading it now if no one has started to (a concurrent load is awaited).
+    /// `None` when this snapshot does not take the fast path.
+    pub async fn ready_directory(&self) -> Result<&Directory, CatalogError> {
+        self.directory
+            .get_or_try_init(|| self.load_directory())
+            .await
     }
 
     async fn load_directory(&self) -> Result<Directory, CatalogError> {
         let (sessions, turns) = tokio::try_join!(
-            self.run(DIRECTORY_SESSIONS, Vec::new()),
-            self.run(DIRECTORY_TURNS, Vec::new()),
+            self.run_batches(DIRECTORY_SESSIONS, Vec::new()),
+            self.run_batches(DIRECTORY_TURNS, Vec::new()),
         )?;
-        Directory::from_rows(&sessions, &turns).map_err(|source| CatalogError::Rows {
+        Directory::from_batches(&sessions, &turns).map_err(|source| CatalogError::Rows {
             name: DIRECTORY_TURNS.name,
             source,
         })
     }
 
-    /// The in-memory directory, on the fast path: when it is `Some`, the index also stores
-    /// whole events ([`WarmSnapshot::indexed_event`], [`crate::search::SearchHit::event`]).
+    /// The in-memory directory once loaded, on the fast path: when it is `Some`, the index
+    /// also stores whole events ([`WarmSnapshot::indexed_event`],
+    /// [`crate::search::SearchHit::event`]).
     pub fn directory(&self) -> Option<&Directory> {
-        self.directory.as_ref()
+        self.directory.get().filter(|_| self.fast_path)
     }
 
     /// The whole event from the index (fast path only; `None` when not indexed).
     pub fn indexed_event(&self, event_id: &str) -> Result<Option<IndexedEvent>, CatalogError> {
-        if self.directory.is_none() {
+        if self.directory().is_none() {
             return Ok(None);
         }
         Ok(self.index.indexed_event(event_id)?)
@@ -190,7 +221,7 @@ impl WarmSnapshot {
         turn_id: &str,
         limit: usize,
     ) -> Result<Vec<IndexedEvent>, CatalogError> {
-        if self.directory.is_none() {
+        if self.directory().is_none() {
             return Ok(Vec::new());
         }
         Ok(self.index.turn_events(turn_id, limit)?)
@@ -211,6 +242,19 @@ impl WarmSnapshot {
         query: NamedQuery,
         parameters: Vec<ScalarValue>,
     ) -> Result<Rows, CatalogError> {
+        let batches = self.run_batches(query, parameters).await?;
+        Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
+            name: query.name,
+            source,
+        })
+    }
+
+    /// Runs a named query and returns its Arrow batches as DataFusion produced them.
+    pub async fn run_batches(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Vec<RecordBatch>, CatalogError> {
         let failed = |source| CatalogError::NamedQuery {
             name: query.name,
             source,
@@ -222,11 +266,7 @@ impl WarmSnapshot {
             .map_err(failed)?
             .with_param_values(parameters)
             .map_err(failed)?;
-        let batches = frame.collect().await.map_err(failed)?;
-        Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
-            name: query.name,
-            source,
-        })
+        frame.collect().await.map_err(failed)
     }
 
     /// Where an indexed event's row lives (an exact term lookup: microseconds, run inline).

@@ -5,7 +5,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::mcp::rows::{Row, RowError, Rows};
+use datafusion::arrow::array::{
+    Array, ArrayRef, BooleanArray, Int64Array, StringArray, TimestampNanosecondArray,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::record_batch::RecordBatch;
+
+use crate::mcp::rows::RowError;
 
 /// What a hit or an opened event shows of its session.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,25 +34,38 @@ pub struct TurnBrief {
     pub event_count: i64,
 }
 
+/// Maps keyed by ids with a fast non-cryptographic hash (ids are not attacker-chosen keys
+/// of a long-lived table here: they come from our own store).
+type IdMap<V> = HashMap<Arc<str>, V, foldhash::fast::RandomState>;
+
 /// Sessions and turns by id, and each session's turns in ordinal order.
 #[derive(Debug, Default)]
 pub struct Directory {
-    sessions: HashMap<Arc<str>, SessionBrief>,
-    turns: HashMap<Arc<str>, TurnBrief>,
-    turn_order: HashMap<Arc<str>, Vec<(i64, Arc<str>)>>,
+    sessions: IdMap<SessionBrief>,
+    turns: IdMap<TurnBrief>,
+    turn_order: IdMap<Vec<(i64, Arc<str>)>>,
 }
 
 impl Directory {
-    /// Builds the directory from the rows of `queries/directory_sessions.sql` and
-    /// `queries/directory_turns.sql`.
-    pub fn from_rows(sessions: &Rows, turns: &Rows) -> Result<Directory, RowError> {
-        let mut directory = Directory::default();
-        for row in sessions.iter() {
-            let session_id: Arc<str> = row.string("session_id")?.into();
-            directory.sessions.insert(session_id, session_brief(&row)?);
+    /// Builds the directory from the batches of `queries/directory_sessions.sql` and
+    /// `queries/directory_turns.sql`, reading the Arrow columns directly (a million-document
+    /// store has ~10^5 sessions and a few 10^5 turns: this takes tens of milliseconds).
+    pub fn from_batches(
+        sessions: &[RecordBatch],
+        turns: &[RecordBatch],
+    ) -> Result<Directory, RowError> {
+        let session_rows: usize = sessions.iter().map(RecordBatch::num_rows).sum();
+        let turn_rows: usize = turns.iter().map(RecordBatch::num_rows).sum();
+        let mut directory = Directory {
+            sessions: IdMap::with_capacity_and_hasher(session_rows, Default::default()),
+            turns: IdMap::with_capacity_and_hasher(turn_rows, Default::default()),
+            turn_order: IdMap::with_capacity_and_hasher(session_rows, Default::default()),
+        };
+        for batch in sessions {
+            directory.add_sessions(batch)?;
         }
-        for row in turns.iter() {
-            directory.add_turn(&row)?;
+        for batch in turns {
+            directory.add_turns(batch)?;
         }
         for order in directory.turn_order.values_mut() {
             order.sort_unstable();
@@ -53,23 +73,54 @@ impl Directory {
         Ok(directory)
     }
 
-    fn add_turn(&mut self, row: &Row<'_>) -> Result<(), RowError> {
-        let turn_id: Arc<str> = row.string("turn_id")?.into();
-        let session_id = self.session_key(row.string("session_id")?);
-        let ordinal = row.i64("ordinal")?;
-        self.turn_order
-            .entry(Arc::clone(&session_id))
-            .or_default()
-            .push((ordinal, Arc::clone(&turn_id)));
-        self.turns.insert(
-            turn_id,
-            TurnBrief {
-                session_id,
-                ordinal,
-                completed: row.bool("completed")?,
-                event_count: row.i64("event_count")?,
-            },
-        );
+    fn add_sessions(&mut self, batch: &RecordBatch) -> Result<(), RowError> {
+        let session_ids = strings(batch, "session_id")?;
+        let titles = strings(batch, "title")?;
+        let sources = strings(batch, "source")?;
+        let started = timestamps(batch, "started_at")?;
+        let updated = timestamps(batch, "updated_at")?;
+        let completed = booleans(batch, "completed")?;
+        for row in 0..batch.num_rows() {
+            let nanos =
+                |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
+            self.sessions.insert(
+                session_ids.value(row).into(),
+                SessionBrief {
+                    title: titles.value(row).to_owned(),
+                    source: sources.value(row).to_owned(),
+                    started_at: nanos(&started),
+                    updated_at: nanos(&updated),
+                    completed: completed.value(row),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn add_turns(&mut self, batch: &RecordBatch) -> Result<(), RowError> {
+        let turn_ids = strings(batch, "turn_id")?;
+        let session_ids = strings(batch, "session_id")?;
+        let ordinals = integers(batch, "ordinal")?;
+        let completed = booleans(batch, "completed")?;
+        let event_counts = integers(batch, "event_count")?;
+        for row in 0..batch.num_rows() {
+            let turn_id: Arc<str> = turn_ids.value(row).into();
+            let session_id = self.session_key(session_ids.value(row));
+            let ordinal = ordinals.value(row);
+            self.turn_order
+                .entry(Arc::clone(&session_id))
+                .or_default()
+                .push((ordinal, Arc::clone(&turn_id)));
+            self.turns.insert(
+                turn_id,
+                TurnBrief {
+                    session_id,
+                    ordinal,
+                    completed: completed.value(row),
+                    event_count: event_counts.value(row),
+                },
+            );
+        }
         Ok(())
     }
 
@@ -112,12 +163,67 @@ impl Directory {
     }
 }
 
-fn session_brief(row: &Row<'_>) -> Result<SessionBrief, RowError> {
-    Ok(SessionBrief {
-        title: row.string("title")?.to_owned(),
-        source: row.string("source")?.to_owned(),
-        started_at: row.opt_timestamp_nanos("started_at")?,
-        updated_at: row.opt_timestamp_nanos("updated_at")?,
-        completed: row.bool("completed")?,
-    })
+/// A column cast to `target` (strings may arrive as views, integers narrower, timestamps in
+/// micros), with nulls rejected unless `nullable`.
+fn column_as(
+    batch: &RecordBatch,
+    name: &str,
+    target: &DataType,
+    nullable: bool,
+) -> Result<ArrayRef, RowError> {
+    let column = batch
+        .column_by_name(name)
+        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
+    let cast_column = cast(column, target).map_err(|source| RowError::Cast {
+        column: name.to_owned(),
+        source,
+    })?;
+    if !nullable && cast_column.null_count() > 0 {
+        return Err(RowError::UnexpectedNull(name.to_owned()));
+    }
+    Ok(cast_column)
+}
+
+fn downcast<T: Clone + 'static>(
+    array: ArrayRef,
+    name: &str,
+    expected: &'static str,
+) -> Result<T, RowError> {
+    array
+        .as_any()
+        .downcast_ref::<T>()
+        .cloned()
+        .ok_or_else(|| RowError::WrongType {
+            column: name.to_owned(),
+            expected,
+        })
+}
+
+fn strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
+    downcast(
+        column_as(batch, name, &DataType::Utf8, false)?,
+        name,
+        "a string",
+    )
+}
+
+fn integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
+    downcast(
+        column_as(batch, name, &DataType::Int64, false)?,
+        name,
+        "an integer",
+    )
+}
+
+fn booleans(batch: &RecordBatch, name: &str) -> Result<BooleanArray, RowError> {
+    downcast(
+        column_as(batch, name, &DataType::Boolean, false)?,
+        name,
+        "a boolean",
+    )
+}
+
+fn timestamps(batch: &RecordBatch, name: &str) -> Result<TimestampNanosecondArray, RowError> {
+    let target = DataType::Timestamp(TimeUnit::Nanosecond, Some("+00:00".into()));
+    downcast(column_as(batch, name, &target, true)?, name, "a timestamp")
 }

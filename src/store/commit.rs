@@ -57,8 +57,19 @@ fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {
 
 /// Writes and publishes the next generation.
 pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, StoreError> {
+    let state = StoreState::load(&store.current()?.root)?;
+    Ok(commit_from(store, input, state).await?.0)
+}
+
+/// [`commit`] from the caller's copy of the current generation's state (the writer lock holder
+/// keeps it in step), returning the new generation's state: the state file is parsed once
+/// per indexing run, not once per commit (it is tens of MB at a million documents).
+pub async fn commit_from(
+    store: &Store,
+    input: CommitInput,
+    mut state: StoreState,
+) -> Result<(CommitSummary, StoreState), StoreError> {
     let previous = store.current()?;
-    let mut state = StoreState::load(&previous.root)?;
     let generation = store.highest_generation_on_disk()?.max(previous.generation) + 1;
     let root = store.generation_dir(generation);
     if root.exists() {
@@ -144,7 +155,7 @@ pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, 
     crash_point("after-flip");
     store.remove_old_generations(generation, previous.generation)?;
     crash_point("after-cleanup");
-    Ok(summary)
+    Ok((summary, state))
 }
 
 /// The declared schemas of the three tables (events without its partition columns).
@@ -184,6 +195,7 @@ impl TableWrite<'_> {
             .filter(|event| !old_event_ids.contains(&event.event_id))
             .count();
         crash_point("after-events");
+        tracing::debug!("events written");
         write_turns(
             self.previous_root,
             self.root,
@@ -192,6 +204,7 @@ impl TableWrite<'_> {
             sessions,
             self.touched,
         )?;
+        tracing::debug!("turns written");
         write_sessions(
             self.previous_root,
             self.root,

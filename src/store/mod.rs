@@ -110,8 +110,10 @@ impl Store {
         Store::open(data_dir)
     }
 
-    /// Checks that `current` resolves to a generation with readable state, so damage is
-    /// reported up front with the way out rather than as a confusing query failure.
+    /// Checks that `current` resolves to a generation that has its state file, so damage is
+    /// reported up front with the way out rather than as a confusing query failure. The state
+    /// is not parsed here (tens of MB at a million documents): readers never need it, and the
+    /// writer's own load reports a corrupt one.
     pub fn verify(&self) -> Result<Snapshot, StoreError> {
         let snapshot = self.current()?;
         if !snapshot.root.is_dir() {
@@ -120,7 +122,13 @@ impl Store {
                 message: format!("current points at a missing {}", snapshot.root.display()),
             });
         }
-        state::StoreState::load(&snapshot.root)?;
+        let state_file = snapshot.root.join(state::STATE_FILE);
+        if !state_file.is_file() {
+            return Err(StoreError::CorruptState {
+                path: state_file,
+                message: "the generation has no state file".to_string(),
+            });
+        }
         Ok(snapshot)
     }
 

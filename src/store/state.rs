@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 
-const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 
 /// What the store knows about one source file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -55,6 +55,7 @@ fn strip_performance(value: &mut Value) {
 async fn assert_same_answers(data_dir: &Path, calls: &[(&str, Value)]) -> usize {
     let fast_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();
     let snapshot = fast_catalog.snapshot().await.expect("store opens");
+    snapshot.ready_directory().await.expect("directory loads");
     assert!(
         snapshot.directory().is_some(),
         "a new store's index stores events, so the fast path is on"
