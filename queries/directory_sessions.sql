@@ -1,9 +1,15 @@
--- The server's in-memory directory: what a search hit or an open(event) shows of a session.
+-- The server's in-memory directory: what a search hit, an open(event) or a list_sessions
+-- page shows of a session.
 SELECT
   session_id,
   title,
   source,
   started_at,
   updated_at,
-  completed
+  completed,
+  turn_count,
+  event_count,
+  mode,
+  session_slug,
+  session_summary
 FROM sessions

@@ -96,7 +96,7 @@ pub struct WarmSnapshot {
     /// is ready, requests are answered by SQL, so a cold start or a fresh commit never waits.
     directory: tokio::sync::OnceCell<Directory>,
     /// Keeps the generation's files on disk while any request still reads them.
-    _pin: PinnedSnapshot,
+    pin: PinnedSnapshot,
 }
 
 /// An index search, owned so it can run on the blocking pool.
@@ -177,7 +177,7 @@ impl WarmSnapshot {
             index,
             fast_path,
             directory: tokio::sync::OnceCell::new(),
-            _pin: pin,
+            pin,
         })
     }
 
@@ -213,6 +213,29 @@ impl WarmSnapshot {
             return Ok(None);
         }
         Ok(self.index.indexed_event(event_id)?)
+    }
+
+    /// The `turns` row of `turn_id` read straight from its bucket file (no SQL); `None` when
+    /// the table is not bucketed.
+    pub async fn turn_row(
+        &self,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Option<Rows>, CatalogError> {
+        let root = self.pin.root.clone();
+        let (session_id, turn_id) = (session_id.to_owned(), turn_id.to_owned());
+        let batches = tokio::task::spawn_blocking(move || {
+            crate::store::lookup::turn_rows(&root, &session_id, &turn_id)
+        })
+        .await
+        .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
+        batches
+            .map(|batches| Rows::from_batches(&batches))
+            .transpose()
+            .map_err(|source| CatalogError::Rows {
+                name: "turn_row",
+                source,
+            })
     }
 
     /// The indexed events of `turn_id` by ordinal (at most `limit`), on the fast path.

@@ -14,7 +14,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::mcp::rows::RowError;
 
-/// What a hit or an opened event shows of its session.
+/// What a hit, an opened event or a list_sessions page shows of its session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionBrief {
     pub title: String,
@@ -23,6 +23,25 @@ pub struct SessionBrief {
     pub started_at: Option<i64>,
     pub updated_at: Option<i64>,
     pub completed: bool,
+    pub turn_count: i64,
+    pub event_count: i64,
+    pub mode: String,
+    pub session_slug: Option<String>,
+    pub session_summary: Option<String>,
+}
+
+/// A list_sessions request as the directory evaluates it (the semantics of
+/// `queries/list_sessions_{desc,asc}.sql`).
+#[derive(Debug, Clone)]
+pub struct SessionWindow<'a> {
+    /// Sessions with `updated_at >= start` and `started_at < end` (UTC nanoseconds).
+    pub start: i64,
+    pub end: i64,
+    pub mode: Option<&'a str>,
+    /// Only sessions after this `(updated_at, session_id)` position in the sort order.
+    pub after: Option<(i64, &'a str)>,
+    pub newest_first: bool,
+    pub limit: usize,
 }
 
 /// What a hit or an opened event shows of its turn.
@@ -80,9 +99,16 @@ impl Directory {
         let started = timestamps(batch, "started_at")?;
         let updated = timestamps(batch, "updated_at")?;
         let completed = booleans(batch, "completed")?;
+        let turn_counts = integers(batch, "turn_count")?;
+        let event_counts = integers(batch, "event_count")?;
+        let modes = strings(batch, "mode")?;
+        let slugs = optional_strings(batch, "session_slug")?;
+        let summaries = optional_strings(batch, "session_summary")?;
         for row in 0..batch.num_rows() {
             let nanos =
                 |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
+            let text =
+                |array: &StringArray| (!array.is_null(row)).then(|| array.value(row).to_owned());
             self.sessions.insert(
                 session_ids.value(row).into(),
                 SessionBrief {
@@ -91,10 +117,55 @@ impl Directory {
                     started_at: nanos(&started),
                     updated_at: nanos(&updated),
                     completed: completed.value(row),
+                    turn_count: turn_counts.value(row),
+                    event_count: event_counts.value(row),
+                    mode: modes.value(row).to_owned(),
+                    session_slug: text(&slugs),
+                    session_summary: text(&summaries),
                 },
             );
         }
         Ok(())
+    }
+
+    /// The sessions of a list_sessions page, in page order: at most `limit` of them.
+    pub fn list(&self, window: &SessionWindow<'_>) -> Vec<(&str, &SessionBrief)> {
+        let mut matches: Vec<(i64, &str, &SessionBrief)> = self
+            .sessions
+            .iter()
+            .filter_map(|(session_id, brief)| {
+                let updated_at = brief.updated_at?;
+                let in_window = updated_at >= window.start && brief.started_at? < window.end;
+                let of_mode = window.mode.is_none_or(|mode| brief.mode == mode);
+                let position = (updated_at, session_id.as_ref());
+                let after = window.after.is_none_or(|cursor| {
+                    if window.newest_first {
+                        position < cursor
+                    } else {
+                        position > cursor
+                    }
+                });
+                (in_window && of_mode && after).then_some((updated_at, session_id.as_ref(), brief))
+            })
+            .collect();
+        let order = |left: &(i64, &str, &SessionBrief), right: &(i64, &str, &SessionBrief)| {
+            let ascending = (left.0, left.1).cmp(&(right.0, right.1));
+            if window.newest_first {
+                ascending.reverse()
+            } else {
+                ascending
+            }
+        };
+        if matches.len() > window.limit && window.limit > 0 {
+            matches.select_nth_unstable_by(window.limit - 1, order);
+            matches.truncate(window.limit);
+        }
+        matches.truncate(window.limit);
+        matches.sort_unstable_by(order);
+        matches
+            .into_iter()
+            .map(|(_, session_id, brief)| (session_id, brief))
+            .collect()
     }
 
     fn add_turns(&mut self, batch: &RecordBatch) -> Result<(), RowError> {
@@ -202,6 +273,14 @@ fn downcast<T: Clone + 'static>(
 fn strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
     downcast(
         column_as(batch, name, &DataType::Utf8, false)?,
+        name,
+        "a string",
+    )
+}
+
+fn optional_strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
+    downcast(
+        column_as(batch, name, &DataType::Utf8, true)?,
         name,
         "a string",
     )

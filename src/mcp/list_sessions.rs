@@ -9,9 +9,10 @@ use serde_json::{Value, json};
 
 use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
 use crate::mcp::cursor::{self, CursorError, KeysetPosition};
+use crate::mcp::directory::{Directory, SessionBrief, SessionWindow};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
-use crate::mcp::rows::{Row, RowError, Rows};
+use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
 use crate::mcp::validate::{
     Arguments, optional_integer_in_range, optional_string, parse_datetime_field,
@@ -181,13 +182,22 @@ impl ToolHandler for ListSessions {
 
     async fn execute(catalog: &Catalog, request: &ListRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
-        let query = match request.sort {
-            Sort::Desc => NEWEST_FIRST,
-            Sort::Asc => OLDEST_FIRST,
+        let page = match snapshot.directory() {
+            Some(directory) => page_from_directory(request, directory),
+            None => {
+                let query = match request.sort {
+                    Sort::Desc => NEWEST_FIRST,
+                    Sort::Asc => OLDEST_FIRST,
+                };
+                let rows = snapshot.run(query, parameters(request)).await?;
+                let listed: Vec<ListedSession<'_>> = rows
+                    .iter()
+                    .map(|row| ListedSession::from_row(&row))
+                    .collect::<Result<_, _>>()
+                    .map_err(|error| ToolError::internal(format!("{}: {error}", query.name)))?;
+                build_page(request, &listed)
+            }
         };
-        let rows = snapshot.run(query, parameters(request)).await?;
-        let page = build_page(request, &rows)
-            .map_err(|error| ToolError::internal(format!("{}: {error}", query.name)))?;
         let text = summarize(request, &page);
         Ok(ToolSuccess::new(page, text))
     }
@@ -270,7 +280,81 @@ fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     ]
 }
 
-fn build_page(request: &ListRequest, rows: &Rows) -> Result<Value, RowError> {
+/// The page from the in-memory directory: the same filter, order and keyset as the SQL.
+fn page_from_directory(request: &ListRequest, directory: &Directory) -> Value {
+    let window = SessionWindow {
+        start: nanos_of(request.start),
+        end: nanos_of(request.end),
+        mode: request.mode,
+        after: request
+            .cursor
+            .as_ref()
+            .map(|(_, position)| (position.updated_at_nanos, position.session_id.as_str())),
+        newest_first: request.sort == Sort::Desc,
+        limit: request.limit + 1,
+    };
+    let listed: Vec<ListedSession<'_>> = directory
+        .list(&window)
+        .into_iter()
+        .map(|(session_id, brief)| ListedSession::from_brief(session_id, brief))
+        .collect();
+    build_page(request, &listed)
+}
+
+/// What a page shows of a session, from a row of `queries/list_sessions_*.sql` or from the
+/// directory.
+struct ListedSession<'a> {
+    session_id: &'a str,
+    title: &'a str,
+    source: &'a str,
+    /// UTC nanoseconds.
+    started_at: Option<i64>,
+    updated_at: Option<i64>,
+    completed: bool,
+    turn_count: i64,
+    event_count: i64,
+    mode: &'a str,
+    session_slug: Option<&'a str>,
+    session_summary: Option<&'a str>,
+}
+
+impl<'a> ListedSession<'a> {
+    fn from_row(row: &Row<'a>) -> Result<ListedSession<'a>, RowError> {
+        Ok(ListedSession {
+            session_id: row.string("session_id")?,
+            title: row.string("title")?,
+            source: row.string("source")?,
+            started_at: row.opt_timestamp_nanos("started_at")?,
+            updated_at: row.opt_timestamp_nanos("updated_at")?,
+            completed: row.bool("completed")?,
+            turn_count: row.i64("turn_count")?,
+            event_count: row.i64("event_count")?,
+            mode: row.string("mode")?,
+            session_slug: row.opt_string("session_slug")?,
+            session_summary: row.opt_string("session_summary")?,
+        })
+    }
+
+    fn from_brief(session_id: &'a str, brief: &'a SessionBrief) -> ListedSession<'a> {
+        ListedSession {
+            session_id,
+            title: &brief.title,
+            source: &brief.source,
+            started_at: brief.started_at,
+            updated_at: brief.updated_at,
+            completed: brief.completed,
+            turn_count: brief.turn_count,
+            event_count: brief.event_count,
+            mode: &brief.mode,
+            session_slug: brief.session_slug.as_deref(),
+            session_summary: brief.session_summary.as_deref(),
+        }
+    }
+}
+
+/// A page of at most `request.limit` sessions from up to `limit + 1` listed ones (one more
+/// means there is a next page).
+fn build_page(request: &ListRequest, listed: &[ListedSession<'_>]) -> Value {
     let first_rank = request
         .cursor
         .as_ref()
@@ -278,51 +362,47 @@ fn build_page(request: &ListRequest, rows: &Rows) -> Result<Value, RowError> {
         + 1;
     let mut sessions = Vec::with_capacity(request.limit);
     let mut last_position = None;
-    for (offset, row) in rows.iter().take(request.limit).enumerate() {
+    for (offset, session) in listed.iter().take(request.limit).enumerate() {
         let rank = first_rank + offset;
-        sessions.push(listed_session_json(rank, &row)?);
+        sessions.push(listed_session_json(rank, session));
         last_position = Some(KeysetPosition {
-            updated_at_nanos: row.opt_timestamp_nanos("updated_at")?.unwrap_or_default(),
-            session_id: row.string("session_id")?.to_owned(),
+            updated_at_nanos: session.updated_at.unwrap_or_default(),
+            session_id: session.session_id.to_owned(),
             rank,
         });
     }
-    let truncated = rows.len() > request.limit;
+    let truncated = listed.len() > request.limit;
     let next_cursor = last_position
         .filter(|_| truncated)
         .map(|position| cursor::encode(&request.fingerprint(), &position));
-    Ok(json!({
+    json!({
         "result_count": sessions.len(),
         "limit": request.limit,
         "truncated": truncated,
         "sessions": sessions,
         "next_cursor": next_cursor,
-    }))
+    })
 }
 
-fn listed_session_json(rank: usize, row: &Row<'_>) -> Result<Value, RowError> {
-    let session_id = row.string("session_id")?;
-    let timestamp = |column: &str| -> Result<Option<String>, RowError> {
-        Ok(row.opt_timestamp_nanos(column)?.map(format_timestamp))
-    };
-    Ok(json!({
+fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
+    json!({
         "rank": rank,
-        "id": session_id,
+        "id": session.session_id,
         "session": {
-            "id": session_id,
-            "title": row.string("title")?,
-            "source": row.string("source")?,
-            "started_at": timestamp("started_at")?,
-            "updated_at": timestamp("updated_at")?,
-            "completed": row.bool("completed")?,
-            "turn_count": row.i64("turn_count")?,
-            "event_count": row.i64("event_count")?,
-            "mode": row.string("mode")?,
-            "session_slug": row.opt_string("session_slug")?,
-            "session_summary": row.opt_string("session_summary")?,
+            "id": session.session_id,
+            "title": session.title,
+            "source": session.source,
+            "started_at": session.started_at.map(format_timestamp),
+            "updated_at": session.updated_at.map(format_timestamp),
+            "completed": session.completed,
+            "turn_count": session.turn_count,
+            "event_count": session.event_count,
+            "mode": session.mode,
+            "session_slug": session.session_slug,
+            "session_summary": session.session_summary,
         },
-        "open": { "session_id": session_id },
-    }))
+        "open": { "session_id": session.session_id },
+    })
 }
 
 fn summarize(request: &ListRequest, page: &Value) -> String {

@@ -79,17 +79,20 @@ async fn write_lines(
     let mut replies = BufReader::new(rmcp).split(b'\n');
     let mut errors_open = true;
     loop {
+        // Errors first: an error line answers an input line read before any line rmcp has
+        // yet to answer, so this keeps replies in input order when both are ready.
         let line = tokio::select! {
-            reply = replies.next_segment() => match reply {
-                Ok(Some(line)) => line,
-                _ => break,
-            },
+            biased;
             error = error_lines.recv(), if errors_open => match error {
                 Some(line) => line.into_bytes(),
                 None => {
                     errors_open = false;
                     continue;
                 }
+            },
+            reply = replies.next_segment() => match reply {
+                Ok(Some(line)) => line,
+                _ => break,
             },
         };
         if output.write_all(&line).await.is_err()

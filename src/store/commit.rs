@@ -419,13 +419,13 @@ fn untouched_rows(
 /// only the buckets of the sessions it touches.
 pub const TURN_BUCKETS: u64 = 16;
 
-fn turn_bucket(session_id: &str) -> u64 {
+pub(crate) fn turn_bucket(session_id: &str) -> u64 {
     (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
 }
 
 /// The bucket a `turns/part-bNN-gNNNNNN.parquet` file holds; `None` for a file of the
 /// unbucketed layout (rewritten into buckets on the next commit).
-fn bucket_of_file(path: &Path) -> Option<u64> {
+pub(crate) fn bucket_of_file(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
 }

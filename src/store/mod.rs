@@ -22,6 +22,7 @@
 pub mod chains;
 pub mod commit;
 pub mod faults;
+pub mod lookup;
 pub mod parquet_io;
 pub mod rows;
 pub mod state;

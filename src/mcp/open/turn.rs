@@ -74,7 +74,11 @@ async fn open_with_directory(
             .iter()
             .map(|event| event_summary_json(&EventSummary::from_index(event)))
             .collect();
-        (snapshot.run(TURN_ALONE, parameters()).await?, events)
+        let turn_rows = match snapshot.turn_row(session_id, turn_id).await? {
+            Some(rows) => rows,
+            None => snapshot.run(TURN_ALONE, parameters()).await?,
+        };
+        (turn_rows, events)
     } else {
         let (turn_rows, event_rows) = tokio::try_join!(
             snapshot.run(TURN_ALONE, parameters()),

@@ -1,7 +1,9 @@
 //! The fast answer path (stored events in the index + the in-memory directory) against the
 //! SQL-only reference: every id of the fixture store (and a sample of the real corpus) opens
-//! to the same envelope, and searches, scoped or not, return the same hits.
+//! to the same envelope, searches, scoped or not, return the same hits, and list_sessions
+//! pages (every mode and sort, window edges, following cursors) are the same.
 
+use std::collections::VecDeque;
 use std::path::Path;
 
 use esker::mcp::catalog::{AnswerPath, Catalog};
@@ -51,8 +53,9 @@ fn strip_performance(value: &mut Value) {
     }
 }
 
-/// Asserts both paths answer `calls` identically; returns how many answers were successes.
-async fn assert_same_answers(data_dir: &Path, calls: &[(&str, Value)]) -> usize {
+/// Asserts both paths answer `calls` identically, following every list_sessions cursor;
+/// returns how many answers were successes.
+async fn assert_same_answers(data_dir: &Path, calls: Vec<(&'static str, Value)>) -> usize {
     let fast_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();
     let snapshot = fast_catalog.snapshot().await.expect("store opens");
     snapshot.ready_directory().await.expect("directory loads");
@@ -63,7 +66,8 @@ async fn assert_same_answers(data_dir: &Path, calls: &[(&str, Value)]) -> usize 
     let fast = EskerServer::new(fast_catalog);
     let sql = EskerServer::new(Catalog::open_with(data_dir, AnswerPath::SqlOnly).unwrap());
     let mut successes = 0;
-    for (tool, arguments) in calls {
+    let mut calls: VecDeque<(&str, Value)> = calls.into();
+    while let Some((tool, arguments)) = calls.pop_front() {
         let expected = answer(&sql, tool, arguments.clone()).await;
         let actual = answer(&fast, tool, arguments.clone()).await;
         if actual != expected {
@@ -75,8 +79,47 @@ async fn assert_same_answers(data_dir: &Path, calls: &[(&str, Value)]) -> usize 
             );
         }
         successes += usize::from(expected["is_error"] == false);
+        if let Some(cursor) = expected["envelope"]["data"]["next_cursor"].as_str() {
+            let mut next_page = arguments.clone();
+            next_page["cursor"] = json!(cursor);
+            calls.push_back((tool, next_page));
+        }
     }
     successes
+}
+
+/// list_sessions over broad and edge windows, every mode, both sorts, small pages.
+fn list_calls() -> Vec<(&'static str, Value)> {
+    let windows = [
+        ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z"),
+        ("2025-11-18T14:00:00Z", "2025-11-18T14:03:00Z"),
+        ("2026-03-14T10:00:00Z", "2026-03-14T11:30:00.100Z"),
+        ("2026-03-14T11:30:00.100Z", "2026-03-14T11:30:00.101Z"),
+    ];
+    let modes = [
+        None,
+        Some("web_search"),
+        Some("mcp_internal"),
+        Some("tool_calling"),
+        Some("chat"),
+    ];
+    let mut calls = Vec::new();
+    for (start, end) in windows {
+        for mode in modes {
+            for sort in ["desc", "asc"] {
+                for limit in [2, 50] {
+                    let mut arguments = json!({
+                        "start_datetime": start, "end_datetime": end, "sort": sort, "limit": limit,
+                    });
+                    if let Some(mode) = mode {
+                        arguments["mode"] = json!(mode);
+                    }
+                    calls.push(("list_sessions", arguments));
+                }
+            }
+        }
+    }
+    calls
 }
 
 /// Every open and search the comparison makes on a store; `every` samples the events.
@@ -114,6 +157,7 @@ fn calls_for(data_dir: &Path, every: usize) -> Vec<(&'static str, Value)> {
             ));
         }
     }
+    calls.extend(list_calls());
     for missing in ["event:nope", "turn:nope", "session:nope"] {
         calls.push(("open", json!({ "id": missing })));
         calls.push((
@@ -128,11 +172,11 @@ fn calls_for(data_dir: &Path, every: usize) -> Vec<(&'static str, Value)> {
 async fn the_fast_path_answers_exactly_like_sql_on_the_fixtures() {
     let data_dir = fixture_store();
     let calls = calls_for(data_dir, 1);
-    let successes = assert_same_answers(data_dir, &calls).await;
+    let call_count = calls.len();
+    let successes = assert_same_answers(data_dir, calls).await;
     assert!(
-        successes > calls.len() / 2,
-        "most calls succeed ({successes} of {})",
-        calls.len()
+        successes > call_count / 2,
+        "most calls succeed ({successes} of {call_count})"
     );
 }
 
@@ -142,10 +186,7 @@ async fn the_fast_path_answers_exactly_like_sql_on_the_real_corpus() {
         return;
     };
     let calls = calls_for(data_dir, 23);
-    let successes = assert_same_answers(data_dir, &calls).await;
-    assert!(
-        successes > calls.len() / 2,
-        "{successes} of {}",
-        calls.len()
-    );
+    let call_count = calls.len();
+    let successes = assert_same_answers(data_dir, calls).await;
+    assert!(successes > call_count / 2, "{successes} of {call_count}");
 }

@@ -168,14 +168,16 @@ async fn a_broken_store_is_an_in_band_internal_error() {
     let client = EskerClient::start(data.path()).await;
     let window =
         json!({"start_datetime": "2020-01-01T00:00:00Z", "end_datetime": "2030-01-01T00:00:00Z"});
-    client.success("list_sessions", window.clone()).await;
+    let listed = client.success("list_sessions", window).await;
+    let session_id = listed["data"]["sessions"][0]["id"].clone();
 
-    // Corrupt the sessions table under the running server.
+    // Corrupt the sessions table under the running server: open(session) reads it (list
+    // pages come from the in-memory directory loaded before the damage).
     let sessions_dir = data.path().join("current/sessions");
     for entry in std::fs::read_dir(&sessions_dir).expect("sessions dir") {
         std::fs::write(entry.expect("entry").path(), b"not parquet").expect("corrupt");
     }
-    let envelope = client.failure("list_sessions", window).await;
+    let envelope = client.failure("open", json!({ "id": session_id })).await;
     assert_eq!(envelope["error"]["code"], "internal_error", "{envelope:#}");
     let message = envelope["error"]["message"].as_str().unwrap_or_default();
     assert!(
