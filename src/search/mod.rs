@@ -273,22 +273,23 @@ impl SearchIndex {
     /// The session and source of an indexed event, by an exact term lookup on its id; `None`
     /// when the event is not in the index (type `unknown`).
     pub fn locate(&self, event_id: &str) -> Result<Option<EventLocation>, SearchError> {
+        let Some(document) = self.event_document(event_id)? else {
+            return Ok(None);
+        };
+        Ok(text_field(&document, self.fields.session_id)
+            .zip(text_field(&document, self.fields.source))
+            .map(|(session_id, source)| EventLocation { session_id, source }))
+    }
+
+    /// The stored document of an event, by an exact term lookup on its id.
+    fn event_document(&self, event_id: &str) -> Result<Option<TantivyDocument>, SearchError> {
         let searcher = self.reader.searcher();
         let query = self.term_query(self.fields.event_id, event_id);
         let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
         let Some((_, address)) = top_docs.first() else {
             return Ok(None);
         };
-        let document: TantivyDocument = searcher.doc(*address)?;
-        let text_of = |field: Field| {
-            document
-                .get_first(field)
-                .and_then(|value| value.as_str())
-                .map(str::to_owned)
-        };
-        Ok(text_of(self.fields.session_id)
-            .zip(text_of(self.fields.source))
-            .map(|(session_id, source)| EventLocation { session_id, source }))
+        Ok(Some(searcher.doc(*address)?))
     }
 
     /// Whether documents carry the whole event ([`StoredFields`]).
@@ -302,14 +303,9 @@ impl SearchIndex {
         let Some(stored) = self.fields.stored else {
             return Ok(None);
         };
-        let searcher = self.reader.searcher();
-        let query = self.term_query(self.fields.event_id, event_id);
-        let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
-        let Some((_, address)) = top_docs.first() else {
-            return Ok(None);
-        };
-        let document: TantivyDocument = searcher.doc(*address)?;
-        Ok(self.event_of(&document, stored))
+        Ok(self
+            .event_document(event_id)?
+            .and_then(|document| self.event_of(&document, stored)))
     }
 
     /// The ids of the indexed events at `ordinal - 1` and `ordinal + 1` in `turn_id`.
@@ -447,13 +443,7 @@ impl SearchIndex {
         address: DocAddress,
     ) -> Result<SearchHit, SearchError> {
         let document: TantivyDocument = searcher.doc(address)?;
-        let text_of = |field: Field| {
-            document
-                .get_first(field)
-                .and_then(|value| value.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
+        let text_of = |field: Field| text_field(&document, field).unwrap_or_default();
         Ok(SearchHit {
             event_id: text_of(self.fields.event_id),
             session_id: text_of(self.fields.session_id),
