@@ -8,11 +8,9 @@ use std::sync::Arc;
 use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, Int64Array, StringArray, TimestampNanosecondArray,
 };
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::arrow::record_batch::RecordBatch;
 
-use crate::mcp::rows::RowError;
+use crate::mcp::rows::{RowError, normalize_column};
 
 /// What a hit, an opened event or a list_sessions page shows of its session.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,25 +232,20 @@ impl Directory {
     }
 }
 
-/// A column cast to `target` (strings may arrive as views, integers narrower, timestamps in
-/// micros), with nulls rejected unless `nullable`.
-fn column_as(
-    batch: &RecordBatch,
-    name: &str,
-    target: &DataType,
-    nullable: bool,
-) -> Result<ArrayRef, RowError> {
+/// A column normalized as [`Rows`](crate::mcp::rows::Rows) normalizes it (strings to Utf8,
+/// integers to Int64, timestamps to UTC nanoseconds), nulls rejected unless `nullable`.
+fn column_as(batch: &RecordBatch, name: &str, nullable: bool) -> Result<ArrayRef, RowError> {
     let column = batch
         .column_by_name(name)
         .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
-    let cast_column = cast(column, target).map_err(|source| RowError::Cast {
+    let normalized = normalize_column(column).map_err(|source| RowError::Cast {
         column: name.to_owned(),
         source,
     })?;
-    if !nullable && cast_column.null_count() > 0 {
+    if !nullable && normalized.null_count() > 0 {
         return Err(RowError::UnexpectedNull(name.to_owned()));
     }
-    Ok(cast_column)
+    Ok(normalized)
 }
 
 fn downcast<T: Clone + 'static>(
@@ -271,38 +264,21 @@ fn downcast<T: Clone + 'static>(
 }
 
 fn strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
-    downcast(
-        column_as(batch, name, &DataType::Utf8, false)?,
-        name,
-        "a string",
-    )
+    downcast(column_as(batch, name, false)?, name, "a string")
 }
 
 fn optional_strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
-    downcast(
-        column_as(batch, name, &DataType::Utf8, true)?,
-        name,
-        "a string",
-    )
+    downcast(column_as(batch, name, true)?, name, "a string")
 }
 
 fn integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
-    downcast(
-        column_as(batch, name, &DataType::Int64, false)?,
-        name,
-        "an integer",
-    )
+    downcast(column_as(batch, name, false)?, name, "an integer")
 }
 
 fn booleans(batch: &RecordBatch, name: &str) -> Result<BooleanArray, RowError> {
-    downcast(
-        column_as(batch, name, &DataType::Boolean, false)?,
-        name,
-        "a boolean",
-    )
+    downcast(column_as(batch, name, false)?, name, "a boolean")
 }
 
 fn timestamps(batch: &RecordBatch, name: &str) -> Result<TimestampNanosecondArray, RowError> {
-    let target = DataType::Timestamp(TimeUnit::Nanosecond, Some("+00:00".into()));
-    downcast(column_as(batch, name, &target, true)?, name, "a timestamp")
+    downcast(column_as(batch, name, true)?, name, "a timestamp")
 }
