@@ -55,15 +55,10 @@ fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {
     }
 }
 
-/// Writes and publishes the next generation.
-pub async fn commit(store: &Store, input: CommitInput) -> Result<CommitSummary, StoreError> {
-    let state = StoreState::load(&store.current()?.root)?;
-    Ok(commit_from(store, input, state).await?.0)
-}
-
-/// [`commit`] from the caller's copy of the current generation's state (the writer lock holder
-/// keeps it in step), returning the new generation's state: the state file is parsed once
-/// per indexing run, not once per commit (it is tens of MB at a million documents).
+/// Writes and publishes the next generation from the caller's copy of the current
+/// generation's state (the writer lock holder keeps it in step) and returns the new state:
+/// the state file is parsed once per indexing run, not once per commit (it is tens of MB at
+/// a million documents).
 pub async fn commit_from(
     store: &Store,
     input: CommitInput,
