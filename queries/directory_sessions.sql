@@ -9,6 +9,11 @@ SELECT
   completed,
   turn_count,
   event_count,
+  input_tokens,
+  cached_input_tokens,
+  output_tokens,
+  reasoning_tokens,
+  total_tokens,
   mode,
   session_slug,
   session_summary

@@ -151,6 +151,66 @@ pub struct RawEvent {
     pub subtype: Option<String>,
     /// 1-based line (or message index for whole-file JSON) in the source file, for diagnostics.
     pub line: u64,
+    /// Token usage of the model call this event belongs to, set on exactly one event per call.
+    pub usage: Option<TokenUsage>,
+}
+
+/// Token counts of one model call (or a sum of calls), normalized across harnesses:
+/// `input` counts every prompt token (cache reads and writes included), `cached_input` the part
+/// read from a cache, `output` every generated token (reasoning included), `reasoning` the part
+/// spent reasoning, `total` = input + output unless the harness reports its own total.
+/// A field is `None` when the harness does not record it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokenUsage {
+    pub input: Option<i64>,
+    pub cached_input: Option<i64>,
+    pub output: Option<i64>,
+    pub reasoning: Option<i64>,
+    pub total: Option<i64>,
+}
+
+/// Field-wise sum; a field stays `None` only when it is `None` on both sides.
+impl std::ops::Add for TokenUsage {
+    type Output = TokenUsage;
+
+    fn add(self, other: TokenUsage) -> TokenUsage {
+        fn plus(left: Option<i64>, right: Option<i64>) -> Option<i64> {
+            match (left, right) {
+                (None, None) => None,
+                (left, right) => Some(left.unwrap_or(0).saturating_add(right.unwrap_or(0))),
+            }
+        }
+        TokenUsage {
+            input: plus(self.input, other.input),
+            cached_input: plus(self.cached_input, other.cached_input),
+            output: plus(self.output, other.output),
+            reasoning: plus(self.reasoning, other.reasoning),
+            total: plus(self.total, other.total),
+        }
+    }
+}
+
+impl TokenUsage {
+    /// Sums usages; `None` when there is none at all.
+    pub fn sum<I: IntoIterator<Item = TokenUsage>>(usages: I) -> Option<TokenUsage> {
+        usages.into_iter().reduce(|sum, usage| sum + usage)
+    }
+
+    /// Fills `total` as input + output when the harness gave no total.
+    pub fn with_derived_total(mut self) -> TokenUsage {
+        if self.total.is_none() && (self.input.is_some() || self.output.is_some()) {
+            self.total = Some(self.input.unwrap_or(0) + self.output.unwrap_or(0));
+        }
+        self
+    }
+
+    /// Adds `usage` to the event's usage (an event that already carries one keeps both).
+    pub fn attach(event: &mut RawEvent, usage: TokenUsage) {
+        event.usage = Some(match event.usage {
+            Some(existing) => existing + usage,
+            None => usage,
+        });
+    }
 }
 
 impl RawEvent {
@@ -298,6 +358,30 @@ mod tests {
         }
         assert_eq!(EventType::parse("debug_trace"), None);
         assert!(!EventType::SEARCHABLE.contains(&EventType::Unknown));
+    }
+
+    #[test]
+    fn usages_add_field_wise_and_keep_unknowns_unknown() {
+        let claude = TokenUsage {
+            input: Some(10),
+            output: Some(5),
+            ..TokenUsage::default()
+        };
+        let codex = TokenUsage {
+            input: Some(1),
+            cached_input: Some(1),
+            output: Some(2),
+            reasoning: Some(1),
+            total: Some(3),
+        };
+        let sum = TokenUsage::sum([claude, codex]).unwrap();
+        assert_eq!(sum.input, Some(11));
+        assert_eq!(sum.cached_input, Some(1));
+        assert_eq!(sum.reasoning, Some(1));
+        assert_eq!(sum.total, Some(3));
+        assert_eq!(TokenUsage::sum(std::iter::empty()), None);
+        assert_eq!(claude.with_derived_total().total, Some(15));
+        assert_eq!(TokenUsage::default().with_derived_total().total, None);
     }
 
     #[test]

@@ -9,7 +9,8 @@ CREATE EXTERNAL TABLE events (
   ordinal INT NOT NULL,               -- 1-based event position within the turn
   seq BIGINT NOT NULL,                -- 1-based event position within the session (file order)
   type VARCHAR NOT NULL,              -- user_input | assistant_response | reasoning | tool_call | tool_response | compaction | system | runtime | unknown
-  timestamp TIMESTAMP WITH TIME ZONE, -- UTC; null when the log has no time for the record
+  timestamp TIMESTAMP WITH TIME ZONE NOT NULL, -- UTC; inferred when the log has no time for the record
+  timestamp_inferred BOOLEAN NOT NULL, -- true when timestamp was inferred (nearest earlier time)
   terminal BOOLEAN NOT NULL,          -- true for the one event that ends a completed turn
   model VARCHAR,                      -- model that produced the event (assistant output)
   originating_model VARCHAR,          -- model in effect when the event happened
@@ -21,6 +22,13 @@ CREATE EXTERNAL TABLE events (
   payload VARCHAR,                    -- JSON of structured content (tool arguments, raw record)
   source_path VARCHAR NOT NULL,       -- the log file the event came from
   source_line BIGINT NOT NULL,        -- 1-based line (or message index) in that file
+  -- Token usage of the model call the event carries (set on one event per call, null when the
+  -- harness records none):
+  input_tokens BIGINT,                    -- every prompt token (cache reads/writes included)
+  cached_input_tokens BIGINT,             -- the part of input read from a cache
+  output_tokens BIGINT,                   -- every generated token (reasoning included)
+  reasoning_tokens BIGINT,                -- the part of output spent reasoning
+  total_tokens BIGINT,                    -- input + output (or the harness's own total)
   source VARCHAR NOT NULL,            -- partition: codex | claude | gemini
   month VARCHAR NOT NULL              -- partition: YYYY-MM of the session start
 )

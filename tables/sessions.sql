@@ -13,11 +13,18 @@ CREATE EXTERNAL TABLE sessions (
   model VARCHAR,
   harness_version VARCHAR,
   agent_name VARCHAR,                     -- sub-agent name or role
-  started_at TIMESTAMP WITH TIME ZONE,
-  updated_at TIMESTAMP WITH TIME ZONE,
+  started_at TIMESTAMP WITH TIME ZONE NOT NULL,
+  updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
   completed BOOLEAN NOT NULL,             -- the last turn is completed
   turn_count INT NOT NULL,
   event_count INT NOT NULL,
+  -- Token usage summed over the session's events (null when none records usage):
+  input_tokens BIGINT,                    -- every prompt token (cache reads/writes included)
+  cached_input_tokens BIGINT,             -- the part of input read from a cache
+  output_tokens BIGINT,                   -- every generated token (reasoning included)
+  reasoning_tokens BIGINT,                -- the part of output spent reasoning
+  total_tokens BIGINT,                    -- input + output (or the harness's own total)
+  models VARCHAR NOT NULL,                -- JSON array of the distinct models used, first-use order
   first_turn_id VARCHAR,
   last_turn_id VARCHAR,
   parent_session_id VARCHAR,              -- sub-agents: the session that spawned them

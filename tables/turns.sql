@@ -7,8 +7,14 @@ CREATE EXTERNAL TABLE turns (
   completed BOOLEAN NOT NULL,             -- the turn has a terminal event
   terminal_event_id VARCHAR,
   event_count INT NOT NULL,
-  started_at TIMESTAMP WITH TIME ZONE,
-  updated_at TIMESTAMP WITH TIME ZONE,
+  started_at TIMESTAMP WITH TIME ZONE NOT NULL,
+  updated_at TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- Token usage summed over the turn's events (null when none records usage):
+  input_tokens BIGINT,                    -- every prompt token (cache reads/writes included)
+  cached_input_tokens BIGINT,             -- the part of input read from a cache
+  output_tokens BIGINT,                   -- every generated token (reasoning included)
+  reasoning_tokens BIGINT,                -- the part of output spent reasoning
+  total_tokens BIGINT,                    -- input + output (or the harness's own total)
   first_event_id VARCHAR NOT NULL,
   last_event_id VARCHAR NOT NULL,
   user_input_event_id VARCHAR,

@@ -6,7 +6,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::ids;
-use crate::model::{EventType, ParsedSession, RawEvent, TurnEnd};
+use crate::model::{EventType, ParsedSession, RawEvent, TokenUsage, TurnEnd};
 use crate::store::rows::{AssembledSession, EventExcerpt, EventRow, SessionRow, TurnRow, month_of};
 
 /// Longest excerpt kept in the turn summary columns.
@@ -30,6 +30,7 @@ pub fn assemble(
         .unwrap_or(fallback_time);
     let month = month_of(started_at);
     let source_path_text = source_path.to_string_lossy().into_owned();
+    let times = resolve_timestamps(&parsed.events, started_at);
 
     let mut events = Vec::with_capacity(parsed.events.len());
     let mut turns = Vec::with_capacity(turn_ranges.len());
@@ -44,6 +45,9 @@ pub fn assemble(
             .iter()
             .enumerate()
             .map(|(offset, raw)| EventRow {
+                timestamp: times[first_event_seq + offset].0,
+                timestamp_inferred: times[first_event_seq + offset].1,
+                usage: raw.usage,
                 event_id: ids::event_id(&session_id, &raw.key),
                 session_id: session_id.clone(),
                 turn_id: turn_id.clone(),
@@ -51,7 +55,6 @@ pub fn assemble(
                 ordinal: (offset + 1) as i32,
                 seq: (first_event_seq + offset + 1) as i64,
                 event_type: raw.kind,
-                timestamp: raw.timestamp,
                 terminal: terminal_offset == Some(offset),
                 model: raw.model.clone(),
                 originating_model: raw.originating_model.clone(),
@@ -80,6 +83,33 @@ pub fn assemble(
         turns,
         events,
     }
+}
+
+/// Every event's time and whether it was inferred: an event the log gives no time takes the
+/// nearest earlier recorded time of its session (else `session_start`, which is itself the file
+/// mtime when nothing is timed), never later than the next recorded time.
+fn resolve_timestamps(
+    events: &[RawEvent],
+    session_start: DateTime<Utc>,
+) -> Vec<(DateTime<Utc>, bool)> {
+    let mut next_recorded = vec![None; events.len()];
+    let mut upcoming = None;
+    for (index, event) in events.iter().enumerate().rev() {
+        next_recorded[index] = upcoming;
+        upcoming = event.timestamp.or(upcoming);
+    }
+    let mut previous = session_start;
+    events
+        .iter()
+        .zip(next_recorded)
+        .map(|(event, next)| match event.timestamp {
+            Some(recorded) => {
+                previous = recorded;
+                (recorded, false)
+            }
+            None => (next.map_or(previous, |next| previous.min(next)), true),
+        })
+        .collect()
 }
 
 /// Index ranges of the turns: a new turn starts at each real user input; events before the
@@ -139,7 +169,7 @@ fn summarize_turn(turn_id: &str, ordinal: i32, events: &[EventRow]) -> TurnRow {
         .flatten()
     }));
     let event_types = unique_in_order(events.iter().map(|event| event.event_type.as_str()));
-    let timestamps = events.iter().filter_map(|event| event.timestamp);
+    let timestamps = events.iter().map(|event| event.timestamp);
     TurnRow {
         turn_id: turn_id.to_string(),
         session_id: events[0].session_id.clone(),
@@ -148,8 +178,9 @@ fn summarize_turn(turn_id: &str, ordinal: i32, events: &[EventRow]) -> TurnRow {
         completed: terminal.is_some(),
         terminal_event_id: terminal.map(|event| event.event_id.clone()),
         event_count: events.len() as i32,
-        started_at: timestamps.clone().min(),
-        updated_at: timestamps.max(),
+        started_at: timestamps.clone().min().unwrap_or(events[0].timestamp),
+        updated_at: timestamps.max().unwrap_or(events[0].timestamp),
+        usage: TokenUsage::sum(events.iter().filter_map(|event| event.usage)),
         first_event_id: events[0].event_id.clone(),
         last_event_id: events[events.len() - 1].event_id.clone(),
         user_input,
@@ -170,7 +201,7 @@ fn summarize_session(
     let meta = &parsed.meta;
     let updated_at = events
         .iter()
-        .filter_map(|event| event.timestamp)
+        .map(|event| event.timestamp)
         .max()
         .unwrap_or(started_at)
         .max(started_at);
@@ -201,6 +232,8 @@ fn summarize_session(
         completed: turns.last().is_some_and(|turn| turn.completed),
         turn_count: turns.len() as i32,
         event_count: events.len() as i32,
+        usage: TokenUsage::sum(events.iter().filter_map(|event| event.usage)),
+        models: models_used(meta.model.as_deref(), events),
         first_turn_id: turns.first().map(|turn| turn.turn_id.clone()),
         last_turn_id: turns.last().map(|turn| turn.turn_id.clone()),
         parent_session_id: meta
@@ -214,6 +247,19 @@ fn summarize_session(
         previous_session_id: None,
         next_session_id: None,
         source_path: String::new(),
+    }
+}
+
+/// The distinct models that produced events, in first-use order; the session's declared model
+/// when no event names one.
+fn models_used(declared: Option<&str>, events: &[EventRow]) -> Vec<String> {
+    let produced = unique_in_order(events.iter().filter_map(|event| event.model.as_deref()));
+    if produced.is_empty() {
+        declared
+            .map(|model| vec![model.to_string()])
+            .unwrap_or_default()
+    } else {
+        produced
     }
 }
 
@@ -495,6 +541,88 @@ mod tests {
                 .mode,
             "mcp_internal"
         );
+    }
+
+    #[test]
+    fn missing_times_take_the_nearest_earlier_time_never_later_than_the_next() {
+        let at = |text: &str| {
+            DateTime::parse_from_rfc3339(text)
+                .unwrap()
+                .with_timezone(&Utc)
+        };
+        let timed = |key: &str, time: &str| RawEvent {
+            timestamp: Some(at(time)),
+            ..event(key, EventType::Runtime)
+        };
+        let mut parsed = session_of(vec![
+            event("before", EventType::Runtime),
+            timed("ten", "2026-01-01T10:00:00Z"),
+            event("between", EventType::Runtime),
+            timed("nine", "2026-01-01T09:00:00Z"),
+            event("after", EventType::Runtime),
+        ]);
+        parsed.meta.started_at = Some(at("2026-01-01T08:00:00Z"));
+        let assembled = assemble(&parsed, Path::new("/x"), Utc::now());
+        let times: Vec<(String, bool)> = assembled
+            .events
+            .iter()
+            .map(|event| {
+                (
+                    event.timestamp.format("%H:%M").to_string(),
+                    event.timestamp_inferred,
+                )
+            })
+            .collect();
+        let expected = [
+            ("08:00", true),
+            ("10:00", false),
+            ("09:00", true),
+            ("09:00", false),
+            ("09:00", true),
+        ];
+        let expected: Vec<(String, bool)> = expected
+            .iter()
+            .map(|(time, inferred)| (time.to_string(), *inferred))
+            .collect();
+        assert_eq!(times, expected);
+        assert_eq!(assembled.turns[0].started_at, at("2026-01-01T08:00:00Z"));
+
+        let untimed = session_of(vec![event("only", EventType::Runtime)]);
+        let mtime = at("2025-06-01T12:00:00Z");
+        let assembled = assemble(&untimed, Path::new("/x"), mtime);
+        assert_eq!(assembled.events[0].timestamp, mtime);
+        assert!(assembled.events[0].timestamp_inferred);
+        assert_eq!(assembled.session.started_at, mtime);
+    }
+
+    #[test]
+    fn usage_sums_per_turn_and_session_and_models_are_listed_once() {
+        let usage = |input, output| TokenUsage {
+            input: Some(input),
+            output: Some(output),
+            total: Some(input + output),
+            ..TokenUsage::default()
+        };
+        let reply = |key: &str, model: &str, spent: Option<TokenUsage>| RawEvent {
+            model: Some(model.into()),
+            usage: spent,
+            ..event(key, EventType::AssistantResponse)
+        };
+        let parsed = session_of(vec![
+            user("u1", "one"),
+            reply("a1", "m-1", Some(usage(10, 1))),
+            reply("a2", "m-2", Some(usage(20, 2))),
+            user("u2", "two"),
+            reply("a3", "m-1", None),
+        ]);
+        let assembled = assemble(&parsed, Path::new("/x"), Utc::now());
+        assert_eq!(assembled.turns[0].usage, Some(usage(30, 3)));
+        assert_eq!(
+            assembled.turns[1].usage, None,
+            "no usage recorded is null, not 0"
+        );
+        assert_eq!(assembled.session.usage, Some(usage(30, 3)));
+        assert_eq!(assembled.session.models, vec!["m-1", "m-2"]);
     }
 
     #[test]

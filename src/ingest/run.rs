@@ -204,12 +204,21 @@ pub async fn index_paths(
         Some(wait) => WriterLock::acquire_waiting(store, &options.writer_role, wait)?,
         None => WriterLock::try_acquire(store, &options.writer_role)?,
     };
+    let mut paths = options.paths.clone();
     if options.rebuild {
+        store.reset(&lock)?;
+    } else if let Some(found) = store.outdated_format()? {
+        paths.extend(previously_indexed_files(store));
+        tracing::warn!(
+            found,
+            expected = crate::store::FORMAT_VERSION,
+            "the store was written by an older esker: rebuilding it from the source logs"
+        );
         store.reset(&lock)?;
     }
     let mut state = StoreState::load(&store.verify()?.root)?;
     let mut summary = IndexSummary::default();
-    let files = discover_reporting(&options.paths, options.report_issues, &mut summary);
+    let files = discover_reporting(&paths, options.report_issues, &mut summary);
     let progress = progress_bar(options.progress, files.len() as u64);
     summary.files_seen = files.len();
 
@@ -240,6 +249,23 @@ pub async fn index_paths(
     commit_batch(store, &mut state, batch, &mut summary).await?;
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// The files an older store had indexed that still exist: a format upgrade re-reads them too,
+/// so sessions indexed from other paths than this run's are not lost.
+fn previously_indexed_files(store: &Store) -> Vec<PathBuf> {
+    let Ok(snapshot) = store.current() else {
+        return Vec::new();
+    };
+    let Ok(previous) = StoreState::load(&snapshot.root) else {
+        return Vec::new();
+    };
+    previous
+        .checkpoints
+        .keys()
+        .map(PathBuf::from)
+        .filter(|path| path.is_file())
+        .collect()
 }
 
 /// Adds what reading one file gave to the batch and the summary.

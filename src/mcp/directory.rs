@@ -11,6 +11,8 @@ use datafusion::arrow::array::{
 use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::mcp::rows::{RowError, normalize_column};
+use crate::mcp::usage::USAGE_COLUMNS;
+use crate::model::TokenUsage;
 
 /// What a hit, an opened event or a list_sessions page shows of its session.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +28,7 @@ pub struct SessionBrief {
     pub mode: String,
     pub session_slug: Option<String>,
     pub session_summary: Option<String>,
+    pub usage: Option<TokenUsage>,
 }
 
 /// A list_sessions request as the directory evaluates it (the semantics of
@@ -102,7 +105,22 @@ impl Directory {
         let modes = strings(batch, "mode")?;
         let slugs = optional_strings(batch, "session_slug")?;
         let summaries = optional_strings(batch, "session_summary")?;
+        let usage_columns = USAGE_COLUMNS
+            .iter()
+            .map(|column| optional_integers(batch, column))
+            .collect::<Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
+            let count = |index: usize| {
+                let array: &Int64Array = &usage_columns[index];
+                (!array.is_null(row)).then(|| array.value(row))
+            };
+            let usage = TokenUsage {
+                input: count(0),
+                cached_input: count(1),
+                output: count(2),
+                reasoning: count(3),
+                total: count(4),
+            };
             let nanos =
                 |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
             let text =
@@ -120,6 +138,7 @@ impl Directory {
                     mode: modes.value(row).to_owned(),
                     session_slug: text(&slugs),
                     session_summary: text(&summaries),
+                    usage: (usage != TokenUsage::default()).then_some(usage),
                 },
             );
         }
@@ -273,6 +292,10 @@ fn optional_strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowE
 
 fn integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
     downcast(column_as(batch, name, false)?, name, "an integer")
+}
+
+fn optional_integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
+    downcast(column_as(batch, name, true)?, name, "an integer")
 }
 
 fn booleans(batch: &RecordBatch, name: &str) -> Result<BooleanArray, RowError> {

@@ -14,10 +14,12 @@ use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
+use crate::mcp::usage::{usage_json, usage_of};
 use crate::mcp::validate::{
     Arguments, optional_integer_in_range, optional_string, parse_datetime_field,
     reject_unknown_fields, required_string,
 };
+use crate::model::TokenUsage;
 
 pub const FIELDS: [&str; 6] = [
     "start_datetime",
@@ -316,6 +318,7 @@ struct ListedSession<'a> {
     mode: &'a str,
     session_slug: Option<&'a str>,
     session_summary: Option<&'a str>,
+    usage: Option<TokenUsage>,
 }
 
 impl<'a> ListedSession<'a> {
@@ -332,6 +335,7 @@ impl<'a> ListedSession<'a> {
             mode: row.string("mode")?,
             session_slug: row.opt_string("session_slug")?,
             session_summary: row.opt_string("session_summary")?,
+            usage: usage_of(row)?,
         })
     }
 
@@ -348,6 +352,7 @@ impl<'a> ListedSession<'a> {
             mode: &brief.mode,
             session_slug: brief.session_slug.as_deref(),
             session_summary: brief.session_summary.as_deref(),
+            usage: brief.usage,
         }
     }
 }
@@ -400,6 +405,7 @@ fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
             "mode": session.mode,
             "session_slug": session.session_slug,
             "session_summary": session.session_summary,
+            "usage": usage_json(session.usage),
         },
         "open": { "session_id": session.session_id },
     })

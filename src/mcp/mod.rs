@@ -9,7 +9,8 @@
 //! - [`search_sessions`], [`open`], [`list_sessions`]: one module per tool.
 //! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
 //!   queries from `queries/*.sql`; [`rows`]: typed access to query results.
-//! - [`envelope`], [`text`]: response envelopes, errors, SLA; timestamps, snippets, scores.
+//! - [`envelope`], [`text`], [`usage`]: response envelopes, errors, SLA; timestamps, snippets,
+//!   scores; token usage objects.
 //! - [`stdio`]: the transport, with a guard that answers lines rmcp cannot parse.
 //!
 //! stdout carries the protocol; all logs go to stderr.
@@ -27,6 +28,7 @@ pub mod server;
 pub mod stdio;
 pub mod text;
 pub mod tools;
+pub mod usage;
 pub mod validate;
 
 use std::path::PathBuf;

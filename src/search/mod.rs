@@ -495,7 +495,8 @@ mod tests {
             ordinal: 1,
             seq: 1,
             event_type: EventType::AssistantResponse,
-            timestamp: None,
+            timestamp: chrono::DateTime::UNIX_EPOCH,
+            timestamp_inferred: false,
             terminal: false,
             model: None,
             originating_model: None,
@@ -507,6 +508,7 @@ mod tests {
             payload: None,
             source_path: "/x".into(),
             source_line: 1,
+            usage: None,
             source: Source::Codex,
             month: "2026-03".into(),
         }

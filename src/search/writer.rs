@@ -80,9 +80,10 @@ impl SearchWriter {
         document.add_text(self.fields.turn_id, &event.turn_id);
         document.add_text(self.fields.event_type, event.event_type.as_str());
         document.add_text(self.fields.source, event.source.as_str());
-        if let Some(timestamp) = event.timestamp {
-            document.add_i64(self.fields.timestamp_micros, timestamp.timestamp_micros());
-        }
+        document.add_i64(
+            self.fields.timestamp_micros,
+            event.timestamp.timestamp_micros(),
+        );
         match &event.tool_name {
             Some(tool_name) => {
                 document.add_text(self.fields.text, format!("{tool_name} {}", event.text))

@@ -71,6 +71,7 @@ pub async fn commit_from(
         fs::remove_dir_all(&root).map_err(StoreError::io(&root))?;
     }
     fs::create_dir_all(&root).map_err(StoreError::io(&root))?;
+    super::write_format(&root)?;
 
     let touched: HashSet<String> = input
         .sessions

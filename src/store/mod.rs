@@ -55,6 +55,16 @@ pub enum StoreError {
     Locked { data_dir: PathBuf, holder: String },
     #[error("no esker store at {0}: run `esker index` first (or pass --data-dir)")]
     Missing(PathBuf),
+    #[error(
+        "the esker store at {data_dir} has format {found}, this esker reads format {expected}: \
+         run `esker index --rebuild` (or `esker index`, which rebuilds it) to rebuild it from \
+         the source logs"
+    )]
+    OutdatedFormat {
+        data_dir: PathBuf,
+        found: u32,
+        expected: u32,
+    },
     #[error(transparent)]
     Query(#[from] crate::query::QueryError),
     #[error(transparent)]
@@ -80,6 +90,27 @@ pub struct Snapshot {
     pub generation: u64,
     /// The generation directory (holds `events/`, `turns/`, `sessions/`, `tantivy/`).
     pub root: PathBuf,
+}
+
+/// Version of the store's layout, table schemas and index schema. A generation records the
+/// version that wrote it; readers refuse another one and the indexer rebuilds it.
+/// 1: wave 1 (no marker file). 2: inferred timestamps, token usage columns.
+pub const FORMAT_VERSION: u32 = 2;
+/// The file in each generation that holds its format version.
+const FORMAT_FILE: &str = "format";
+
+/// Writes the format marker into a generation being built.
+pub(crate) fn write_format(generation_root: &Path) -> Result<(), StoreError> {
+    let path = generation_root.join(FORMAT_FILE);
+    fs::write(&path, format!("{FORMAT_VERSION}\n")).map_err(StoreError::io(&path))
+}
+
+/// The format version a generation was written with (1 when it has no marker).
+fn format_of(generation_root: &Path) -> u32 {
+    fs::read_to_string(generation_root.join(FORMAT_FILE))
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(1)
 }
 
 const GENERATIONS_DIR: &str = "generations";
@@ -130,7 +161,26 @@ impl Store {
                 message: "the generation has no state file".to_string(),
             });
         }
+        let found = format_of(&snapshot.root);
+        if found != FORMAT_VERSION {
+            return Err(StoreError::OutdatedFormat {
+                data_dir: self.data_dir.clone(),
+                found,
+                expected: FORMAT_VERSION,
+            });
+        }
         Ok(snapshot)
+    }
+
+    /// The current generation's format version when it is a complete generation written by
+    /// another esker (a damaged store is not outdated: [`Store::verify`] reports it).
+    pub fn outdated_format(&self) -> Result<Option<u32>, StoreError> {
+        let snapshot = self.current()?;
+        if !snapshot.root.join(state::STATE_FILE).is_file() {
+            return Ok(None);
+        }
+        let found = format_of(&snapshot.root);
+        Ok((found != FORMAT_VERSION).then_some(found))
     }
 
     /// Deletes every generation, the master index and `current`, then creates an empty
@@ -319,6 +369,7 @@ impl Store {
         }
         crate::search::SearchIndex::create_empty(&staging.join("tantivy"))?;
         state::StoreState::default().save(&staging)?;
+        write_format(&staging)?;
         let root = self.generation_dir(0);
         if fs::rename(&staging, &root).is_err() {
             // Another process created it first: use theirs.

@@ -23,6 +23,7 @@ use datafusion::parquet::schema::types::ColumnPath;
 
 use super::StoreError;
 use super::rows::{EventRow, SessionRow, TurnRow};
+use crate::model::TokenUsage;
 
 /// Rows per row group: small enough that bloom filters and min/max stats prune lookups well.
 const ROW_GROUP_ROWS: usize = 8192;
@@ -58,6 +59,23 @@ fn timestamps<R>(rows: &[&R], value: impl Fn(&R) -> Option<DateTime<Utc>>) -> Ar
     Arc::new(array.with_timezone("UTC"))
 }
 
+/// The five token columns shared by `events`, `turns` and `sessions`.
+fn usage_column<R>(
+    name: &str,
+    rows: &[&R],
+    usage: impl Fn(&R) -> Option<TokenUsage>,
+) -> Option<ArrayRef> {
+    let field: fn(TokenUsage) -> Option<i64> = match name {
+        "input_tokens" => |usage| usage.input,
+        "cached_input_tokens" => |usage| usage.cached_input,
+        "output_tokens" => |usage| usage.output,
+        "reasoning_tokens" => |usage| usage.reasoning,
+        "total_tokens" => |usage| usage.total,
+        _ => return None,
+    };
+    Some(int64s(rows, |row| usage(row).and_then(field)))
+}
+
 fn json_list(items: &[String]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
 }
@@ -71,7 +89,8 @@ fn event_column(name: &str, rows: &[&EventRow]) -> Option<ArrayRef> {
         "ordinal" => int32s(rows, |row| Some(row.ordinal)),
         "seq" => int64s(rows, |row| Some(row.seq)),
         "type" => strings(rows, |row| Some(row.event_type.as_str())),
-        "timestamp" => timestamps(rows, |row| row.timestamp),
+        "timestamp" => timestamps(rows, |row| Some(row.timestamp)),
+        "timestamp_inferred" => booleans(rows, |row| Some(row.timestamp_inferred)),
         "terminal" => booleans(rows, |row| Some(row.terminal)),
         "model" => strings(rows, |row| row.model.as_deref()),
         "originating_model" => strings(rows, |row| row.originating_model.as_deref()),
@@ -85,7 +104,7 @@ fn event_column(name: &str, rows: &[&EventRow]) -> Option<ArrayRef> {
         "source_line" => int64s(rows, |row| Some(row.source_line)),
         "source" => strings(rows, |row| Some(row.source.as_str())),
         "month" => strings(rows, |row| Some(&row.month)),
-        _ => return None,
+        other => return usage_column(other, rows, |row| row.usage),
     })
 }
 
@@ -98,8 +117,8 @@ fn turn_column(name: &str, rows: &[&TurnRow]) -> Option<ArrayRef> {
         "completed" => booleans(rows, |row| Some(row.completed)),
         "terminal_event_id" => strings(rows, |row| row.terminal_event_id.as_deref()),
         "event_count" => int32s(rows, |row| Some(row.event_count)),
-        "started_at" => timestamps(rows, |row| row.started_at),
-        "updated_at" => timestamps(rows, |row| row.updated_at),
+        "started_at" => timestamps(rows, |row| Some(row.started_at)),
+        "updated_at" => timestamps(rows, |row| Some(row.updated_at)),
         "first_event_id" => strings(rows, |row| Some(&row.first_event_id)),
         "last_event_id" => strings(rows, |row| Some(&row.last_event_id)),
         "user_input_event_id" => strings(rows, |row| {
@@ -137,7 +156,7 @@ fn turn_column(name: &str, rows: &[&TurnRow]) -> Option<ArrayRef> {
             let lists: Vec<String> = rows.iter().map(|row| json_list(&row.event_types)).collect();
             Arc::new(StringArray::from(lists))
         }
-        _ => return None,
+        other => return usage_column(other, rows, |row| row.usage),
     })
 }
 
@@ -168,7 +187,11 @@ fn session_column(name: &str, rows: &[&SessionRow]) -> Option<ArrayRef> {
         "previous_session_id" => strings(rows, |row| row.previous_session_id.as_deref()),
         "next_session_id" => strings(rows, |row| row.next_session_id.as_deref()),
         "source_path" => strings(rows, |row| Some(&row.source_path)),
-        _ => return None,
+        "models" => {
+            let lists: Vec<String> = rows.iter().map(|row| json_list(&row.models)).collect();
+            Arc::new(StringArray::from(lists))
+        }
+        other => return usage_column(other, rows, |row| row.usage),
     })
 }
 

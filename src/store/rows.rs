@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::model::{EventType, Source};
+use crate::model::{EventType, Source, TokenUsage};
 
 /// One row of `events`.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +14,10 @@ pub struct EventRow {
     pub ordinal: i32,
     pub seq: i64,
     pub event_type: EventType,
-    pub timestamp: Option<DateTime<Utc>>,
+    /// The harness's time, or an inferred one (`timestamp_inferred`): never missing.
+    pub timestamp: DateTime<Utc>,
+    /// True when the log had no time for the record and `timestamp` was inferred.
+    pub timestamp_inferred: bool,
     pub terminal: bool,
     pub model: Option<String>,
     pub originating_model: Option<String>,
@@ -27,6 +30,8 @@ pub struct EventRow {
     pub payload: Option<String>,
     pub source_path: String,
     pub source_line: i64,
+    /// Usage of the model call this event carries (one event per call).
+    pub usage: Option<TokenUsage>,
     pub source: Source,
     /// `YYYY-MM` of the session start: the partition.
     pub month: String,
@@ -50,8 +55,10 @@ pub struct TurnRow {
     pub completed: bool,
     pub terminal_event_id: Option<String>,
     pub event_count: i32,
-    pub started_at: Option<DateTime<Utc>>,
-    pub updated_at: Option<DateTime<Utc>>,
+    pub started_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Sum of the turn's events' usage; `None` when none of them records any.
+    pub usage: Option<TokenUsage>,
     pub first_event_id: String,
     pub last_event_id: String,
     pub user_input: Option<EventExcerpt>,
@@ -81,6 +88,10 @@ pub struct SessionRow {
     pub completed: bool,
     pub turn_count: i32,
     pub event_count: i32,
+    /// Sum of the session's events' usage; `None` when none of them records any.
+    pub usage: Option<TokenUsage>,
+    /// Distinct models that produced events, in first-use order.
+    pub models: Vec<String>,
     pub first_turn_id: Option<String>,
     pub last_turn_id: Option<String>,
     pub parent_session_id: Option<String>,

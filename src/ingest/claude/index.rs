@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::text::{is_sidechain, str_field, str_field_of};
+use super::text::{is_sidechain, session_id_of, str_field, str_field_of};
 use crate::ingest::lines::JsonLine;
 
 /// Facts gathered in a first pass over the whole file.
@@ -47,12 +47,12 @@ impl Index {
                     .or_insert((sidechain, parent));
             }
             if index.any_session_id.is_none() {
-                index.any_session_id = str_field(record, "sessionId").map(str::to_string);
+                index.any_session_id = session_id_of(record).map(str::to_string);
             }
             let kind = str_field(record, "type").unwrap_or_default();
             if !sidechain
                 && matches!(kind, "user" | "assistant" | "system" | "attachment")
-                && let Some(session_id) = str_field(record, "sessionId")
+                && let Some(session_id) = session_id_of(record)
                 && !index.main_session_ids.iter().any(|id| id == session_id)
             {
                 index.main_session_ids.push(session_id.to_string());

@@ -96,11 +96,60 @@ pub fn sniff(lines: &[JsonLine]) -> bool {
 
 /// Parses one Claude Code transcript file into its session and any sub-agent sessions.
 pub fn parse(path: &Path, lines: &[JsonLine], sidecar: Option<&serde_json::Value>) -> ParseOutput {
+    if let Some(skipped) = without_session_id(path, lines) {
+        return skipped;
+    }
     let mut parser = Parser::new(path, lines, sidecar);
     for line in lines {
         parser.record(line);
     }
     parser.finish()
+}
+
+/// A file whose conversation records name no session (`sessionId` and `agentId` missing or
+/// empty, as in workflow journals `subagents/workflows/*/journal.jsonl`) yields no session: an
+/// id made up from the file name would merge unrelated files. Skipped with a counted warning.
+/// A sub-agent file `agent-<id>.jsonl` is named by its file.
+fn without_session_id(path: &Path, lines: &[JsonLine]) -> Option<ParseOutput> {
+    let is_agent_file = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .is_some_and(|stem| stem.starts_with("agent-"));
+    let conversation_lines: Vec<u64> = lines
+        .iter()
+        .filter(|line| {
+            line.value.as_object().is_some_and(|record| {
+                matches!(
+                    text::str_field(record, "type"),
+                    Some("user" | "assistant" | "system" | "attachment")
+                )
+            })
+        })
+        .map(|line| line.number)
+        .collect();
+    let names_a_session = lines.iter().any(|line| {
+        line.value.as_object().is_some_and(|record| {
+            text::session_id_of(record).is_some()
+                || text::str_field(record, "agentId").is_some_and(|id| !id.trim().is_empty())
+        })
+    });
+    if is_agent_file {
+        return None;
+    }
+    if names_a_session || conversation_lines.is_empty() {
+        return None;
+    }
+    Some(ParseOutput {
+        sessions: Vec::new(),
+        warnings: vec![crate::model::ParseWarning {
+            line: conversation_lines[0],
+            message: format!(
+                "claude: no record names its session (sessionId missing or empty, e.g. a \
+                 workflow journal): {} records skipped",
+                conversation_lines.len()
+            ),
+        }],
+    })
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@ use serde_json::{Map, Value};
 
 use super::index::Index;
 use super::sessions::Builder;
-use super::text::{sanitize_key, str_field};
+use super::text::{sanitize_key, session_id_of, str_field};
 use crate::ingest::lines::JsonLine;
-use crate::model::{EventType, ParseOutput, ParseWarning, RawEvent, TurnEnd, parse_timestamp};
+use crate::model::{
+    EventType, ParseOutput, ParseWarning, RawEvent, TokenUsage, TurnEnd, parse_timestamp,
+};
 
 /// Bookkeeping record types skipped without an event (see the `claude` module comment for why).
 const SKIPPED_TYPES: &[&str] = &[
@@ -26,6 +28,14 @@ const SKIPPED_TYPES: &[&str] = &[
     "atis-latch",
 ];
 
+/// The usage of one API message and the event that carries it.
+pub(super) struct MessageUsage {
+    pub(super) session: usize,
+    /// The message's last event (or, when it produced none, the event before it).
+    pub(super) event: Option<usize>,
+    pub(super) usage: TokenUsage,
+}
+
 pub(super) struct Parser<'a> {
     pub(super) index: Index,
     pub(super) stem: String,
@@ -40,6 +50,9 @@ pub(super) struct Parser<'a> {
     pub(super) seen_blocks: HashSet<(String, String)>,
     /// message id -> (builder, event index) of its last assistant_response.
     pub(super) last_text: HashMap<String, (usize, usize)>,
+    /// Token usage per API message id (Claude repeats one message over several records: it
+    /// counts once), with the event it is set on.
+    pub(super) message_usage: HashMap<String, MessageUsage>,
     pub(super) warnings: Vec<ParseWarning>,
 }
 
@@ -83,6 +96,7 @@ impl<'a> Parser<'a> {
             seen_uuids: HashSet::new(),
             seen_blocks: HashSet::new(),
             last_text: HashMap::new(),
+            message_usage: HashMap::new(),
             warnings: Vec::new(),
         }
     }
@@ -194,7 +208,7 @@ impl<'a> Parser<'a> {
         else {
             return;
         };
-        let target = str_field(record, "sessionId")
+        let target = session_id_of(record)
             .and_then(|id| self.by_id.get(id).copied())
             .unwrap_or_else(|| self.main());
         let builder = &mut self.builders[target];
@@ -226,6 +240,17 @@ impl<'a> Parser<'a> {
                     .and_then(|builder| builder.session.events.get_mut(index))
             {
                 event.turn_end = Some(TurnEnd::Terminal);
+            }
+        }
+        for (_, usage) in std::mem::take(&mut self.message_usage) {
+            if let Some(event) = usage.event.and_then(|index| {
+                self.builders
+                    .get_mut(usage.session)?
+                    .session
+                    .events
+                    .get_mut(index)
+            }) {
+                TokenUsage::attach(event, usage.usage);
             }
         }
         let mut sessions = Vec::new();

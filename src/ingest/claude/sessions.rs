@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::parser::Parser;
-use super::text::{content_text, fill, is_sidechain, str_field, str_field_of};
+use super::text::{content_text, fill, is_sidechain, session_id_of, str_field, str_field_of};
 use crate::model::{ParsedSession, SessionMeta, Source, parse_timestamp};
 
 /// One session being built.
@@ -101,7 +101,7 @@ impl Parser<'_> {
             }
             return main;
         }
-        let session_id = str_field(record, "sessionId");
+        let session_id = session_id_of(record);
         let agent_id = str_field(record, "agentId").filter(|id| !id.is_empty());
         let mut inline = false;
         let native_id = if let Some(agent_id) = agent_id {

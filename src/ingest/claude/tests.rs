@@ -967,3 +967,128 @@ fn corpus_files_parse_and_satisfy_invariants() {
         "expected sub-agent sessions, found {subagents}"
     );
 }
+
+fn with_usage(
+    mut record: Value,
+    input: i64,
+    cache_write: i64,
+    cache_read: i64,
+    output: i64,
+) -> Value {
+    record["message"]["usage"] = json!({"input_tokens": input,
+        "cache_creation_input_tokens": cache_write, "cache_read_input_tokens": cache_read,
+        "output_tokens": output, "service_tier": "standard"});
+    record
+}
+
+#[test]
+fn usage_of_a_message_repeated_over_records_counts_once_with_its_final_counts() {
+    let output = parse_values(
+        &main_path(),
+        vec![
+            user("u1", None, json!("fix the build")),
+            with_usage(
+                assistant(
+                    "a1",
+                    "msg_1",
+                    json!({"type": "thinking", "thinking": "hmm"}),
+                    None,
+                ),
+                10,
+                100,
+                1000,
+                5,
+            ),
+            with_usage(
+                assistant(
+                    "a2",
+                    "msg_1",
+                    json!({"type": "text", "text": "on it"}),
+                    None,
+                ),
+                10,
+                100,
+                1000,
+                7,
+            ),
+            with_usage(
+                assistant(
+                    "a3",
+                    "msg_1",
+                    json!({"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}),
+                    Some("tool_use"),
+                ),
+                10,
+                100,
+                1000,
+                9,
+            ),
+            with_usage(
+                assistant(
+                    "a4",
+                    "msg_2",
+                    json!({"type": "text", "text": "done"}),
+                    Some("end_turn"),
+                ),
+                3,
+                0,
+                1110,
+                2,
+            ),
+        ],
+    );
+    let session = &output.sessions[0];
+    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
+        .events
+        .iter()
+        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
+        .collect();
+    assert_eq!(carriers.len(), 2, "one usage per message id: {carriers:?}");
+    assert_eq!(carriers[0].0, "a3:0", "on the message's last event");
+    let first = carriers[0].1;
+    assert_eq!(first.input, Some(1110), "fresh + cache write + cache read");
+    assert_eq!(first.cached_input, Some(1000));
+    assert_eq!(first.output, Some(9), "the last record's final count");
+    assert_eq!(
+        first.reasoning, None,
+        "Claude does not report reasoning tokens"
+    );
+    assert_eq!(first.total, Some(1119));
+    assert_eq!(carriers[1].1.total, Some(1115));
+}
+
+#[test]
+fn a_file_whose_records_name_no_session_yields_none() {
+    let mut journal_record = user("u1", None, json!("run the workflow step"));
+    journal_record["sessionId"] = json!("");
+    let output = parse_values(
+        "/home/dev/.claude/projects/-p/s/subagents/workflows/wf_1/journal.jsonl",
+        vec![journal_record.clone(), {
+            let mut other = journal_record;
+            other["uuid"] = json!("u2");
+            other
+        }],
+    );
+    assert!(output.sessions.is_empty(), "no session with a made-up id");
+    assert_eq!(output.warnings.len(), 1);
+    assert!(output.warnings[0].message.contains("2 records skipped"));
+}
+
+#[test]
+fn records_with_an_empty_session_id_never_create_a_session() {
+    let mut stray = user("u2", None, json!("stray"));
+    stray["sessionId"] = json!("  ");
+    stray["isSidechain"] = json!(true);
+    let output = parse_values(&main_path(), vec![user("u1", None, json!("hello")), stray]);
+    for session in &output.sessions {
+        assert!(!session.native_id.trim().is_empty());
+        assert!(
+            session
+                .meta
+                .parent_native_id
+                .as_deref()
+                .is_none_or(|parent| !parent.trim().is_empty()),
+            "no parent link to an empty id"
+        );
+    }
+}

@@ -195,6 +195,11 @@ pub(super) fn str_field<'v>(record: &'v Map<String, Value>, name: &str) -> Optio
     record.get(name).and_then(Value::as_str)
 }
 
+/// The record's `sessionId` when it names one: an empty or blank id names no session.
+pub(super) fn session_id_of(record: &Map<String, Value>) -> Option<&str> {
+    str_field(record, "sessionId").filter(|id| !id.trim().is_empty())
+}
+
 pub(super) fn str_field_of<'v>(value: &'v Value, name: &str) -> Option<&'v str> {
     value.get(name).and_then(Value::as_str)
 }

@@ -11,8 +11,44 @@ use super::index::Index;
 use super::text::{generic_text, id_from_path, str_field};
 use super::{Line, NULL};
 use crate::model::{
-    EventType, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, parse_timestamp,
+    EventType, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
+    parse_timestamp,
 };
+
+/// Events a model call produces, which carry its token usage.
+fn is_model_output(kind: EventType) -> bool {
+    matches!(
+        kind,
+        EventType::AssistantResponse | EventType::Reasoning | EventType::ToolCall
+    )
+}
+
+/// A Codex usage object (`input_tokens` already includes `cached_input_tokens`, and
+/// `output_tokens` includes `reasoning_output_tokens`, as in esker's columns).
+fn codex_usage(usage: &Value) -> TokenUsage {
+    let count = |field: &str| usage.get(field).and_then(Value::as_i64);
+    TokenUsage {
+        input: count("input_tokens"),
+        cached_input: count("cached_input_tokens"),
+        output: count("output_tokens"),
+        reasoning: count("reasoning_output_tokens"),
+        total: count("total_tokens"),
+    }
+    .with_derived_total()
+}
+
+/// Field-wise `later - earlier` of two cumulative usages.
+fn difference(later: TokenUsage, earlier: TokenUsage) -> TokenUsage {
+    let minus =
+        |later: Option<i64>, earlier: Option<i64>| later.map(|later| later - earlier.unwrap_or(0));
+    TokenUsage {
+        input: minus(later.input, earlier.input),
+        cached_input: minus(later.cached_input, earlier.cached_input),
+        output: minus(later.output, earlier.output),
+        reasoning: minus(later.reasoning, earlier.reasoning),
+        total: minus(later.total, earlier.total),
+    }
+}
 
 pub(super) struct Parser<'r, 'a, 'w> {
     pub(super) records: &'r [Line<'a>],
@@ -28,6 +64,10 @@ pub(super) struct Parser<'r, 'a, 'w> {
     pub(super) emitted_call_ids: HashSet<String>,
     /// Line number and count of events already emitted for it (for `.n` keys).
     pub(super) line_slot: (u64, usize),
+    /// `total_token_usage` of the last counted `token_count` (Codex repeats a report verbatim).
+    pub(super) last_total_usage: Option<Value>,
+    /// Usage reported before any model output it could belong to.
+    pub(super) pending_usage: Option<TokenUsage>,
 }
 
 impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
@@ -55,6 +95,8 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
             current_model: None,
             emitted_call_ids: HashSet::new(),
             line_slot: (0, 0),
+            last_total_usage: None,
+            pending_usage: None,
         }
     }
 
@@ -133,6 +175,11 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
         if self.meta.started_at.is_none() {
             self.meta.started_at = self.events.iter().find_map(|event| event.timestamp);
         }
+        if let Some(usage) = self.pending_usage.take()
+            && let Some(last) = self.events.last_mut()
+        {
+            TokenUsage::attach(last, usage);
+        }
         ParsedSession {
             source: Source::Codex,
             native_id: self.native_id.clone(),
@@ -163,9 +210,54 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
         if matches!(kind, EventType::AssistantResponse | EventType::Reasoning) {
             event.model = self.current_model.clone();
         }
+        if is_model_output(kind)
+            && let Some(usage) = self.pending_usage.take()
+        {
+            TokenUsage::attach(&mut event, usage);
+        }
         self.events.push(event);
         let last = self.events.len() - 1;
         &mut self.events[last]
+    }
+
+    /// Counts a `token_count` report once: its per-call `last_token_usage` goes to the latest
+    /// model output (or the next one, when none came yet). A report whose cumulative
+    /// `total_token_usage` equals the previous one repeats it and is not counted again.
+    pub(super) fn count_tokens(&mut self, payload: &Value) {
+        let Some(info) = payload.get("info").filter(|info| !info.is_null()) else {
+            return;
+        };
+        let total = info
+            .get("total_token_usage")
+            .filter(|total| total.is_object());
+        if total.is_some() && total == self.last_total_usage.as_ref() {
+            return;
+        }
+        let per_call = match info.get("last_token_usage").filter(|last| last.is_object()) {
+            Some(last) => Some(codex_usage(last)),
+            None => total.map(|total| {
+                let previous = self.last_total_usage.as_ref().map(codex_usage);
+                difference(codex_usage(total), previous.unwrap_or_default())
+            }),
+        };
+        if let Some(total) = total {
+            self.last_total_usage = Some(total.clone());
+        }
+        let Some(usage) = per_call else {
+            return;
+        };
+        match self
+            .events
+            .iter_mut()
+            .rev()
+            .find(|event| is_model_output(event.kind))
+        {
+            Some(output) => TokenUsage::attach(output, usage),
+            None => {
+                let pending = self.pending_usage.take();
+                self.pending_usage = Some(pending.map_or(usage, |earlier| earlier + usage));
+            }
+        }
     }
 
     pub(super) fn push_generic(&mut self, record: &Line<'_>, kind: EventType, subtype: &str) {

@@ -267,6 +267,7 @@ impl Parser<'_, '_, '_> {
                 }
             }
             "token_count" => {
+                self.count_tokens(payload);
                 let text = token_count_text(payload);
                 let event = self.push(record, EventType::Runtime, text);
                 event.subtype = Some(kind);

@@ -1087,3 +1087,75 @@ fn corpus_files_parse_with_invariants() {
         );
     }
 }
+
+fn token_count(time: &str, total: [i64; 5], last: [i64; 5]) -> Value {
+    let usage = |[input, cached, output, reasoning, total]: [i64; 5]| {
+        json!({"input_tokens": input, "cached_input_tokens": cached, "output_tokens": output,
+               "reasoning_output_tokens": reasoning, "total_tokens": total})
+    };
+    event_msg(
+        time,
+        json!({"type": "token_count", "info": {"total_token_usage": usage(total),
+               "last_token_usage": usage(last), "model_context_window": 258400},
+               "rate_limits": null}),
+    )
+}
+
+#[test]
+fn token_counts_count_each_call_once_on_its_model_output() {
+    let records = vec![
+        meta("10:00:00", SID, json!({})),
+        event_msg(
+            "10:00:01",
+            json!({"type": "user_message", "message": "build it"}),
+        ),
+        // Rate limits only: no usage.
+        event_msg("10:00:01.5", json!({"type": "token_count", "info": null})),
+        message("10:00:02", "assistant", "first call"),
+        token_count("10:00:03", [100, 80, 10, 4, 110], [100, 80, 10, 4, 110]),
+        // The same cumulative report again (Codex writes it after the tool outputs too).
+        token_count("10:00:04", [100, 80, 10, 4, 110], [100, 80, 10, 4, 110]),
+        message("10:00:05", "assistant", "second call"),
+        token_count("10:00:06", [250, 180, 30, 9, 280], [150, 100, 20, 5, 170]),
+    ];
+    let (session, _) = parse_records(&records);
+    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
+        .events
+        .iter()
+        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
+        .collect();
+    assert_eq!(
+        carriers.iter().map(|(key, _)| *key).collect::<Vec<_>>(),
+        vec!["L4", "L7"],
+        "each call's usage on its own model output, the repeat not counted"
+    );
+    assert_eq!(carriers[0].1.input, Some(100));
+    assert_eq!(carriers[0].1.cached_input, Some(80));
+    assert_eq!(carriers[0].1.reasoning, Some(4));
+    assert_eq!(
+        carriers[1].1.total,
+        Some(170),
+        "last_token_usage, not the cumulative total"
+    );
+    let sum = crate::model::TokenUsage::sum(carriers.iter().map(|(_, usage)| *usage)).unwrap();
+    assert_eq!(
+        sum.total,
+        Some(280),
+        "the calls add up to the final cumulative total"
+    );
+}
+
+#[test]
+fn usage_reported_before_any_model_output_waits_for_the_next_one() {
+    let records = vec![
+        meta("10:00:00", SID, json!({})),
+        event_msg("10:00:01", json!({"type": "user_message", "message": "go"})),
+        token_count("10:00:02", [5, 0, 1, 0, 6], [5, 0, 1, 0, 6]),
+        message("10:00:03", "assistant", "reply"),
+    ];
+    let (session, _) = parse_records(&records);
+    assert_eq!(
+        event(&session, "L4").usage.and_then(|usage| usage.total),
+        Some(6)
+    );
+}

@@ -69,7 +69,7 @@ pub(super) fn classify(slot: &Slot, is_subagent: bool, first_user: bool) -> Clas
     let content = record.get("content").unwrap_or(&Value::Null);
     if slot.origin == Origin::Snapshot {
         return match kind {
-            "user" | "gemini" => Class::Synthetic {
+            "user" | "gemini" | "qwen" => Class::Synthetic {
                 text: parts_text(content),
             },
             _ => Class::Unknown,
@@ -77,7 +77,9 @@ pub(super) fn classify(slot: &Slot, is_subagent: bool, first_user: bool) -> Clas
     }
     match kind {
         "user" => classify_user(record, content, is_subagent && first_user),
-        "gemini" => Class::Gemini,
+        // Qwen Code (a Gemini CLI fork) writes its model's messages as `qwen` in the same
+        // legacy chat format.
+        "gemini" | "qwen" => Class::Gemini,
         "info" | "warning" | "error" => {
             let text = parts_text(content);
             if is_cancellation(&text) {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::classify::Class;
 use super::text::{has_function_responses, parts_text, thought_text};
 use super::{Slot, warning};
-use crate::model::{EventType, ParseWarning, RawEvent, TurnEnd, parse_timestamp};
+use crate::model::{EventType, ParseWarning, RawEvent, TokenUsage, TurnEnd, parse_timestamp};
 
 pub(super) struct Builder<'a> {
     pub(super) events: Vec<RawEvent>,
@@ -175,6 +175,7 @@ impl Builder<'_> {
         if model.is_some() {
             self.model = model.clone();
         }
+        let first_event = self.events.len();
         if let Some(thoughts) = record.get("thoughts").and_then(Value::as_array) {
             for (index, thought) in thoughts.iter().enumerate() {
                 let text = thought_text(thought);
@@ -216,5 +217,53 @@ impl Builder<'_> {
                 self.tool_call(call, index, key, line, timestamp);
             }
         }
+        if let Some(usage) = record.get("tokens").and_then(gemini_usage) {
+            self.attach_usage(first_event, usage);
+        }
     }
+
+    /// Sets a message's usage on its reply (else its first event, else the event before it).
+    fn attach_usage(&mut self, first_event: usize, usage: TokenUsage) {
+        let own = first_event..self.events.len();
+        let target = own
+            .clone()
+            .find(|&index| self.events[index].kind == EventType::AssistantResponse)
+            .or_else(|| (!own.is_empty()).then_some(first_event))
+            .or_else(|| self.events.len().checked_sub(1));
+        if let Some(target) = target {
+            TokenUsage::attach(&mut self.events[target], usage);
+        }
+    }
+}
+
+/// A Gemini `tokens` object `{input, output, cached, thoughts, tool, total}`: tool-use prompt
+/// tokens count as input and thoughts as output, so input + output = Gemini's total.
+fn gemini_usage(tokens: &Value) -> Option<TokenUsage> {
+    let count = |field: &str| tokens.get(field).and_then(Value::as_i64);
+    let (input, tool, output, thoughts) = (
+        count("input"),
+        count("tool"),
+        count("output"),
+        count("thoughts"),
+    );
+    if [input, tool, output, thoughts, count("total")]
+        .iter()
+        .all(Option::is_none)
+    {
+        return None;
+    }
+    let sum = |left: Option<i64>, right: Option<i64>| match (left, right) {
+        (None, None) => None,
+        (left, right) => Some(left.unwrap_or(0) + right.unwrap_or(0)),
+    };
+    Some(
+        TokenUsage {
+            input: sum(input, tool),
+            cached_input: count("cached"),
+            output: sum(output, thoughts),
+            reasoning: thoughts,
+            total: count("total"),
+        }
+        .with_derived_total(),
+    )
 }

@@ -777,3 +777,32 @@ fn parses_the_real_corpus() {
             .any(|event| event.turn_end == Some(TurnEnd::Terminal))
     );
 }
+
+#[test]
+fn gemini_tokens_land_on_the_reply_with_thoughts_as_output_and_tool_tokens_as_input() {
+    let mut message = reply("g1", "Listing.");
+    message["thoughts"] = json!([{"subject": "Plan", "description": "Use ls."}]);
+    message["tokens"] = json!({"input": 1000, "output": 20, "cached": 600, "thoughts": 30, "tool": 5, "total": 1055});
+    let mut silent = reply("g2", "");
+    silent["toolCalls"] = json!([shell_call("call-1", "ls", "a.txt")]);
+    silent["tokens"] =
+        json!({"input": 10, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 11});
+    let value = session_json(json!([user("u1", "list"), message, silent]));
+    let session = one(parse_json(&chats_path("session-a.json"), &value));
+    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
+        .events
+        .iter()
+        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
+        .collect();
+    assert_eq!(
+        carriers.iter().map(|(key, _)| *key).collect::<Vec<_>>(),
+        vec!["g1", "g2.call.call-1"],
+        "the reply, else the message's first event"
+    );
+    let usage = carriers[0].1;
+    assert_eq!(usage.input, Some(1005));
+    assert_eq!(usage.cached_input, Some(600));
+    assert_eq!(usage.output, Some(50));
+    assert_eq!(usage.reasoning, Some(30));
+    assert_eq!(usage.total, Some(1055), "input + output is Gemini's total");
+}

@@ -11,6 +11,7 @@ use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::plain;
+use crate::mcp::usage::row_usage_json;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "open_session",
@@ -73,6 +74,8 @@ fn session_json(row: &Row<'_>) -> Result<Value, RowError> {
         "git_branch": row.opt_string("git_branch")?,
         "model": row.opt_string("model")?,
         "agent_name": row.opt_string("agent_name")?,
+        "models": json_array_column(row, "models")?,
+        "usage": row_usage_json(row)?,
     }))
 }
 
@@ -92,6 +95,7 @@ fn turn_summary_json(row: &Row<'_>) -> Result<Value, RowError> {
         "final_response": excerpt_json(row, "final_response")?,
         "tools_called": json_array_column(row, "tools_called")?,
         "event_types": json_array_column(row, "event_types")?,
+        "usage": row_usage_json(row)?,
         "open": {
             "turn_id": turn_id,
             "terminal_event_id": terminal_event_id,

@@ -9,6 +9,7 @@ use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, one_line_summary, plain};
+use crate::mcp::usage::row_usage_json;
 use crate::search::IndexedEvent;
 
 const TURN_ALONE: NamedQuery = NamedQuery {
@@ -135,6 +136,7 @@ fn turn_json(row: &Row<'_>, session: &SessionNames<'_>) -> Result<Value, RowErro
             "event_count": row.i64("event_count")?,
             "started_at": timestamp_json(row, "started_at")?,
             "updated_at": timestamp_json(row, "updated_at")?,
+            "usage": row_usage_json(row)?,
         },
         "session": {
             "id": row.string("session_id")?,

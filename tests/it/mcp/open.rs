@@ -283,3 +283,69 @@ async fn error_envelopes_match_the_spec_examples() {
         json!({"code": "not_found", "message": "event not found", "details": {"id": "event:evt_01J9DOESNOTEXIST000000000000"}})
     );
 }
+
+/// The additive `usage` objects equal the tables' token sums (null where nothing is recorded).
+#[tokio::test]
+async fn sessions_and_turns_show_their_token_usage() {
+    let client = EskerClient::fixtures().await;
+    // `esker query --format json` leaves null columns out of a row.
+    let usage_of = |row: &serde_json::Map<String, Value>| {
+        let column = |name: &str| row.get(name).cloned().unwrap_or(Value::Null);
+        if column("total_tokens").is_null() {
+            return Value::Null;
+        }
+        json!({
+            "input_tokens": column("input_tokens"),
+            "cached_input_tokens": column("cached_input_tokens"),
+            "output_tokens": column("output_tokens"),
+            "reasoning_tokens": column("reasoning_tokens"),
+            "total_tokens": column("total_tokens"),
+        })
+    };
+    let sessions = fixture_rows(
+        "SELECT session_id, models, input_tokens, cached_input_tokens, output_tokens, \
+         reasoning_tokens, total_tokens FROM sessions ORDER BY session_id",
+    );
+    assert!(
+        sessions.iter().any(|row| !row["total_tokens"].is_null()),
+        "fixtures record usage"
+    );
+    for row in &sessions {
+        let session_id = row["session_id"].as_str().unwrap();
+        let data = client.success("open", json!({"id": session_id})).await["data"].clone();
+        assert_eq!(data["session"]["usage"], usage_of(row), "{session_id}");
+        let models: Value = serde_json::from_str(row["models"].as_str().unwrap()).unwrap();
+        assert_eq!(data["session"]["models"], models);
+        for turn in data["turns"].as_array().unwrap() {
+            let turn_id = turn["id"].as_str().unwrap();
+            let turn_row = &fixture_rows(&format!(
+                "SELECT input_tokens, cached_input_tokens, output_tokens, reasoning_tokens, \
+                 total_tokens FROM turns WHERE turn_id = '{turn_id}'"
+            ))[0];
+            assert_eq!(
+                turn["usage"],
+                usage_of(turn_row),
+                "{turn_id} in open(session)"
+            );
+            let opened = client.success("open", json!({"id": turn_id})).await;
+            assert_eq!(
+                opened["data"]["turn"]["usage"],
+                usage_of(turn_row),
+                "open({turn_id})"
+            );
+        }
+    }
+    let listed = client
+        .success(
+            "list_sessions",
+            json!({"start_datetime": "2000-01-01T00:00:00Z", "end_datetime": "2100-01-01T00:00:00Z", "limit": 50}),
+        )
+        .await;
+    for item in listed["data"]["sessions"].as_array().unwrap() {
+        let row = sessions
+            .iter()
+            .find(|row| row["session_id"] == item["id"])
+            .expect("listed session is in the table");
+        assert_eq!(item["session"]["usage"], usage_of(row));
+    }
+}

@@ -1,0 +1,312 @@
+//! Fidelity of what is stored: every event, turn and session has a timestamp (inferred ones
+//! flagged), and the token columns equal a count made here straight from the raw JSON of each
+//! log file, independently of the parsers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{
+    corpus_dir, corpus_store, fixture_store, fixtures_dir, query_count, query_rows,
+};
+
+/// Token sums in esker's normalized meaning (see `tables/events.sql`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tokens {
+    input: i64,
+    cached_input: i64,
+    output: i64,
+    reasoning: i64,
+    total: i64,
+}
+
+impl Tokens {
+    fn add(&mut self, other: Tokens) {
+        self.input += other.input;
+        self.cached_input += other.cached_input;
+        self.output += other.output;
+        self.reasoning += other.reasoning;
+        self.total += other.total;
+    }
+}
+
+fn count(value: &Value, field: &str) -> i64 {
+    value.get(field).and_then(Value::as_i64).unwrap_or(0)
+}
+
+fn json_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// Claude: `message.usage` once per API message id (the last record of the id has the final
+/// counts); input = fresh + cache writes + cache reads.
+fn claude_tokens(path: &Path) -> Tokens {
+    let mut by_message: BTreeMap<String, Tokens> = BTreeMap::new();
+    for (line, record) in json_lines(path).iter().enumerate() {
+        if record.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(usage) = record.pointer("/message/usage").filter(|u| u.is_object()) else {
+            continue;
+        };
+        let id = record
+            .pointer("/message/id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("line{line}"));
+        let cache_read = count(usage, "cache_read_input_tokens");
+        let input =
+            count(usage, "input_tokens") + count(usage, "cache_creation_input_tokens") + cache_read;
+        let output = count(usage, "output_tokens");
+        by_message.insert(
+            id,
+            Tokens {
+                input,
+                cached_input: cache_read,
+                output,
+                reasoning: 0,
+                total: input + output,
+            },
+        );
+    }
+    let mut sum = Tokens::default();
+    by_message.values().for_each(|tokens| sum.add(*tokens));
+    sum
+}
+
+/// Codex: `event_msg/token_count` reports; a report repeating the previous cumulative
+/// `total_token_usage` is the same report again; each counted one adds `last_token_usage`.
+fn codex_tokens(path: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    let mut previous_total: Option<Value> = None;
+    for record in json_lines(path) {
+        let Some(info) = record
+            .pointer("/payload/info")
+            .filter(|_| {
+                record.pointer("/payload/type").and_then(Value::as_str) == Some("token_count")
+            })
+            .filter(|info| info.is_object())
+        else {
+            continue;
+        };
+        let total = info.get("total_token_usage").cloned();
+        if total.is_some() && total == previous_total {
+            continue;
+        }
+        previous_total = total;
+        let Some(last) = info.get("last_token_usage") else {
+            continue;
+        };
+        sum.add(Tokens {
+            input: count(last, "input_tokens"),
+            cached_input: count(last, "cached_input_tokens"),
+            output: count(last, "output_tokens"),
+            reasoning: count(last, "reasoning_output_tokens"),
+            total: count(last, "total_tokens"),
+        });
+    }
+    sum
+}
+
+/// Gemini: `tokens` of each message, the last version of a message id in JSONL files (they
+/// re-append updated messages); tool-use prompt tokens are input, thoughts are output.
+fn gemini_tokens(path: &Path) -> Tokens {
+    let messages: Vec<Value> = if path.extension().is_some_and(|ext| ext == "jsonl") {
+        json_lines(path)
+    } else {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|session| session.get("messages").cloned())
+            .and_then(|messages| messages.as_array().cloned())
+            .unwrap_or_default()
+    };
+    // Replayed the way the CLI loads a JSONL conversation: a re-appended id replaces its first
+    // copy, `$rewindTo` drops the target and everything after it.
+    let mut kept: Vec<(String, Tokens)> = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if let Some(target) = message.get("$rewindTo").and_then(Value::as_str) {
+            let position = kept.iter().position(|(id, _)| id == target);
+            kept.truncate(position.unwrap_or(0));
+            continue;
+        }
+        let id = message
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("#{index}"));
+        let tokens = message.get("tokens").filter(|t| t.is_object());
+        let thoughts = tokens.map_or(0, |tokens| count(tokens, "thoughts"));
+        let counted = tokens.map_or(Tokens::default(), |tokens| Tokens {
+            input: count(tokens, "input") + count(tokens, "tool"),
+            cached_input: count(tokens, "cached"),
+            output: count(tokens, "output") + thoughts,
+            reasoning: thoughts,
+            total: count(tokens, "total"),
+        });
+        if message.get("type").is_none() {
+            continue;
+        }
+        match kept.iter_mut().find(|(kept_id, _)| *kept_id == id) {
+            Some(slot) => slot.1 = counted,
+            None => kept.push((id, counted)),
+        }
+    }
+    let mut sum = Tokens::default();
+    kept.iter().for_each(|(_, tokens)| sum.add(*tokens));
+    sum
+}
+
+/// The stored sums per source file, from `events`.
+fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
+    let rows = query_rows(
+        data_dir,
+        "SELECT source_path, source, \
+         coalesce(sum(input_tokens), 0) AS input, coalesce(sum(cached_input_tokens), 0) AS cached, \
+         coalesce(sum(output_tokens), 0) AS output, coalesce(sum(reasoning_tokens), 0) AS reasoning, \
+         coalesce(sum(total_tokens), 0) AS total \
+         FROM events GROUP BY source_path, source",
+    );
+    rows.into_iter()
+        .map(|row| {
+            let number = |name: &str| row.get(name).and_then(Value::as_i64).unwrap_or(0);
+            let tokens = Tokens {
+                input: number("input"),
+                cached_input: number("cached"),
+                output: number("output"),
+                reasoning: number("reasoning"),
+                total: number("total"),
+            };
+            let text = |name: &str| row[name].as_str().unwrap_or_default().to_string();
+            (text("source_path"), (text("source"), tokens))
+        })
+        .collect()
+}
+
+/// Every file of the store: its stored sums equal the independent count.
+fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
+    let stored = stored_tokens_by_file(data_dir);
+    let mut files_with_usage = 0;
+    for (path, (source, tokens)) in &stored {
+        let expected = match source.as_str() {
+            "claude" => claude_tokens(Path::new(path)),
+            "codex" => codex_tokens(Path::new(path)),
+            "gemini" => gemini_tokens(Path::new(path)),
+            other => panic!("unexpected source {other}"),
+        };
+        assert_eq!(*tokens, expected, "token sums of {path}");
+        files_with_usage += usize::from(expected != Tokens::default());
+    }
+    files_with_usage
+}
+
+/// Turn and session sums equal the sum of their events (no double counting on the way up).
+fn assert_sums_roll_up(data_dir: &Path) {
+    for (table, key) in [("turns", "turn_id"), ("sessions", "session_id")] {
+        let mismatches = query_count(
+            data_dir,
+            &format!(
+                "SELECT count(*) FROM {table} t JOIN \
+                 (SELECT {key}, sum(total_tokens) AS total, sum(input_tokens) AS input \
+                  FROM events GROUP BY {key}) e ON t.{key} = e.{key} \
+                 WHERE (t.total_tokens IS DISTINCT FROM e.total) \
+                    OR (t.input_tokens IS DISTINCT FROM e.input)"
+            ),
+        );
+        assert_eq!(mismatches, 0, "{table} token sums equal their events' sums");
+    }
+}
+
+fn assert_no_null_timestamps(data_dir: &Path) {
+    for sql in [
+        "SELECT count(*) FROM events WHERE timestamp IS NULL",
+        "SELECT count(*) FROM turns WHERE started_at IS NULL OR updated_at IS NULL",
+        "SELECT count(*) FROM sessions WHERE started_at IS NULL OR updated_at IS NULL",
+        "SELECT count(*) FROM events WHERE timestamp_inferred IS NULL",
+    ] {
+        assert_eq!(query_count(data_dir, sql), 0, "{sql}");
+    }
+}
+
+#[test]
+fn fixtures_have_no_null_timestamps_and_legacy_rollouts_infer_them() {
+    let data_dir = fixture_store();
+    assert_no_null_timestamps(data_dir);
+    let legacy = fixtures_dir()
+        .join("codex/sessions/2025/08/20")
+        .canonicalize()
+        .expect("legacy fixture dir");
+    let legacy = legacy.to_string_lossy();
+    let inferred = query_count(
+        data_dir,
+        &format!(
+            "SELECT count(*) FROM events WHERE timestamp_inferred AND source_path LIKE '{legacy}%'"
+        ),
+    );
+    assert!(
+        inferred > 0,
+        "the legacy rollout's untimed records are inferred"
+    );
+    // Inferred times are never before the session start and never after its last time.
+    let out_of_range = query_count(
+        data_dir,
+        "SELECT count(*) FROM events e JOIN sessions s ON e.session_id = s.session_id \
+         WHERE e.timestamp < s.started_at OR e.timestamp > s.updated_at",
+    );
+    assert_eq!(out_of_range, 0);
+}
+
+#[test]
+fn fixture_token_sums_match_the_raw_json() {
+    let data_dir = fixture_store();
+    let files_with_usage = assert_tokens_match_raw_json(data_dir);
+    assert!(
+        files_with_usage >= 3,
+        "fixtures of each harness record usage"
+    );
+    assert_sums_roll_up(data_dir);
+    // A session whose logs record no usage has null sums, not 0.
+    let zero_not_null = query_count(
+        data_dir,
+        "SELECT count(*) FROM sessions s WHERE s.total_tokens = 0 AND NOT EXISTS \
+         (SELECT 1 FROM events e WHERE e.session_id = s.session_id AND e.total_tokens IS NOT NULL)",
+    );
+    assert_eq!(zero_not_null, 0);
+}
+
+#[test]
+fn corpus_has_no_null_timestamps() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    assert_no_null_timestamps(data_dir);
+}
+
+#[test]
+fn corpus_token_sums_match_the_raw_json_per_file() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let files_with_usage = assert_tokens_match_raw_json(data_dir);
+    assert!(
+        files_with_usage >= 10,
+        "most real logs record usage (found {files_with_usage})"
+    );
+    assert_sums_roll_up(data_dir);
+    // Models are listed for sessions whose logs name them.
+    let corpus: PathBuf = corpus_dir().expect("corpus present");
+    assert!(corpus.is_dir());
+    let without_models = query_count(
+        data_dir,
+        "SELECT count(*) FROM sessions WHERE models = '[]' AND model IS NOT NULL",
+    );
+    assert_eq!(
+        without_models, 0,
+        "a session with a model lists it in models"
+    );
+}
