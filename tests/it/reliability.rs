@@ -847,3 +847,37 @@ fn a_pinned_generation_outlives_later_commits_and_goes_once_released() {
     );
     assert_eq!(generation_dirs(), 2);
 }
+
+#[test]
+fn a_store_of_an_older_format_is_refused_by_readers_and_rebuilt_by_the_indexer() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let fixtures = fixtures_dir();
+    // Indexed in two runs from two paths, as a user who added a harness later would.
+    index_into(
+        data.path(),
+        &[&fixtures.join("codex"), &fixtures.join("claude")],
+    );
+    index_into(data.path(), &[&fixtures.join("gemini")]);
+    let reference = store_content(data.path());
+    let current = fs::canonicalize(data.path().join("current")).expect("current generation");
+    fs::write(current.join("format"), "1\n").expect("age the store");
+
+    let query = run_esker(&["query", "--data-dir", path_arg(data.path()), "SELECT 1"]);
+    assert!(!query.status.success(), "a reader refuses an older format");
+    let message = stderr_of(&query);
+    assert!(
+        message.contains("format 1") && message.contains("esker index --rebuild"),
+        "{message}"
+    );
+
+    // A plain index of one path rebuilds everything the old store had indexed.
+    index_into(data.path(), &[&fixtures.join("gemini")]);
+    assert_eq!(store_content(data.path()), reference);
+    let rebuilt = fs::canonicalize(data.path().join("current")).expect("current generation");
+    assert_eq!(
+        fs::read_to_string(rebuilt.join("format"))
+            .expect("format marker")
+            .trim(),
+        esker::store::FORMAT_VERSION.to_string()
+    );
+}
