@@ -16,5 +16,8 @@ SELECT
   total_tokens,
   mode,
   session_slug,
+  chain_slug,
+  chain_number,
+  chain_length,
   session_summary
 FROM sessions

@@ -18,6 +18,9 @@ SELECT
   total_tokens,
   mode,
   session_slug,
+  chain_slug,
+  chain_number,
+  chain_length,
   session_summary
 FROM sessions
 WHERE updated_at >= $1

@@ -16,7 +16,10 @@ SELECT
   s.source,
   s.started_at,
   s.updated_at,
-  s.completed AS session_completed
+  s.completed AS session_completed,
+  s.chain_slug,
+  s.chain_number,
+  s.chain_length
 FROM events AS e
 JOIN turns AS t ON t.turn_id = e.turn_id
 JOIN sessions AS s ON s.session_id = e.session_id

@@ -31,6 +31,11 @@ CREATE EXTERNAL TABLE sessions (
   forked_from_session_id VARCHAR,         -- forks and resumes: the session they continue
   previous_session_id VARCHAR,            -- continuation chain, ordered by started_at
   next_session_id VARCHAR,
+  -- The continuation chain the session belongs to (null for a session alone in its chain):
+  chain_id VARCHAR,                       -- the session id of the chain's first session
+  chain_slug VARCHAR,                     -- the chain's slug (Claude `slug`), null for slug-less chains
+  chain_number INT,                       -- 1-based position in the chain, by started_at
+  chain_length INT,                       -- sessions in the chain
   source_path VARCHAR NOT NULL
 )
 STORED AS PARQUET

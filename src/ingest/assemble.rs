@@ -246,6 +246,7 @@ fn summarize_session(
             .map(|native| ids::session_id(parsed.source, native)),
         previous_session_id: None,
         next_session_id: None,
+        chain: None,
         source_path: String::new(),
     }
 }

@@ -10,6 +10,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::record_batch::RecordBatch;
 
+use crate::mcp::chain::ChainBrief;
 use crate::mcp::rows::{RowError, normalize_column};
 use crate::mcp::usage::USAGE_COLUMNS;
 use crate::model::TokenUsage;
@@ -29,6 +30,7 @@ pub struct SessionBrief {
     pub session_slug: Option<String>,
     pub session_summary: Option<String>,
     pub usage: Option<TokenUsage>,
+    pub chain: Option<ChainBrief>,
 }
 
 /// A list_sessions request as the directory evaluates it (the semantics of
@@ -105,6 +107,9 @@ impl Directory {
         let modes = strings(batch, "mode")?;
         let slugs = optional_strings(batch, "session_slug")?;
         let summaries = optional_strings(batch, "session_summary")?;
+        let chain_slugs = optional_strings(batch, "chain_slug")?;
+        let chain_numbers = optional_integers(batch, "chain_number")?;
+        let chain_lengths = optional_integers(batch, "chain_length")?;
         let usage_columns = USAGE_COLUMNS
             .iter()
             .map(|column| optional_integers(batch, column))
@@ -139,6 +144,13 @@ impl Directory {
                     session_slug: text(&slugs),
                     session_summary: text(&summaries),
                     usage: (usage != TokenUsage::default()).then_some(usage),
+                    chain: (!chain_numbers.is_null(row) && !chain_lengths.is_null(row)).then(
+                        || ChainBrief {
+                            slug: text(&chain_slugs),
+                            number: chain_numbers.value(row),
+                            length: chain_lengths.value(row),
+                        },
+                    ),
                 },
             );
         }

@@ -8,6 +8,7 @@ use datafusion::scalar::ScalarValue;
 use serde_json::{Value, json};
 
 use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
+use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
 use crate::mcp::cursor::{self, CursorError, KeysetPosition};
 use crate::mcp::directory::{Directory, SessionBrief, SessionWindow};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
@@ -319,6 +320,7 @@ struct ListedSession<'a> {
     session_slug: Option<&'a str>,
     session_summary: Option<&'a str>,
     usage: Option<TokenUsage>,
+    chain: Option<ChainBrief>,
 }
 
 impl<'a> ListedSession<'a> {
@@ -336,6 +338,7 @@ impl<'a> ListedSession<'a> {
             session_slug: row.opt_string("session_slug")?,
             session_summary: row.opt_string("session_summary")?,
             usage: usage_of(row)?,
+            chain: chain_of(row)?,
         })
     }
 
@@ -353,6 +356,7 @@ impl<'a> ListedSession<'a> {
             session_slug: brief.session_slug.as_deref(),
             session_summary: brief.session_summary.as_deref(),
             usage: brief.usage,
+            chain: brief.chain.clone(),
         }
     }
 }
@@ -406,6 +410,7 @@ fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
             "session_slug": session.session_slug,
             "session_summary": session.session_summary,
             "usage": usage_json(session.usage),
+            "chain": chain_json(session.chain.as_ref()),
         },
         "open": { "session_id": session.session_id },
     })

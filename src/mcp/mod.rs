@@ -16,6 +16,7 @@
 //! stdout carries the protocol; all logs go to stderr.
 
 pub mod catalog;
+pub mod chain;
 pub mod cursor;
 pub mod directory;
 pub mod envelope;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::mcp::catalog::{
     Catalog, IndexSearch, NamedQuery, WarmSnapshot, text_list_parameter, text_parameter,
 };
+use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
@@ -355,6 +356,7 @@ struct HitView<'a> {
     started_at: Option<i64>,
     updated_at: Option<i64>,
     session_completed: bool,
+    chain: Option<ChainBrief>,
 }
 
 impl<'a> HitView<'a> {
@@ -381,6 +383,7 @@ impl<'a> HitView<'a> {
             started_at: session.started_at,
             updated_at: session.updated_at,
             session_completed: session.completed,
+            chain: session.chain.clone(),
         })
     }
 
@@ -404,6 +407,7 @@ impl<'a> HitView<'a> {
             started_at: row.opt_timestamp_nanos("started_at")?,
             updated_at: row.opt_timestamp_nanos("updated_at")?,
             session_completed: row.bool("session_completed")?,
+            chain: chain_of(row)?,
         })
     }
 }
@@ -435,6 +439,7 @@ fn hit_json(request: &SearchRequest, rank: usize, hit: &HitView<'_>) -> Value {
             "started_at": timestamp(hit.started_at),
             "updated_at": timestamp(hit.updated_at),
             "completed": hit.session_completed,
+            "chain": chain_json(hit.chain.as_ref()),
         },
         "snippet": {
             "text": excerpt.text,

@@ -125,6 +125,10 @@ fn open_input_schema() -> Value {
                 "pattern": ID_PATTERN,
                 "description": "A session:..., turn:... or event:... id exactly as returned by search_sessions, list_sessions or open.",
             },
+            "sessions": {
+                "type": "string",
+                "description": "Only with a session id: the members of its continuation chain to open, 1-based by start time (\"4\", \"4-5\", \"1,3-5\"); each session object's chain.session_count says how many there are.",
+            },
         },
     })
 }

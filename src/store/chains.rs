@@ -1,13 +1,17 @@
 //! Continuation chains across sessions (Claude sessions sharing a slug, forks and resumes):
-//! fills `previous_session_id` / `next_session_id`, ordered by start time.
+//! fills `previous_session_id` / `next_session_id` and the chain's slug, each member's
+//! 1-based number and the chain's length, ordered by start time.
 
 use std::collections::HashMap;
 
 use datafusion::arrow::record_batch::RecordBatch;
 
-use super::parquet_io::{column_micros, column_strings, replace_string_column};
+use super::parquet_io::{
+    column_micros, column_strings, replace_int32_column, replace_string_column,
+};
 
-/// Returns `sessions` with `previous_session_id` and `next_session_id` recomputed over all rows.
+/// Returns `sessions` with `previous_session_id`, `next_session_id`, `chain_id`, `chain_slug`,
+/// `chain_number` and `chain_length` recomputed over all rows.
 pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String> {
     let session_ids = column_strings(sessions, "session_id")?;
     let sources = column_strings(sessions, "source")?;
@@ -43,6 +47,10 @@ pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String>
     }
     let mut previous: Vec<Option<String>> = vec![None; row_count];
     let mut next: Vec<Option<String>> = vec![None; row_count];
+    let mut chain_id: Vec<Option<String>> = vec![None; row_count];
+    let mut chain_slug: Vec<Option<String>> = vec![None; row_count];
+    let mut chain_number: Vec<Option<i32>> = vec![None; row_count];
+    let mut chain_length: Vec<Option<i32>> = vec![None; row_count];
     for mut chain in members.into_values().filter(|chain| chain.len() > 1) {
         chain.sort_by(|left, right| {
             started_at[*left]
@@ -53,9 +61,22 @@ pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String>
             next[pair[0]] = session_ids[pair[1]].clone();
             previous[pair[1]] = session_ids[pair[0]].clone();
         }
+        let slug = chain.iter().find_map(|row| slugs[*row].clone());
+        let length = i32::try_from(chain.len()).unwrap_or(i32::MAX);
+        let first = session_ids[chain[0]].clone();
+        for (position, row) in chain.iter().enumerate() {
+            chain_id[*row] = first.clone();
+            chain_slug[*row] = slug.clone();
+            chain_number[*row] = i32::try_from(position + 1).ok();
+            chain_length[*row] = Some(length);
+        }
     }
-    let with_previous = replace_string_column(sessions, "previous_session_id", previous)?;
-    replace_string_column(&with_previous, "next_session_id", next)
+    let linked = replace_string_column(sessions, "previous_session_id", previous)?;
+    let linked = replace_string_column(&linked, "next_session_id", next)?;
+    let linked = replace_string_column(&linked, "chain_id", chain_id)?;
+    let linked = replace_string_column(&linked, "chain_slug", chain_slug)?;
+    let linked = replace_int32_column(&linked, "chain_number", chain_number)?;
+    replace_int32_column(&linked, "chain_length", chain_length)
 }
 
 struct UnionFind {

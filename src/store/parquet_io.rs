@@ -186,6 +186,10 @@ fn session_column(name: &str, rows: &[&SessionRow]) -> Option<ArrayRef> {
         "forked_from_session_id" => strings(rows, |row| row.forked_from_session_id.as_deref()),
         "previous_session_id" => strings(rows, |row| row.previous_session_id.as_deref()),
         "next_session_id" => strings(rows, |row| row.next_session_id.as_deref()),
+        "chain_id" => strings(rows, |row| Some(row.chain.as_ref()?.id.as_str())),
+        "chain_slug" => strings(rows, |row| row.chain.as_ref()?.slug.as_deref()),
+        "chain_number" => int32s(rows, |row| row.chain.as_ref().map(|chain| chain.number)),
+        "chain_length" => int32s(rows, |row| row.chain.as_ref().map(|chain| chain.length)),
         "source_path" => strings(rows, |row| Some(&row.source_path)),
         "models" => {
             let lists: Vec<String> = rows.iter().map(|row| json_list(&row.models)).collect();
@@ -429,9 +433,25 @@ pub fn replace_string_column(
     column: &str,
     values: Vec<Option<String>>,
 ) -> Result<RecordBatch, String> {
+    replace_column(batch, column, Arc::new(StringArray::from(values)))
+}
+
+/// `batch` with `column` replaced by `values` (cast to the declared type).
+pub fn replace_int32_column(
+    batch: &RecordBatch,
+    column: &str,
+    values: Vec<Option<i32>>,
+) -> Result<RecordBatch, String> {
+    replace_column(batch, column, Arc::new(Int32Array::from(values)))
+}
+
+fn replace_column(
+    batch: &RecordBatch,
+    column: &str,
+    array: ArrayRef,
+) -> Result<RecordBatch, String> {
     let schema = batch.schema();
     let index = schema.index_of(column).map_err(|error| error.to_string())?;
-    let array: ArrayRef = Arc::new(StringArray::from(values));
     let array = cast(&array, schema.field(index).data_type()).map_err(|error| error.to_string())?;
     let mut columns = batch.columns().to_vec();
     columns[index] = array;

@@ -99,7 +99,20 @@ pub struct SessionRow {
     /// Filled at commit time over all sessions (continuation chains).
     pub previous_session_id: Option<String>,
     pub next_session_id: Option<String>,
+    /// Filled at commit time (see `store::chains`): the chain's slug, the session's 1-based
+    /// position in it and its length; `None` for a session alone.
+    pub chain: Option<ChainPosition>,
     pub source_path: String,
+}
+
+/// Where a session sits in its continuation chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainPosition {
+    /// The session id of the chain's first session.
+    pub id: String,
+    pub slug: Option<String>,
+    pub number: i32,
+    pub length: i32,
 }
 
 /// Everything one parsed session becomes.

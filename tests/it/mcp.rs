@@ -3,6 +3,7 @@
 //! tables themselves (`esker query`), so the tests follow the fixtures as they grow.
 
 mod answer_paths;
+mod chains;
 pub(crate) mod client;
 mod fuzz;
 mod golden;

@@ -2,6 +2,7 @@
 //! dispatch live here; each kind's response is built in its own module.
 
 mod event;
+mod range;
 mod session;
 mod turn;
 
@@ -15,10 +16,11 @@ use crate::mcp::handler::ToolHandler;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::format_timestamp;
 use crate::mcp::validate::{
-    Arguments, IdKind, McpId, parse_id_field, reject_unknown_fields, required_string,
+    Arguments, IdKind, McpId, optional_string, parse_id_field, reject_unknown_fields,
+    required_string,
 };
 
-pub const FIELDS: [&str; 1] = ["id"];
+pub const FIELDS: [&str; 2] = ["id", "sessions"];
 /// The spec sets no deadline for `open`; this bounds a pathological request.
 pub const DEADLINE: Duration = Duration::from_secs(5);
 
@@ -41,15 +43,31 @@ const ADJACENT_TURNS: NamedQuery = NamedQuery {
 
 pub struct Open;
 
+/// An open request: the id, and for a session id optionally a range of its chain's sessions
+/// (additive, relay-search's syntax).
+#[derive(Debug, Clone)]
+pub struct OpenRequest {
+    pub id: McpId,
+    pub sessions: Option<String>,
+}
+
 impl ToolHandler for Open {
-    type Request = McpId;
+    type Request = OpenRequest;
 
     const NAME: ToolName = ToolName::Open;
 
-    fn parse(arguments: &Arguments) -> Result<McpId, ToolError> {
+    fn parse(arguments: &Arguments) -> Result<OpenRequest, ToolError> {
         reject_unknown_fields(arguments, &FIELDS)?;
         let text = required_string(arguments, "id")?;
-        parse_id_field("id", text)
+        let id = parse_id_field("id", text)?;
+        let sessions = optional_string(arguments, "sessions")?.map(str::to_owned);
+        if sessions.is_some() && id.kind != IdKind::Session {
+            return Err(ToolError::invalid_request(
+                "sessions",
+                "sessions selects members of a session's chain: pass a session id",
+            ));
+        }
+        Ok(OpenRequest { id, sessions })
     }
 
     fn rejected_sla(arguments: &Arguments) -> SlaTarget {
@@ -61,20 +79,27 @@ impl ToolHandler for Open {
         kind.map(sla_for_kind).unwrap_or(SLA_EVENT)
     }
 
-    fn canonical(id: &McpId) -> Value {
-        json!({ "id": id.text })
+    fn canonical(request: &OpenRequest) -> Value {
+        match &request.sessions {
+            Some(sessions) => json!({ "id": request.id.text, "sessions": sessions }),
+            None => json!({ "id": request.id.text }),
+        }
     }
 
-    fn sla(id: &McpId) -> SlaTarget {
-        sla_for_kind(id.kind)
+    fn sla(request: &OpenRequest) -> SlaTarget {
+        sla_for_kind(request.id.kind)
     }
 
-    fn deadline(_id: &McpId) -> Duration {
+    fn deadline(_request: &OpenRequest) -> Duration {
         DEADLINE
     }
 
-    async fn execute(catalog: &Catalog, id: &McpId) -> Result<ToolSuccess, ToolError> {
+    async fn execute(catalog: &Catalog, request: &OpenRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
+        let id = &request.id;
+        if let Some(sessions) = &request.sessions {
+            return range::open(&snapshot, &id.text, sessions).await;
+        }
         match id.kind {
             IdKind::Session => session::open(&snapshot, &id.text).await,
             IdKind::Turn => turn::open(&snapshot, &id.text).await,

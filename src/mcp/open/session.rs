@@ -8,6 +8,7 @@ use super::{
     timestamp_json,
 };
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::chain::row_chain_json;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::plain;
@@ -76,6 +77,7 @@ fn session_json(row: &Row<'_>) -> Result<Value, RowError> {
         "agent_name": row.opt_string("agent_name")?,
         "models": json_array_column(row, "models")?,
         "usage": row_usage_json(row)?,
+        "chain": row_chain_json(row)?,
     }))
 }
 

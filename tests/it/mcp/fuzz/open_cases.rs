@@ -8,7 +8,8 @@ use super::known::Known;
 use super::oracle;
 use super::rng::Rng;
 
-const FIELDS: [&str; 1] = ["id"];
+/// The fields open accepts (`sessions` is exercised by `mcp::chains`).
+const FIELDS: [&str; 2] = ["id", "sessions"];
 
 const MUTATIONS: [Mutation; 11] = [
     ("valid", |_, _, _| {}),

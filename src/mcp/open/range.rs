@@ -1,0 +1,59 @@
+//! open({id, sessions}): the chain of a session narrowed to a relay-style session range
+//! (`"4"`, `"4-5"`, `"1,3-5"`), each selected member opened as open(session) opens it, in
+//! chain order.
+
+use serde_json::{Value, json};
+
+use super::{row_error, session};
+use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::chain::parse_session_range;
+use crate::mcp::envelope::{ToolError, ToolSuccess};
+
+const MEMBERS: NamedQuery = NamedQuery {
+    name: "open_chain_members",
+    sql: include_str!("../../../queries/open_chain_members.sql"),
+};
+
+pub async fn open(
+    snapshot: &WarmSnapshot,
+    session_id: &str,
+    range: &str,
+) -> Result<ToolSuccess, ToolError> {
+    let rows = snapshot
+        .run(MEMBERS, vec![text_parameter(session_id)])
+        .await?;
+    let members = rows
+        .iter()
+        .map(|row| row.string("session_id").map(str::to_owned))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(row_error(MEMBERS.name))?;
+    if members.is_empty() {
+        return Err(ToolError::not_found("session", session_id));
+    }
+    let positions = parse_session_range(range, members.len())
+        .map_err(|message| ToolError::invalid_request("sessions", message))?;
+    let mut opened = Vec::with_capacity(positions.len());
+    let mut text = format!(
+        "sessions {range} of the {}-session chain of {session_id}",
+        members.len()
+    );
+    for position in positions {
+        let member = session::open(snapshot, &members[position]).await?;
+        text.push_str(&format!(
+            "\n\n--- session {} of {} ---\n",
+            position + 1,
+            members.len()
+        ));
+        text.push_str(&member.text);
+        let mut data = member.data;
+        data["session_number"] = json!(position + 1);
+        opened.push(data);
+    }
+    let data = json!({
+        "kind": "session_range",
+        "sessions": range,
+        "session_count": members.len(),
+        "members": Value::Array(opened),
+    });
+    Ok(ToolSuccess::new(data, text))
+}
