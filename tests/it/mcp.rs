@@ -4,6 +4,7 @@
 
 mod answer_paths;
 pub(crate) mod client;
+mod exact_words;
 mod fuzz;
 mod golden;
 mod list_sessions;
