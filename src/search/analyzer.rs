@@ -121,10 +121,10 @@ fn word_parts<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
             }
         } else if part_start.is_none() {
             part_start = Some(offset);
-        } else if previous.is_some_and(|previous| is_camel_hump(previous, character, next)) {
-            if let Some(start) = part_start.replace(offset) {
-                emit(start, &text[start..offset]);
-            }
+        } else if previous.is_some_and(|previous| is_camel_hump(previous, character, next))
+            && let Some(start) = part_start.replace(offset)
+        {
+            emit(start, &text[start..offset]);
         }
         previous = Some(character);
     }

@@ -54,7 +54,7 @@ pub fn parse_query_text(text: &str) -> QueryText {
         .collect();
     let segments: Vec<&str> = normalized.split('"').collect();
     let last = segments.len() - 1;
-    let quotes_balanced = last % 2 == 0;
+    let quotes_balanced = last.is_multiple_of(2);
     let mut parsed = QueryText::default();
     for (index, segment) in segments.iter().enumerate() {
         let quoted = index % 2 == 1 && (quotes_balanced || index != last);
