@@ -664,4 +664,54 @@ mod tests {
         assert_eq!(ranked_ids(&index, "connection refused", None).len(), 2);
         assert!(ranked_ids(&index, "\"\"", None).is_empty());
     }
+
+    /// An index made before the `exact` field (stems and ids only), as an old store has it.
+    fn legacy_index_dir(root: &Path) -> std::path::PathBuf {
+        let mut builder = Schema::builder();
+        for name in ["event_id", "session_id", "turn_id", "type", "source"] {
+            builder.add_text_field(name, STRING | STORED);
+        }
+        builder.add_i64_field("timestamp_micros", STORED | FAST);
+        let text_indexing = TextFieldIndexing::default()
+            .set_tokenizer(STEM_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        builder.add_text_field(
+            "text",
+            TextOptions::default().set_indexing_options(text_indexing),
+        );
+        let dir = root.join("legacy");
+        std::fs::create_dir_all(&dir).expect("legacy dir");
+        let index = Index::create_in_dir(&dir, builder.build()).expect("legacy index");
+        let mut writer: tantivy::IndexWriter<TantivyDocument> = index
+            .writer_with_num_threads(1, 15_000_000)
+            .expect("writer");
+        writer.commit().expect("commit");
+        dir
+    }
+
+    #[test]
+    fn an_index_without_exact_forms_still_indexes_and_matches_by_stems() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let legacy = legacy_index_dir(dir.path());
+        let master = dir.path().join("master");
+        let mut writer = SearchWriter::open(&master, &legacy, u64::MAX).expect("writer");
+        writer
+            .add_event(&event("event:plural", "session:a", "parse datetimes"))
+            .expect("add");
+        writer
+            .add_event(&event("event:singular", "session:a", "a datetime"))
+            .expect("add");
+        writer.commit().expect("commit");
+        writer.finish().expect("finish");
+        let published = dir.path().join("published");
+        publish(&master, &published).expect("publish");
+        let index = SearchIndex::open_dir(&published).expect("open");
+        assert!(!index.has_exact_forms());
+        assert_eq!(ranked_ids(&index, "datetimes", None).len(), 2);
+        assert_eq!(ranked_ids(&index, "\"datetimes\"", None).len(), 2);
+        assert_eq!(
+            ranked_ids(&index, "\"parse datetimes\"", None),
+            ["event:plural"]
+        );
+    }
 }
