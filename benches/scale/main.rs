@@ -6,7 +6,7 @@
 //! and on `../shared/corpus`. Prints a Markdown figures table (also written to WORK/figures.md).
 //!
 //! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
-//! Recall rows only: `cargo bench --bench scale -- recall --docs N`
+//! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
 //! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
 
@@ -177,7 +177,7 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-/// Generates and indexes the corpus, then only the recall rows.
+/// Generates and indexes the corpus, then only the ingest, default-type search and recall rows.
 async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     let corpus = work.join("corpus");
     let full = work.join("data-full");
@@ -187,8 +187,10 @@ async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
         }
     }
     let parts = generate_corpus(&corpus, options)?;
-    index_with_child(&full, &parts)?;
+    let run = index_with_child(&full, &parts)?;
     let mut report = Report::default();
+    ingest_figures(&full, &parts, &run, &mut report).await?;
+    search_stage(&full, &Queries::new(50), options.rounds, &mut report).await?;
     recall_figures(work, &full, options, &mut report).await?;
     Ok(report)
 }
