@@ -49,6 +49,8 @@ pub async fn rare_word_recall(
     let index = SearchIndex::open_dir(&root.join("tantivy"))?;
     let queries = rare_word_queries(&index, &events, RareWordOptions::default())?;
     let recall = recall_at(&index, &queries, 10)?;
+    let stems_only = SearchIndex::open_dir(&root.join("tantivy"))?.stems_only();
+    let baseline = recall_at(&stems_only, &queries, 10)?;
     for miss in recall.misses.iter().take(10) {
         eprintln!(
             "recall miss ({label}): {:?} → {}",
@@ -65,6 +67,17 @@ pub async fn rare_word_recall(
         ),
         "≥ 99%",
         Some(recall.recall() >= TARGET_RECALL),
+    );
+    report.figure(
+        &format!("rare-word recall@10, {label}, stems only (before issue #10)"),
+        format!(
+            "{:.2}% ({} of {} queries)",
+            baseline.recall() * 100.0,
+            baseline.found,
+            baseline.queries
+        ),
+        "",
+        None,
     );
     if queries.is_empty() {
         return Ok(());

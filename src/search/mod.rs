@@ -321,6 +321,13 @@ impl SearchIndex {
         self.fields.exact.is_some()
     }
 
+    /// This index matching by stems only, as an index made before exact forms does: the
+    /// baseline the rare-word recall benchmark compares against.
+    pub fn stems_only(mut self) -> SearchIndex {
+        self.fields.exact = None;
+        self
+    }
+
     /// How many indexed events hold `form` (lowercased word, part or whole identifier) in
     /// exact form; 0 when the index has no exact forms.
     pub fn exact_document_frequency(&self, form: &str) -> Result<u64, SearchError> {

@@ -188,11 +188,16 @@ fn rare_words_of_the_real_corpus_find_their_event() {
         .expect("rare words");
     assert!(queries.len() >= 200, "only {} rare words", queries.len());
     let report = esker::bench::recall::recall_at(&index, &queries, 10).expect("searches");
+    let stems_only = esker::search::SearchIndex::open(&snapshot)
+        .expect("search index opens")
+        .stems_only();
+    let baseline = esker::bench::recall::recall_at(&stems_only, &queries, 10).expect("searches");
     eprintln!(
-        "rare-word recall@10 on ../shared/corpus: {}/{} ({:.2}%)",
+        "rare-word recall@10 on ../shared/corpus: {}/{} ({:.2}%; stems only: {:.2}%)",
         report.found,
         report.queries,
-        report.recall() * 100.0
+        report.recall() * 100.0,
+        baseline.recall() * 100.0
     );
     assert!(
         report.recall() >= 0.99,
