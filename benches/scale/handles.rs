@@ -76,7 +76,7 @@ pub async fn pick(root: &Path) -> anyhow::Result<Handles> {
 }
 
 /// Runs `sql` and returns every row as strings.
-async fn strings(context: &SessionContext, sql: &str) -> anyhow::Result<Vec<Vec<String>>> {
+pub async fn strings(context: &SessionContext, sql: &str) -> anyhow::Result<Vec<Vec<String>>> {
     let (_, batches) = run_read_only(context, sql).await?;
     let mut rows = Vec::new();
     for batch in batches {

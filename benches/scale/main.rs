@@ -2,15 +2,18 @@
 //! real Codex / Claude Code / Gemini formats, indexes it with the release binary (MB/s,
 //! events/s, peak RSS, size on disk), drives every SLA row of the spec in-process at 10%, 50%
 //! and 100% of the corpus, samples the stdio server (cold start, RSS, round trips) and times
-//! single-event appends. Prints a Markdown figures table (also written to WORK/figures.md).
+//! single-event appends, and measures rare-word recall@10 (issue #10) on the generated corpus
+//! and on `../shared/corpus`. Prints a Markdown figures table (also written to WORK/figures.md).
 //!
 //! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
+//! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
 //! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
 
 mod handles;
 mod indexing;
 mod profile;
+mod recall;
 mod serve;
 mod stats;
 mod workloads;
@@ -36,6 +39,7 @@ const MIB: f64 = 1_048_576.0;
 struct Options {
     generate_only: bool,
     profile_only: bool,
+    recall_only: bool,
     docs: u64,
     seed: u64,
     rounds: usize,
@@ -47,6 +51,7 @@ fn parse_options() -> anyhow::Result<Options> {
     let mut options = Options {
         generate_only: false,
         profile_only: false,
+        recall_only: false,
         docs: 100_000,
         seed: 42,
         rounds: 200,
@@ -63,6 +68,7 @@ fn parse_options() -> anyhow::Result<Options> {
         match argument.as_str() {
             "generate" => options.generate_only = true,
             "profile" => options.profile_only = true,
+            "recall" => options.recall_only = true,
             "--bench" => {}
             "--docs" => options.docs = value()?.replace('_', "").parse()?,
             "--seed" => options.seed = value()?.parse()?,
@@ -108,7 +114,11 @@ fn main() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let report = runtime.block_on(run(&work, &options))?;
+    let report = if options.recall_only {
+        runtime.block_on(recall_run(&work, &options))?
+    } else {
+        runtime.block_on(run(&work, &options))?
+    };
     let markdown = format!("{}\n{}", machine_line(&options), report.markdown());
     std::fs::write(work.join("figures.md"), &markdown)?;
     println!("{markdown}");
@@ -162,8 +172,48 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     workloads::full_store(&server, &handles, &queries, options.rounds, &mut report).await?;
     workloads::search_index_only(&root, &queries, options.rounds, &mut report)?;
     serve_figures(&full, &handles, &queries, &mut report).await?;
+    recall_figures(work, &full, options, &mut report).await?;
     append_figures(&full, &parts, &mut report).await?;
     Ok(report)
+}
+
+/// Generates and indexes the corpus, then only the ingest, default-type search and recall rows.
+async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let corpus = work.join("corpus");
+    let full = work.join("data-full");
+    for directory in [&corpus, &full] {
+        if directory.exists() {
+            std::fs::remove_dir_all(directory)?;
+        }
+    }
+    let parts = generate_corpus(&corpus, options)?;
+    let run = index_with_child(&full, &parts)?;
+    let mut report = Report::default();
+    ingest_figures(&full, &parts, &run, &mut report).await?;
+    search_stage(&full, &Queries::new(50), options.rounds, &mut report).await?;
+    recall_figures(work, &full, options, &mut report).await?;
+    Ok(report)
+}
+
+/// Rare-word recall@10 on the generated store in `full` and on `../shared/corpus`.
+async fn recall_figures(
+    work: &Path,
+    full: &Path,
+    options: &Options,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let label = format!("generated corpus (--docs {})", options.docs);
+    recall::rare_word_recall(full, &label, options.rounds, report).await?;
+    let Some(corpus) = recall::shared_corpus() else {
+        eprintln!("SKIPPED: ../shared/corpus is absent; no real-corpus recall row");
+        return Ok(());
+    };
+    let shared = work.join("data-shared");
+    if shared.exists() {
+        std::fs::remove_dir_all(&shared)?;
+    }
+    index_with_child(&shared, &[corpus])?;
+    recall::rare_word_recall(&shared, "../shared/corpus", options.rounds, report).await
 }
 
 /// Opens a fresh in-process server on `data_dir` and measures default-type searches.

@@ -6,6 +6,7 @@
 //! - [`plan`]: format-neutral session plans (turns, steps, tool outputs, special shapes).
 //! - [`codex`], [`claude`], [`gemini`]: render a plan in each harness's real format.
 //! - [`vocab`], [`rng`], [`clock`]: vocabulary, seeded PRNG, simulated timestamps.
+//! - [`recall`]: rare-word recall@k of the search index (issue #10).
 
 pub mod claude;
 pub mod clock;
@@ -13,6 +14,7 @@ pub mod codex;
 pub mod gemini;
 pub mod generate;
 pub mod plan;
+pub mod recall;
 pub mod rng;
 pub mod vocab;
 

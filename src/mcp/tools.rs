@@ -65,7 +65,7 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
-const SEARCH_DESCRIPTION: &str = "Find events in indexed coding-agent sessions by keywords (BM25). Returns ranked hits (score in [0,1], ordered by score, then newest, then id) with event, turn and session metadata, a short snippet, and open handles; never full payloads. Searches user_input, assistant_response and tool_response by default. Scope with within_id (a session or turn id). Use open on a hit's ids for the full content.";
+const SEARCH_DESCRIPTION: &str = "Find events in indexed coding-agent sessions by keywords (BM25). Words and identifiers (snake_case, camelCase, kebab-case, dotted names, paths) found exactly as typed rank above word variants; \"quoted text\" must appear as a phrase. Returns ranked hits (score in [0,1], ordered by score, then newest, then id) with event, turn and session metadata, a short snippet, and open handles; never full payloads. Searches user_input, assistant_response and tool_response by default. Scope with within_id (a session or turn id). Use open on a hit's ids for the full content.";
 
 const OPEN_DESCRIPTION: &str = "Expand an id from search_sessions, list_sessions or open. event id: full content (text, tool arguments, tool output and exit code) plus traversal to adjacent events and turns. turn id: turn metadata, one-line summaries of all its events, adjacent turns, first and last event. session id: session metadata, a compact summary of every turn, continuation/parent/sub-agent links.";
 

@@ -1,12 +1,14 @@
 //! Full-text search over event text with tantivy: the index schema, the per-snapshot reader
 //! and the scoped, type-filtered BM25 query that `search_sessions` runs.
 
+pub mod analyzer;
+pub mod query;
 pub mod writer;
 
 use std::path::Path;
 
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TantivyDocument,
     TextFieldIndexing, TextOptions, Value,
@@ -41,6 +43,10 @@ pub struct SearchFields {
     pub source: Field,
     pub timestamp_micros: Field,
     pub text: Field,
+    /// The event text's exact forms (lowercased words and identifiers, whole and by parts, see
+    /// [`analyzer`]); absent from indexes created before it existed, which then match by stems
+    /// only until `esker index --rebuild`.
+    pub exact: Option<Field>,
     /// Stored event fields (absent from indexes created before they existed): with them a
     /// search hit or an open(event) is answered from the index alone, without SQL.
     pub stored: Option<StoredFields>,
@@ -63,7 +69,7 @@ impl SearchFields {
     pub fn build() -> (Schema, SearchFields) {
         let mut builder = Schema::builder();
         let text_indexing = TextFieldIndexing::default()
-            .set_tokenizer("en_stem")
+            .set_tokenizer(STEM_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         let fields = SearchFields {
             event_id: builder.add_text_field("event_id", STRING | STORED),
@@ -76,8 +82,19 @@ impl SearchFields {
                 "text",
                 TextOptions::default().set_indexing_options(text_indexing),
             ),
+            exact: None,
             stored: None,
         };
+        // Presence only (no frequencies, positions or norms): ranks exact forms first at a
+        // fraction of the cost of a second BM25 field.
+        let exact_indexing = TextFieldIndexing::default()
+            .set_tokenizer(analyzer::EXACT_TOKENIZER)
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false);
+        let exact = builder.add_text_field(
+            EXACT_FIELD,
+            TextOptions::default().set_indexing_options(exact_indexing),
+        );
         let stored = StoredFields {
             ordinal: builder.add_i64_field("ordinal", INDEXED | STORED | FAST),
             terminal: builder.add_bool_field("terminal", STORED),
@@ -85,6 +102,7 @@ impl SearchFields {
             detail: builder.add_text_field("detail", STORED),
         };
         let fields = SearchFields {
+            exact: Some(exact),
             stored: Some(stored),
             ..fields
         };
@@ -107,6 +125,7 @@ impl SearchFields {
             source: field("source")?,
             timestamp_micros: field("timestamp_micros")?,
             text: field("text")?,
+            exact: schema.get_field(EXACT_FIELD).ok(),
             stored: StoredFields::from_schema(schema),
         })
     }
@@ -199,8 +218,11 @@ pub struct SearchIndex {
     fields: SearchFields,
 }
 
-/// How far apart (in positions) query terms may be to earn the proximity boost.
-const PHRASE_SLOP: u32 = 3;
+/// Name of the exact-forms field.
+const EXACT_FIELD: &str = "exact";
+
+/// Name of the stemmed text field's analyzer.
+const STEM_TOKENIZER: &str = "en_stem";
 
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
@@ -214,6 +236,7 @@ impl SearchIndex {
         })?;
         let (schema, _) = SearchFields::build();
         let index = Index::create_in_dir(dir, schema)?;
+        analyzer::register_analyzers(&index);
         let mut writer: tantivy::IndexWriter<TantivyDocument> =
             index.writer_with_num_threads(1, 15_000_000)?;
         writer.commit()?;
@@ -226,6 +249,7 @@ impl SearchIndex {
 
     pub fn open_dir(dir: &Path) -> Result<SearchIndex, SearchError> {
         let index = Index::open_in_dir(dir)?;
+        analyzer::register_analyzers(&index);
         let fields = SearchFields::from_schema(&index.schema())?;
         let reader = index
             .reader_builder()
@@ -246,7 +270,7 @@ impl SearchIndex {
     /// Runs `query`: BM25 over the event text, restricted to the scope and types.
     pub fn search(&self, query: &SearchQuery<'_>) -> Result<SearchResults, SearchError> {
         let searcher = self.reader.searcher();
-        let combined = self.build_query(query);
+        let combined = self.build_query(&searcher, query)?;
         let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
         let (top_docs, total_matches) = searcher.search(
             &combined,
@@ -290,6 +314,30 @@ impl SearchIndex {
             return Ok(None);
         };
         Ok(Some(searcher.doc(*address)?))
+    }
+
+    /// Whether the index holds exact forms (else it matches by stems only).
+    pub fn has_exact_forms(&self) -> bool {
+        self.fields.exact.is_some()
+    }
+
+    /// This index matching by stems only, as an index made before exact forms does: the
+    /// baseline the rare-word recall benchmark compares against.
+    pub fn stems_only(mut self) -> SearchIndex {
+        self.fields.exact = None;
+        self
+    }
+
+    /// How many indexed events hold `form` (lowercased word, part or whole identifier) in
+    /// exact form; 0 when the index has no exact forms.
+    pub fn exact_document_frequency(&self, form: &str) -> Result<u64, SearchError> {
+        let Some(exact) = self.fields.exact else {
+            return Ok(0);
+        };
+        Ok(self
+            .reader
+            .searcher()
+            .doc_freq(&Term::from_field_text(exact, form))?)
     }
 
     /// Whether documents carry the whole event ([`StoredFields`]).
@@ -389,22 +437,24 @@ impl SearchIndex {
         })
     }
 
-    fn build_query(&self, query: &SearchQuery<'_>) -> BooleanQuery {
-        let terms = plain_terms(query.text);
-        let any_term_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
-        let (any_term, _) = any_term_parser.parse_query_lenient(&terms);
-        let mut all_terms_parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
-        all_terms_parser.set_conjunction_by_default();
-        let (all_terms, _) = all_terms_parser.parse_query_lenient(&terms);
-        // Any term matches; all terms present rank higher, and the terms close together (a
-        // sloppy phrase) higher still.
-        let mut relevance_clauses = vec![(Occur::Must, any_term), (Occur::Should, all_terms)];
-        if terms.contains(' ') {
-            let (near_each_other, _) =
-                any_term_parser.parse_query_lenient(&format!("\"{terms}\"~{PHRASE_SLOP}"));
-            relevance_clauses.push((Occur::Should, near_each_other));
+    /// The relevance query ([`query::RelevanceBuilder`]) restricted to the scope and types.
+    fn build_query(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &SearchQuery<'_>,
+    ) -> Result<BooleanQuery, SearchError> {
+        let stemmer = self.index.tokenizers().get(STEM_TOKENIZER).ok_or_else(|| {
+            SearchError::Tantivy(tantivy::TantivyError::SchemaError(format!(
+                "tokenizer {STEM_TOKENIZER} is not registered"
+            )))
+        })?;
+        let relevance = query::RelevanceBuilder {
+            searcher,
+            text: self.fields.text,
+            exact: self.fields.exact,
+            stemmer,
         }
-        let relevance: Box<dyn Query> = Box::new(BooleanQuery::new(relevance_clauses));
+        .build(query.text)?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
         let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
             .event_types
@@ -426,7 +476,7 @@ impl SearchIndex {
         if let Some(turn_id) = query.turn_id {
             clauses.push((Occur::Must, self.term_query(self.fields.turn_id, turn_id)));
         }
-        BooleanQuery::new(clauses)
+        Ok(BooleanQuery::new(clauses))
     }
 
     fn term_query(&self, field: Field, value: &str) -> Box<dyn Query> {
@@ -466,16 +516,6 @@ fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
         .get_first(field)
         .and_then(|value| value.as_str())
         .map(str::to_owned)
-}
-
-/// The query text reduced to plain words, so that user text never hits query-syntax errors
-/// (`:`, quotes, parentheses, `AND`...).
-fn plain_terms(text: &str) -> String {
-    text.split(|character: char| !character.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
@@ -579,7 +619,108 @@ mod tests {
     }
 
     #[test]
-    fn plain_terms_strip_query_syntax() {
-        assert_eq!(plain_terms("title:\"Foo\" AND (bar)"), "title foo and bar");
+    fn an_exact_form_outranks_any_number_of_stem_only_matches() {
+        let long_text = format!("{} we parse datetimes here", "filler words ".repeat(200));
+        let mut events = vec![event("event:exact", "session:a", &long_text)];
+        for index in 0..20 {
+            events.push(event(
+                &format!("event:stem{index:02}"),
+                "session:a",
+                "datetime",
+            ));
+        }
+        let (_dir, index) = index_of(&events);
+        assert!(index.has_exact_forms());
+        assert_eq!(index.exact_document_frequency("datetimes").unwrap(), 1);
+        assert_eq!(ranked_ids(&index, "datetimes", None)[0], "event:exact");
+        assert_eq!(ranked_ids(&index, "\"datetimes\"", None), ["event:exact"]);
+    }
+
+    #[test]
+    fn identifiers_match_whole_first_then_by_parts() {
+        let (_dir, index) = index_of(&[
+            event("event:whole", "session:a", "supports_websockets = true"),
+            event("event:prose", "session:a", "it supports websockets"),
+            event("event:camel", "session:a", "call getUserName now"),
+            event("event:one_part", "session:a", "it supports more"),
+        ]);
+        assert_eq!(
+            ranked_ids(&index, "supports_websockets", None)[..2],
+            ["event:whole", "event:prose"]
+        );
+        assert_eq!(ranked_ids(&index, "user", None), ["event:camel"]);
+        assert_eq!(ranked_ids(&index, "UserName", None), ["event:camel"]);
+    }
+
+    #[test]
+    fn quoted_text_is_a_phrase() {
+        let (_dir, index) = index_of(&[
+            event(
+                "event:phrase",
+                "session:a",
+                "connection refused by the server",
+            ),
+            event(
+                "event:apart",
+                "session:a",
+                "the connection was then refused",
+            ),
+        ]);
+        assert_eq!(
+            ranked_ids(&index, "\"connection refused\"", None),
+            ["event:phrase"]
+        );
+        assert_eq!(ranked_ids(&index, "connection refused", None).len(), 2);
+        assert!(ranked_ids(&index, "\"\"", None).is_empty());
+    }
+
+    /// An index made before the `exact` field (stems and ids only), as an old store has it.
+    fn legacy_index_dir(root: &Path) -> std::path::PathBuf {
+        let mut builder = Schema::builder();
+        for name in ["event_id", "session_id", "turn_id", "type", "source"] {
+            builder.add_text_field(name, STRING | STORED);
+        }
+        builder.add_i64_field("timestamp_micros", STORED | FAST);
+        let text_indexing = TextFieldIndexing::default()
+            .set_tokenizer(STEM_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        builder.add_text_field(
+            "text",
+            TextOptions::default().set_indexing_options(text_indexing),
+        );
+        let dir = root.join("legacy");
+        std::fs::create_dir_all(&dir).expect("legacy dir");
+        let index = Index::create_in_dir(&dir, builder.build()).expect("legacy index");
+        let mut writer: tantivy::IndexWriter<TantivyDocument> = index
+            .writer_with_num_threads(1, 15_000_000)
+            .expect("writer");
+        writer.commit().expect("commit");
+        dir
+    }
+
+    #[test]
+    fn an_index_without_exact_forms_still_indexes_and_matches_by_stems() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let legacy = legacy_index_dir(dir.path());
+        let master = dir.path().join("master");
+        let mut writer = SearchWriter::open(&master, &legacy, u64::MAX).expect("writer");
+        writer
+            .add_event(&event("event:plural", "session:a", "parse datetimes"))
+            .expect("add");
+        writer
+            .add_event(&event("event:singular", "session:a", "a datetime"))
+            .expect("add");
+        writer.commit().expect("commit");
+        writer.finish().expect("finish");
+        let published = dir.path().join("published");
+        publish(&master, &published).expect("publish");
+        let index = SearchIndex::open_dir(&published).expect("open");
+        assert!(!index.has_exact_forms());
+        assert_eq!(ranked_ids(&index, "datetimes", None).len(), 2);
+        assert_eq!(ranked_ids(&index, "\"datetimes\"", None).len(), 2);
+        assert_eq!(
+            ranked_ids(&index, "\"parse datetimes\"", None),
+            ["event:plural"]
+        );
     }
 }

@@ -52,7 +52,14 @@ impl SearchWriter {
             restore_master(master_dir, published_dir)?;
         }
         let index = Index::open_in_dir(master_dir)?;
+        super::analyzer::register_analyzers(&index);
         let fields = SearchFields::from_schema(&index.schema())?;
+        if fields.exact.is_none() {
+            tracing::warn!(
+                "the search index predates exact-word matching: searches match word stems \
+                 only; `esker index --rebuild` recreates it"
+            );
+        }
         if fields.stored.is_none() {
             tracing::warn!(
                 "the search index predates stored events: search and open answer through SQL \
@@ -72,7 +79,7 @@ impl SearchWriter {
     }
 
     /// Indexes one event (callers skip `unknown` events). The tool name is indexed with the
-    /// text so that "exec_command" or "Bash" find calls.
+    /// text, stemmed and in exact form, so that "exec_command" or "Bash" find calls.
     pub fn add_event(&mut self, event: &EventRow) -> Result<(), SearchError> {
         let mut document = TantivyDocument::default();
         document.add_text(self.fields.event_id, &event.event_id);
@@ -89,6 +96,12 @@ impl SearchWriter {
                 document.add_text(self.fields.text, format!("{tool_name} {}", event.text))
             }
             None => document.add_text(self.fields.text, &event.text),
+        }
+        if let Some(exact) = self.fields.exact {
+            if let Some(tool_name) = &event.tool_name {
+                document.add_text(exact, tool_name);
+            }
+            document.add_text(exact, &event.text);
         }
         if let Some(stored) = self.fields.stored {
             add_stored_fields(&mut document, stored, event)?;

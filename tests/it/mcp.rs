@@ -5,6 +5,7 @@
 mod answer_paths;
 mod chains;
 pub(crate) mod client;
+mod exact_words;
 mod fuzz;
 mod golden;
 mod list_sessions;
