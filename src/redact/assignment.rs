@@ -84,7 +84,7 @@ fn ends_bare_value(byte: u8) -> bool {
 
 /// `hit` is the range of an assignment trigger literal (any case).
 /// Returns where the next trigger may start: after the parsed value, whether or
-/// not it was a secret (a rejected value spanning lines only skips the keyword).
+/// not it was a secret (a rejected value holding blanks only skips the keyword).
 pub(super) fn find_assignment_at(
     text: &str,
     hit: std::ops::Range<usize>,
@@ -104,8 +104,9 @@ pub(super) fn find_assignment_at(
         ));
         return Some(value.end);
     }
-    let spans_lines = value.text.contains('\n');
-    Some(if spans_lines { keyword.end } else { value.end })
+    // A rejected value holding blanks (`TOKEN='client_secret: "…"'`) may hold an assignment.
+    let may_nest = value.text.bytes().any(|byte| byte.is_ascii_whitespace());
+    Some(if may_nest { keyword.end } else { value.end })
 }
 
 /// The kind to redact a JSON object entry's string value with, when its key is a

@@ -614,6 +614,10 @@ fn assignments_to_weak_names_need_a_random_value() {
     ] {
         assert_untouched(text);
     }
+    assert_redacted(
+        "export TOKEN='client_secret: \"Q7v9Xk2Lm4Np6Rs8Tu0W\"'",
+        "export TOKEN='client_secret: \"[REDACTED:secret]\"'",
+    );
 }
 
 #[test]
