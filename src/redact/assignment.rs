@@ -266,13 +266,11 @@ fn skip_separator(bytes: &[u8], position: usize) -> Option<usize> {
 fn parse_value(text: &str, start: usize) -> Option<AssignedValue<'_>> {
     let bytes = text.as_bytes();
     let (content_start, content_end, style) = match bytes.get(start..)? {
-        [b'\\', b'"', ..] => {
-            let end = skip_while(bytes, start + 2, |byte| byte != b'"' && byte != b'\\');
-            let closed = bytes
-                .get(end..)
-                .is_some_and(|rest| rest.starts_with(b"\\\""));
-            (start + 2, closed.then_some(end)?, ValueStyle::Quoted)
-        }
+        [b'\\', b'"', ..] => (
+            start + 2,
+            escaped_quoted_end(bytes, start + 2)?,
+            ValueStyle::Quoted,
+        ),
         [b'"', ..] => (
             start + 1,
             double_quoted_end(bytes, start + 1)?,
@@ -306,6 +304,23 @@ fn double_quoted_end(bytes: &[u8], start: usize) -> Option<usize> {
     while position < limit {
         match bytes[position] {
             b'"' => return Some(position),
+            b'\\' => position += 2,
+            _ => position += 1,
+        }
+    }
+    None
+}
+
+/// End of a `\"…\"` value (inside an encoded JSON string) whose content starts at `start`:
+/// the offset of the closing `\"`. Other escapes (`\n`) are part of the value; a bare `"`
+/// ends the encoded string, so the value is not closed.
+fn escaped_quoted_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let limit = (start + MAX_WRAPPED_VALUE_LEN).min(bytes.len());
+    let mut position = start;
+    while position < limit {
+        match bytes[position] {
+            b'"' => return None,
+            b'\\' if bytes.get(position + 1) == Some(&b'"') => return Some(position),
             b'\\' => position += 2,
             _ => position += 1,
         }
@@ -360,7 +375,8 @@ fn is_secret_value(text: &str, key: &str, value: AssignedValue<'_>, tier: NameTi
     }
     match value.style {
         ValueStyle::Quoted => {
-            !value.text.chars().any(char::is_whitespace) || is_wrapped_token(value.text)
+            (!value.text.chars().any(char::is_whitespace) || is_wrapped_token(value.text))
+                && !is_type_or_literal_name(value.text)
         }
         ValueStyle::Bare => !is_code_expression(text, key, value),
     }
@@ -397,6 +413,49 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
             .iter()
             .any(|start| value.starts_with(start))
         || is_single_repeated_char(value)
+        || value.ends_with("...")
+        || value.ends_with('…')
+        || is_placeholder_words(value)
+        || is_path(value)
+}
+
+/// Words-only values naming a placeholder: `your-api-key-here`, `mock-token`, `changeme`,
+/// `user-provided-api-key`.
+fn is_placeholder_words(value: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "your",
+        "here",
+        "example",
+        "sample",
+        "placeholder",
+        "changeme",
+        "dummy",
+        "mock",
+        "fake",
+        "xxx",
+        "replace",
+        "api-key",
+        "api_key",
+        "apikey",
+        "-token",
+        "_token",
+    ];
+    let words_only = value
+        .bytes()
+        .all(|byte| byte.is_ascii_alphabetic() || b"-_ .".contains(&byte));
+    let lowercase = value.to_ascii_lowercase();
+    words_only && WORDS.iter().any(|word| lowercase.contains(word))
+}
+
+/// `/Users/me/.ssh/id_rsa`, `~/.config/key`, `./secrets.json`, `C:\keys\a.pem`: a file, not
+/// its content.
+fn is_path(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    value.starts_with('/')
+        || value.starts_with("~/")
+        || value.starts_with("./")
+        || value.starts_with("../")
+        || (bytes.len() > 3 && bytes[0].is_ascii_alphabetic() && &bytes[1..3] == b":\\")
 }
 
 fn is_single_repeated_char(value: &str) -> bool {
@@ -512,6 +571,15 @@ fn is_type_or_literal_name(value: &str) -> bool {
         "redacted",
         "hidden",
         "masked",
+        "value",
+        "await",
+        "async",
+        "new",
+        "function",
+        "fn",
+        "yield",
+        "return",
+        "typeof",
     ];
     NAMES.iter().any(|name| value.eq_ignore_ascii_case(name))
 }

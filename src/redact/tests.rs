@@ -293,6 +293,14 @@ fn assignment_placeholders_and_code_are_kept() {
         "passwordless login",
         "secrets: inherit",
         "the secret: it's simple",
+        "OPENAI_API_KEY=\"your-api-key-here\"",
+        "export ANTHROPIC_API_KEY=sk-ant-...",
+        "const apiKey = await getApiKey(provider)",
+        "env = { \"API_KEY\" = \"value\" }",
+        "signingkey = /Users/me/Library/PublicKeys/6ffc30f5c8a914c3199ac8681b65a92a.pub",
+        "private_key: ~/.ssh/id_ed25519",
+        "access_token: \"mock-token\"",
+        "\"OPENWEATHER_API_KEY\": \"user-provided-api-key\"",
     ] {
         assert_untouched(text);
     }
@@ -577,6 +585,11 @@ fn issue_cases_openrouter_key_and_wrapped_access_token() {
         wrapped.join("\n")
     );
     let out = redacted(&debug_print);
+    for piece in &wrapped {
+        assert!(!out.contains(piece), "{piece} kept in {out}");
+    }
+    let encoded = serde_json::to_string(&debug_print).expect("json");
+    let out = redacted(&encoded);
     for piece in &wrapped {
         assert!(!out.contains(piece), "{piece} kept in {out}");
     }

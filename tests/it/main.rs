@@ -3,5 +3,6 @@
 mod ingest;
 mod mcp;
 mod python;
+mod redaction;
 mod reliability;
 mod support;
