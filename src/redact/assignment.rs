@@ -465,7 +465,11 @@ fn is_single_repeated_char(value: &str) -> bool {
 
 /// `PWD=/home/me` and `OLDPWD=/tmp` are working directories, not passwords.
 fn is_working_directory(key: &str, value: &str) -> bool {
-    let key_is_pwd = key.len() >= 3 && key[key.len() - 3..].eq_ignore_ascii_case("pwd");
+    let key_is_pwd = key
+        .len()
+        .checked_sub(3)
+        .and_then(|start| key.get(start..))
+        .is_some_and(|end| end.eq_ignore_ascii_case("pwd"));
     key_is_pwd && (value.starts_with('/') || value.starts_with('~'))
 }
 

@@ -51,6 +51,9 @@ const MARKER_PREFIX: &str = "[REDACTED:";
 /// Strings shorter than this cannot hold any detectable secret (`pwd=abcd`).
 const MIN_SECRET_TEXT_LEN: usize = 8;
 
+/// Rescans of a redacted text (each finds what a previous replacement exposed).
+const MAX_REDACTION_ROUNDS: usize = 4;
+
 /// Bumped whenever detection changes in code (not in rule data, which is hashed): a store
 /// redacted by another version is re-read on the next `esker index`.
 const ENGINE_VERSION: u32 = 2;
@@ -142,7 +145,7 @@ impl Redactor {
         if text.len() < MIN_SECRET_TEXT_LEN {
             return Vec::new();
         }
-        let hits = self.prefilter.scan(text, self.rules.rules.len());
+        let hits = self.prefilter.scan(text);
         if hits.triggers.is_empty() && hits.rules.is_empty() {
             return Vec::new();
         }
@@ -154,12 +157,26 @@ impl Redactor {
 
     /// Returns the redacted text and the number of secrets replaced, or `None` when nothing
     /// was found (the fast path: no allocation).
+    ///
+    /// A replacement can give a neighbour the boundary its rule needs (`…As3-----BEGIN` ends a
+    /// token only once the PEM block is a marker), so the output is scanned again until
+    /// nothing more is found: redaction is idempotent.
     pub fn redact_text(&self, text: &str) -> Option<(String, usize)> {
         let findings = self.find(text);
         if findings.is_empty() {
             return None;
         }
-        Some((apply_findings(text, &findings), findings.len()))
+        let mut count = findings.len();
+        let mut out = apply_findings(text, &findings);
+        for _ in 0..MAX_REDACTION_ROUNDS {
+            let more = self.find(&out);
+            if more.is_empty() {
+                break;
+            }
+            count += more.len();
+            out = apply_findings(&out, &more);
+        }
+        Some((out, count))
     }
 
     /// Redacts every string leaf of a JSON value in place; returns the number of secrets

@@ -85,20 +85,19 @@ impl Prefilter {
         Prefilter { automaton, actions }
     }
 
-    pub(super) fn scan(&self, text: &str, rule_count: usize) -> Hits {
+    /// Every trigger and triggered rule in `text` (allocates only when something is found).
+    pub(super) fn scan(&self, text: &str) -> Hits {
         let mut hits = Hits::default();
-        let mut rule_seen = vec![false; rule_count];
         for found in self.automaton.find_overlapping_iter(text) {
             let action = &self.actions[found.pattern().as_usize()];
             if let Some(trigger) = action.trigger {
                 hits.triggers.push((found.range(), trigger));
             }
-            for &rule in &action.rules {
-                rule_seen[rule] = true;
-            }
+            hits.rules.extend_from_slice(&action.rules);
         }
         hits.triggers.sort_by_key(|(range, _)| range.start);
-        hits.rules = (0..rule_count).filter(|index| rule_seen[*index]).collect();
+        hits.rules.sort_unstable();
+        hits.rules.dedup();
         hits
     }
 }

@@ -643,6 +643,8 @@ fn object_entries_with_secret_names_are_redacted_whole() {
         "session_id": "7c1e2a90-4b3d-4f5e-9a61-2d8f0c3b5e17",
     });
     assert_eq!(redact_value(&mut value), 2);
+    let mut odd_keys = json!({"éépwd": "/home", "ééé": "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1", "密码_password": "hunter22"});
+    assert_eq!(redact_value(&mut odd_keys), 1);
     assert_eq!(value["env"]["DB_PASSWORD"], "[REDACTED:password]");
     assert_eq!(
         value["env"]["SUPABASE_SERVICE_ROLE_KEY"],
@@ -759,4 +761,63 @@ fn check_reports_kinds_and_positions_never_values() {
             "line 2 (text) bytes 15..23: password",
         ]
     );
+}
+
+#[test]
+fn random_fragments_never_panic_and_redaction_is_stable() {
+    const PIECES: &[&str] = &[
+        "key",
+        "token",
+        "password",
+        "secret",
+        "=",
+        ": ",
+        "\"",
+        "\\\"",
+        "'",
+        "\\n",
+        "\n",
+        "\\u003d",
+        "eyJ",
+        "hbGciOiJIUzI1NiJ9",
+        ".",
+        "sk-",
+        "ghp_",
+        "AKIA",
+        "://",
+        "@",
+        "Bearer ",
+        "é",
+        "密",
+        "Zx9Qw8Er7Ty6Ui5Op4As3",
+        "abc",
+        " ",
+        "-----BEGIN PRIVATE KEY-----",
+        "_",
+        "-",
+        "$",
+        "{{",
+        "[REDACTED:",
+        "]",
+        "\\",
+    ];
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..20_000 {
+        let length = (next() % 24) as usize;
+        let text: String = (0..length)
+            .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+            .collect();
+        if let Some((once, _)) = redact_text(&text) {
+            let twice = redacted(&once);
+            assert_eq!(twice, once, "not stable for {text:?}");
+        }
+        let mut value = json!({"key": text, "api_token": text, "list": [text]});
+        redact_value(&mut value);
+    }
 }
