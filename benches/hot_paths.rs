@@ -1,18 +1,19 @@
 //! Criterion benches of the hot paths on a small generated corpus: recognising and parsing a
-//! session log, assembling a session into turn summaries, a default-type search and an
-//! open(event), both through the in-process MCP entry point.
+//! session log, redacting its parsed lines, assembling a session into turn summaries, a
+//! default-type search and an open(event), both through the in-process MCP entry point.
 //!
 //! Run: `cargo bench --bench hot_paths`
 
 use std::path::{Path, PathBuf};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use esker::bench::{GenerateOptions, generate};
 use esker::ingest::assemble::assemble;
 use esker::ingest::run::{IndexOptions, discover_files, index_paths};
-use esker::ingest::{Recognised, parse, recognise};
+use esker::ingest::{Content, Recognised, parse, recognise};
 use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;
+use esker::redact::Redactor;
 use esker::store::Store;
 use serde_json::{Value, json};
 
@@ -123,6 +124,26 @@ fn hot_paths(criterion: &mut Criterion) {
     else {
         panic!("unknown")
     };
+    let Content::Lines(split) = &content else {
+        panic!("a rollout is JSON lines")
+    };
+    let values: Vec<Value> = split.lines.iter().map(|line| line.value.clone()).collect();
+    let redactor = Redactor::builtin();
+    criterion.bench_function(
+        &format!("redact a rollout's lines ({} KB)", bytes.len() / 1000),
+        |bench| {
+            bench.iter_batched(
+                || values.clone(),
+                |mut values| {
+                    values
+                        .iter_mut()
+                        .map(|value| redactor.redact_value(value))
+                        .sum::<usize>()
+                },
+                BatchSize::LargeInput,
+            )
+        },
+    );
     let parsed = parse(format, &fixture.log, &content, None);
     let session = parsed.sessions.first().expect("a session").clone();
     criterion.bench_function("assemble a session (turn summaries)", |bench| {

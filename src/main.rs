@@ -12,6 +12,8 @@ use esker::config::{resolve_data_dir, sample_corpus_dir};
 use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, default_locations, index_paths};
 use esker::ingest::watch::{WatchOptions, watch_and_index};
 use esker::query::output::{OutputFormat, write_batches};
+use esker::redact::Redactor;
+use esker::redact::check::check_files;
 use esker::store::{Store, StoreError};
 
 /// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
@@ -87,6 +89,19 @@ enum Command {
         #[command(flatten)]
         ingest: IngestArgs,
     },
+    /// Audit what redaction would replace in log files: prints each finding's kind and
+    /// position (line, JSON pointer, byte range), never the value. Exit code 1 when any is found.
+    Redact {
+        /// Report only (the one mode; nothing is written).
+        #[arg(long, required = true)]
+        check: bool,
+        /// Also use the rules of this gitleaks-format TOML file.
+        #[arg(long, value_name = "FILE")]
+        rules: Option<PathBuf>,
+        /// Log files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 /// Options shared by everything that ingests.
@@ -96,6 +111,28 @@ struct IngestArgs {
     /// `[REDACTED:<kind>]` before anything is written).
     #[arg(long)]
     no_redact: bool,
+    /// Also redact with the rules of this gitleaks-format TOML file (for example the official
+    /// gitleaks.toml); a rule with a built-in id replaces it.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+}
+
+impl IngestArgs {
+    fn redactor(&self) -> anyhow::Result<std::sync::Arc<Redactor>> {
+        redactor_with(self.rules.as_deref())
+    }
+}
+
+/// The built-in redactor, or one that adds a rules file (skipped rules are reported).
+fn redactor_with(rules: Option<&Path>) -> anyhow::Result<std::sync::Arc<Redactor>> {
+    let Some(path) = rules else {
+        return Ok(Redactor::builtin());
+    };
+    let redactor = Redactor::with_rules_file(path)?;
+    for skipped in redactor.skipped() {
+        eprintln!("esker: rule {} skipped: {}", skipped.id, skipped.reason);
+    }
+    Ok(std::sync::Arc::new(redactor))
 }
 
 fn main() -> ExitCode {
@@ -151,6 +188,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 wait_for_lock: wait.map(Duration::from_secs),
                 rebuild,
                 redact: !ingest.no_redact,
+                redactor: ingest.redactor()?,
                 batch_bytes: batch_bytes.unwrap_or(IndexOptions::default().batch_bytes),
                 ..IndexOptions::default()
             };
@@ -186,6 +224,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     paths: paths_or_defaults(Vec::new())?,
                     writer_role: "esker serve (background indexer)".to_string(),
                     redact: !ingest.no_redact,
+                    redactor: ingest.redactor()?,
                     ..IndexOptions::default()
                 };
                 let watch = (!no_watch).then(|| WatchOptions {
@@ -197,7 +236,36 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             esker::mcp::serve_stdio(data_dir).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Redact {
+            check: _,
+            rules,
+            files,
+        } => run_redact_check(rules.as_deref(), &files),
     }
+}
+
+/// `esker redact --check`: 0 when nothing would be redacted, 1 when something would, 2 when a
+/// file could not be read.
+fn run_redact_check(rules: Option<&Path>, files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let redactor = redactor_with(rules)?;
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let mut unreadable = 0;
+    let found = check_files(
+        &redactor,
+        &files,
+        &mut std::io::stdout().lock(),
+        &mut unreadable,
+    )?;
+    eprintln!(
+        "esker redact: {found} secret(s) would be redacted in {} file(s) (rules {})",
+        files.len() - unreadable,
+        redactor.version()
+    );
+    Ok(match (unreadable, found) {
+        (1.., _) => ExitCode::from(2),
+        (0, 1..) => ExitCode::from(1),
+        (0, 0) => ExitCode::SUCCESS,
+    })
 }
 
 /// The paths to index when none are given: default locations, else the sample corpus.

@@ -6,6 +6,7 @@ use std::fmt;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -17,7 +18,7 @@ use super::lines::SplitLines;
 use super::reader::{ReadLimits, stream_json_lines};
 use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
 use crate::ids::stable_hash_hex;
-use crate::redact::redact_value;
+use crate::redact::Redactor;
 use crate::store::commit::{CommitInput, commit_from};
 use crate::store::rows::AssembledSession;
 use crate::store::state::{Checkpoint, StoreState};
@@ -49,6 +50,8 @@ pub struct IndexOptions {
     pub rebuild: bool,
     /// Replace secrets in the logs by `[REDACTED:<kind>]` before anything is stored.
     pub redact: bool,
+    /// The rules secrets are found with (the built-in ones unless `--rules` adds a file).
+    pub redactor: Arc<Redactor>,
     /// Commit after reading this many bytes of changed logs, so memory stays bounded and a
     /// crash loses at most one batch of work.
     pub batch_bytes: u64,
@@ -66,6 +69,7 @@ impl Default for IndexOptions {
             writer_role: "esker index".to_string(),
             rebuild: false,
             redact: true,
+            redactor: Redactor::builtin(),
             batch_bytes: 128 << 20,
             limits: ReadLimits::default(),
         }
@@ -222,8 +226,11 @@ pub async fn index_paths(
     let progress = progress_bar(options.progress, files.len() as u64);
     summary.files_seen = files.len();
 
-    // Switching redaction on or off re-reads every file, so the store is all one way.
-    let redaction_changed = state.redacted != options.redact;
+    // Switching redaction on or off, or to other rules, re-reads every file, so the store is
+    // all one way.
+    let redaction_rules = redaction_rules_of(options);
+    let redaction_changed =
+        state.redacted != options.redact || state.redaction_rules != redaction_rules;
     let mut batch = Batch::default();
     for file in &files {
         progress.inc(1);
@@ -241,11 +248,13 @@ pub async fn index_paths(
         );
         if batch.bytes >= options.batch_bytes {
             batch.input.redacted = Some(options.redact);
+            batch.input.redaction_rules = Some(redaction_rules.clone());
             commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
         }
     }
     progress.finish_and_clear();
     batch.input.redacted = Some(options.redact);
+    batch.input.redaction_rules = Some(redaction_rules);
     commit_batch(store, &mut state, batch, &mut summary).await?;
     summary.elapsed = started.elapsed();
     Ok(summary)
@@ -391,7 +400,11 @@ async fn commit_batch(
         .collect();
     let redaction_unchanged = input
         .redacted
-        .is_none_or(|redacted| redacted == state.redacted);
+        .is_none_or(|redacted| redacted == state.redacted)
+        && input
+            .redaction_rules
+            .as_ref()
+            .is_none_or(|rules| *rules == state.redaction_rules);
     if input.checkpoints.is_empty() && input.removed_sessions.is_empty() && redaction_unchanged {
         return Ok(());
     }
@@ -580,7 +593,7 @@ fn read_file(
         return Ok(FileOutcome::CheckpointOnly(moved));
     }
     let secrets_redacted = if options.redact {
-        redact_content(&mut read.content)
+        redact_content(&options.redactor, &mut read.content)
     } else {
         0
     };
@@ -696,16 +709,26 @@ fn read_content(
 }
 
 /// Redacts secrets in every parsed JSON value of the content; returns how many were replaced.
-fn redact_content(content: &mut Content) -> u64 {
+fn redact_content(redactor: &Redactor, content: &mut Content) -> u64 {
     let count = match content {
         Content::Lines(split) => split
             .lines
             .iter_mut()
-            .map(|line| redact_value(&mut line.value))
+            .map(|line| redactor.redact_value(&mut line.value))
             .sum(),
-        Content::Whole(value) => redact_value(value),
+        Content::Whole(value) => redactor.redact_value(value),
     };
     count as u64
+}
+
+/// What the store records about the redaction of a pass: the rules version, or nothing
+/// when secrets are kept.
+fn redaction_rules_of(options: &IndexOptions) -> String {
+    if options.redact {
+        options.redactor.version().to_string()
+    } else {
+        String::new()
+    }
 }
 
 fn checkpoint_for(

@@ -33,6 +33,8 @@ pub struct CommitInput {
     pub checkpoints: BTreeMap<String, Checkpoint>,
     /// Records whether the ingested logs were redacted (see `StoreState::redacted`).
     pub redacted: Option<bool>,
+    /// Records the redaction rules version (see `StoreState::redaction_rules`).
+    pub redaction_rules: Option<String>,
 }
 
 /// What one commit did.
@@ -143,6 +145,9 @@ pub async fn commit_from(
     state.checkpoints.extend(input.checkpoints);
     if let Some(redacted) = input.redacted {
         state.redacted = redacted;
+    }
+    if let Some(rules) = input.redaction_rules {
+        state.redaction_rules = rules;
     }
     state.save(&root)?;
     crash_point("after-state");

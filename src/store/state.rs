@@ -56,6 +56,10 @@ pub struct StoreState {
     /// re-reads every file it is given.
     #[serde(default)]
     pub redacted: bool,
+    /// The version of the redaction rules the logs were read with (empty when not redacted,
+    /// or written before rules were versioned); a pass with other rules re-reads every file.
+    #[serde(default)]
+    pub redaction_rules: String,
 }
 
 impl StoreState {

@@ -4,5 +4,6 @@ mod fidelity;
 mod ingest;
 mod mcp;
 mod python;
+mod redaction;
 mod reliability;
 mod support;
