@@ -290,6 +290,7 @@ pub fn search_index_only(
                 session_id: None,
                 turn_id: None,
                 event_types: &EventType::SEARCH_DEFAULT,
+                source: None,
                 limit: 10,
             };
             let started = Instant::now();
