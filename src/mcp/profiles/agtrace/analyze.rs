@@ -147,6 +147,7 @@ fn report(native_id: &str, mut insights: Vec<Insight>, events: &[EventLine]) -> 
                 "tool_results": count(EventType::ToolResponse),
                 "user_messages": count(EventType::UserInput),
             },
+            "failed_tool_results": events.iter().filter(|event| event.failed).count(),
         },
     });
     if total > MAX_INSIGHTS {
