@@ -1037,3 +1037,64 @@ async fn the_largest_real_session_stays_within_every_budget() {
         assert!(by_prefix.1 <= ANALYZE_BUDGET);
     }
 }
+
+/// The agtrace tools answer the same whether positions come from the in-memory directory or
+/// from SQL (a store whose directory is still loading).
+#[tokio::test]
+async fn the_fast_and_sql_answer_paths_agree() {
+    use esker::mcp::catalog::{AnswerPath, Catalog};
+    use esker::mcp::profiles::ProfileSet;
+    use esker::mcp::server::EskerServer;
+
+    let mut stores = vec![fixture_store().to_path_buf()];
+    stores.extend(corpus_store().map(|(data_dir, _)| data_dir.clone()));
+    for data_dir in &stores {
+        let fast_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();
+        let snapshot = fast_catalog.snapshot().await.unwrap();
+        snapshot.ready_directory().await.unwrap();
+        let agtrace = || ProfileSet::parse("agtrace").unwrap();
+        let fast = EskerServer::with_profiles(fast_catalog, agtrace());
+        let sql = EskerServer::with_profiles(
+            Catalog::open_with(data_dir, AnswerPath::SqlOnly).unwrap(),
+            agtrace(),
+        );
+        let sessions = query_rows(
+            data_dir,
+            "SELECT native_id FROM sessions ORDER BY event_count DESC LIMIT 5",
+        );
+        let mut calls = vec![
+            ("list_sessions", json!({"limit": 50})),
+            ("get_project_info", json!({})),
+        ];
+        for query in ["error", "test", "Bash", "cargo build", "the"] {
+            for event_type in [Value::Null, json!("ToolCall"), json!("ToolResult")] {
+                calls.push((
+                    "search_event_previews",
+                    json!({"query": query, "limit": 50, "event_type": event_type}),
+                ));
+            }
+        }
+        for session in &sessions {
+            let id = text(&session["native_id"]);
+            calls.push((
+                "analyze_session",
+                json!({"session_id": id, "include_loops": true}),
+            ));
+            calls.push((
+                "get_session_details",
+                json!({"session_id": id, "detail_level": "turns"}),
+            ));
+            calls.push((
+                "search_event_previews",
+                json!({"query": "error file", "session_id": id}),
+            ));
+        }
+        for (tool, arguments) in calls {
+            let fields = arguments.as_object().unwrap();
+            let expected = sql.call(tool, fields).await.unwrap();
+            let actual = fast.call(tool, fields).await.unwrap();
+            assert!(!actual.is_error, "{tool} {arguments}: {}", actual.text);
+            assert_eq!(actual.envelope, expected.envelope, "{tool} {arguments}");
+        }
+    }
+}
