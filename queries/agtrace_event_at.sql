@@ -1,6 +1,6 @@
 -- agtrace get_event_details: one event, whole, by its position in the session, and whether
 -- it is a failed tool result (the rule of agtrace_session_events.sql).
--- $1: session id; $2: seq (event_index + 1).
+-- $1: session id; $2, $3: its source and month (partition); $4: seq (event_index + 1).
 SELECT
   event_id,
   seq,
@@ -26,4 +26,6 @@ SELECT
   ) AS failed
 FROM events
 WHERE session_id = $1
-  AND seq = $2
+  AND source = $2
+  AND month = $3
+  AND seq = $4

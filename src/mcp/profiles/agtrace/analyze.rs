@@ -90,18 +90,24 @@ impl AgTool for AnalyzeSession {
     async fn execute(context: &Context<'_>, request: &AnalyzeRequest) -> Result<Value, AgError> {
         let key = context.resolve(&request.session_id).await?;
         let snapshot = &context.snapshot;
-        let session_rows = snapshot
-            .run(SESSION, vec![text_parameter(&key.session_id)])
-            .await?;
-        let session = session_rows
-            .first()
-            .ok_or_else(|| AgError::internal("resolved session has no sessions row"))?;
-        let all_turns = 1..session.i64("turn_count")? + 1;
-        let model = session.opt_string("model")?.map(str::to_owned);
-        let (events, tokens) = tokio::try_join!(
-            load_events(snapshot, &key.session_id, all_turns.clone(), 0),
+        let all_turns = 1..key.turn_count + 1;
+        let (session_rows, events, tokens) = tokio::try_join!(
+            async {
+                Ok::<_, AgError>(
+                    snapshot
+                        .run(SESSION, vec![text_parameter(&key.session_id)])
+                        .await?,
+                )
+            },
+            load_events(snapshot, &key, all_turns.clone(), 0),
             turn_tokens(snapshot, &key.session_id, all_turns),
         )?;
+        let model = session_rows
+            .first()
+            .map(|session| session.opt_string("model"))
+            .transpose()?
+            .flatten()
+            .map(str::to_owned);
         let mut insights = Vec::new();
         if request.include_failures {
             insights.extend(failure_insights(&events));

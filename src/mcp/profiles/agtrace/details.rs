@@ -12,6 +12,7 @@ use super::args::{flag, optional_text, provider_of, reject_unknown, required_tex
 use super::budget::{Packed, Resume, TurnPiece, pack};
 use super::cursor;
 use super::reply::AgError;
+use super::sessions::SessionKey;
 use super::steps::{
     EventLine, Step, Tokens, TurnSteps, by_turn, load_events, split_turn, turn_tokens,
 };
@@ -167,17 +168,22 @@ impl AgTool for SessionDetails {
                 step_index: 0,
             },
         };
-        let session_rows = snapshot
-            .run(SESSION, vec![text_parameter(&key.session_id)])
-            .await?;
+        let turn_count = key.turn_count;
+        let first_ordinal = start.turn_index + 1;
+        let window = first_ordinal..(first_ordinal + request.level.window()).min(turn_count + 1);
+        let (session_rows, page) = tokio::try_join!(
+            async {
+                Ok::<_, AgError>(
+                    snapshot
+                        .run(SESSION, vec![text_parameter(&key.session_id)])
+                        .await?,
+                )
+            },
+            PageSource::load(snapshot, &key, window.clone(), request.level),
+        )?;
         let session = session_rows
             .first()
             .ok_or_else(|| AgError::internal("resolved session has no sessions row"))?;
-        let turn_count = session.i64("turn_count")?;
-        let first_ordinal = start.turn_index + 1;
-        let window = first_ordinal..(first_ordinal + request.level.window()).min(turn_count + 1);
-        let page =
-            PageSource::load(snapshot, &key.session_id, window.clone(), request.level).await?;
         let mut response = skeleton(&session, request.level)?;
         let pieces = page.pieces(request);
         let budget = request.level.budget() - size_of(&response) - TAIL_RESERVE;
@@ -269,10 +275,11 @@ struct TurnRow {
 impl PageSource {
     async fn load(
         snapshot: &WarmSnapshot,
-        session_id: &str,
+        session: &SessionKey,
         window: Range<i64>,
         level: Level,
     ) -> Result<PageSource, AgError> {
+        let session_id: &str = &session.session_id;
         if window.is_empty() {
             return Ok(PageSource {
                 level,
@@ -288,7 +295,7 @@ impl PageSource {
         ];
         let (turn_rows, events, tokens) = tokio::try_join!(
             async { Ok::<_, AgError>(snapshot.run(TURNS, turn_parameters).await?) },
-            load_events(snapshot, session_id, window.clone(), level.head_chars()),
+            load_events(snapshot, session, window.clone(), level.head_chars()),
             turn_tokens(snapshot, session_id, window.clone()),
         )?;
         let turns = turn_rows

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::args::{AgEventType, reject_unknown, required_text, truncate};
 use super::reply::{AgError, AgErrorCode};
+use super::sessions::SessionKey;
 use super::steps::Tokens;
 use super::{AgTool, Context};
 use crate::mcp::catalog::{NamedQuery, text_parameter};
@@ -122,6 +123,8 @@ impl AgTool for EventDetails {
                 EVENT_AT,
                 vec![
                     text_parameter(&key.session_id),
+                    text_parameter(&key.source),
+                    text_parameter(&key.month),
                     ScalarValue::Int64(Some(seq)),
                 ],
             )
@@ -131,7 +134,7 @@ impl AgTool for EventDetails {
             .ok_or_else(|| out_of_bounds(&key.native_id, request.event_index, max_index))?;
         let kind = AgEventType::of(row.string("type")?, row.opt_string("subtype")?);
         let tokens = if kind == AgEventType::TokenUsage {
-            event_tokens(context, &key.session_id, &row, seq).await?
+            event_tokens(context, &key, &row, seq).await?
         } else {
             None
         };
@@ -160,7 +163,7 @@ fn out_of_bounds(native_id: &str, requested: i64, max_index: i64) -> AgError {
 /// The token counts of a TokenUsage event, when the store has token columns.
 async fn event_tokens(
     context: &Context<'_>,
-    session_id: &str,
+    session: &SessionKey,
     row: &Row<'_>,
     seq: i64,
 ) -> Result<Option<Tokens>, AgError> {
@@ -173,7 +176,9 @@ async fn event_tokens(
         .run(
             EVENT_TOKENS,
             vec![
-                text_parameter(session_id),
+                text_parameter(&session.session_id),
+                text_parameter(&session.source),
+                text_parameter(&session.month),
                 ScalarValue::Int32(Some(turn)),
                 ScalarValue::Int32(Some(turn + 1)),
             ],

@@ -26,6 +26,9 @@ pub struct SessionKey {
     /// The harness's own id, shown as the session's id.
     pub native_id: Arc<str>,
     pub source: Arc<str>,
+    /// The `month` partition of its events.
+    pub month: Arc<str>,
+    pub turn_count: i64,
     pub event_count: i64,
 }
 
@@ -48,6 +51,8 @@ impl SessionKeys {
                     session_id: row.string("session_id")?.into(),
                     native_id: row.string("native_id")?.into(),
                     source: row.string("source")?.into(),
+                    month: row.opt_string("month")?.unwrap_or_default().into(),
+                    turn_count: row.i64("turn_count")?,
                     event_count: row.i64("event_count")?,
                 })
             };
@@ -142,6 +147,8 @@ mod tests {
             session_id: session_id.into(),
             native_id: native_id.into(),
             source: "codex".into(),
+            month: "2026-03".into(),
+            turn_count: 1,
             event_count: 3,
         }
     }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use datafusion::scalar::ScalarValue;
 
 use super::reply::AgError;
+use super::sessions::SessionKey;
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
 use crate::mcp::rows::{Row, RowError};
 use crate::model::EventType;
@@ -134,11 +135,11 @@ impl EventLine {
 /// `head_chars`, token counts attached when the store has them.
 pub async fn load_events(
     snapshot: &WarmSnapshot,
-    session_id: &str,
+    session: &SessionKey,
     turns: std::ops::Range<i64>,
     head_chars: i64,
 ) -> Result<Vec<EventLine>, AgError> {
-    let window = window_parameters(session_id, &turns);
+    let window = partition_window_parameters(session, &turns);
     let mut parameters = window.clone();
     parameters.push(ScalarValue::Int64(Some(head_chars)));
     let rows = snapshot.run(SESSION_EVENTS, parameters).await?;
@@ -203,6 +204,20 @@ pub async fn has_token_columns(snapshot: &WarmSnapshot) -> bool {
     snapshot.has_column("events", "total_tokens").await
         && snapshot.has_column("turns", "total_tokens").await
         && snapshot.has_column("sessions", "total_tokens").await
+}
+
+/// The session, its partition (source, month) and a turn window: `$1..$5` of the events queries.
+fn partition_window_parameters(
+    session: &SessionKey,
+    turns: &std::ops::Range<i64>,
+) -> Vec<ScalarValue> {
+    vec![
+        text_parameter(&session.session_id),
+        text_parameter(&session.source),
+        text_parameter(&session.month),
+        ordinal_parameter(turns.start),
+        ordinal_parameter(turns.end),
+    ]
 }
 
 fn window_parameters(session_id: &str, turns: &std::ops::Range<i64>) -> Vec<ScalarValue> {
