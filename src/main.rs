@@ -86,6 +86,12 @@ enum Command {
         /// trigger passes in between; when they are unavailable, polling runs every second).
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         full_pass_every: u64,
+        /// Tool sets to serve, comma-separated: `moraine` (search_sessions, open,
+        /// list_sessions) or `agtrace` (list_sessions, get_project_info, get_session_details,
+        /// analyze_session, search_event_previews, get_event_details). Profiles defining the
+        /// same tool name cannot be combined.
+        #[arg(long, value_name = "NAME[,NAME...]", default_value = "moraine")]
+        profile: String,
         #[command(flatten)]
         ingest: IngestArgs,
     },
@@ -209,8 +215,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_index,
             no_watch,
             full_pass_every,
+            profile,
             ingest,
         } => {
+            let profiles =
+                esker::mcp::profiles::ProfileSet::parse(&profile).context("invalid --profile")?;
             let data_dir = resolve_data_dir(data_dir.as_deref());
             let store = if no_index {
                 Store::open_existing(&data_dir)?
@@ -233,7 +242,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 });
                 spawn_background_index(store, options, watch)?;
             }
-            esker::mcp::serve_stdio(data_dir).await?;
+            esker::mcp::serve_stdio(data_dir, profiles).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Redact {

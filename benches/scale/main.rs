@@ -2,8 +2,9 @@
 //! real Codex / Claude Code / Gemini formats, indexes it with the release binary (MB/s,
 //! events/s, peak RSS, size on disk), drives every SLA row of the spec in-process at 10%, 50%
 //! and 100% of the corpus, samples the stdio server (cold start, RSS, round trips) and times
-//! single-event appends, and measures rare-word recall@10 (issue #10) on the generated corpus
-//! and on `../shared/corpus`. Prints a Markdown figures table (also written to WORK/figures.md).
+//! single-event appends, measures rare-word recall@10 (issue #10) on the generated corpus
+//! and on `../shared/corpus`; the agtrace profile's rows (issue 14) run on the full store.
+//! Prints a Markdown figures table (also written to WORK/figures.md).
 //!
 //! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
 //! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
@@ -23,6 +24,7 @@ use std::time::Instant;
 
 use esker::bench::{GenerateOptions, generate};
 use esker::mcp::catalog::Catalog;
+use esker::mcp::profiles::ProfileSet;
 use esker::mcp::server::EskerServer;
 use esker::store::Store;
 use serde_json::{Value, json};
@@ -170,6 +172,8 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     let root = Store::open(&full)?.current()?.root;
     let handles = handles::pick(&root).await?;
     workloads::full_store(&server, &handles, &queries, options.rounds, &mut report).await?;
+    let agtrace = EskerServer::with_profiles(Catalog::open(&full)?, ProfileSet::parse("agtrace")?);
+    workloads::agtrace(&agtrace, &handles, &queries, options.rounds, &mut report).await?;
     workloads::search_index_only(&root, &queries, options.rounds, &mut report)?;
     serve_figures(&full, &handles, &queries, &mut report).await?;
     recall_figures(work, &full, options, &mut report).await?;

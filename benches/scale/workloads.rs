@@ -250,6 +250,61 @@ async fn lists(server: &EskerServer, rounds: usize, report: &mut Report) -> anyh
     Ok(())
 }
 
+/// Issue 14's target for every agtrace row: p50 ≤ 50 ms.
+const AGTRACE: Targets = Targets::new(50.0, 50.0, 250.0);
+
+/// The agtrace profile (issue 14): get_session_details (summary and turns) of 1000-turn
+/// sessions, analyze_session, and search_event_previews of rare, common and multi-term
+/// queries.
+pub async fn agtrace(
+    server: &EskerServer,
+    handles: &Handles,
+    queries: &Queries,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let long_sessions: Vec<&String> = if handles.sessions_1000.is_empty() {
+        handles.sessions_100.iter().collect()
+    } else {
+        handles.sessions_1000.iter().collect()
+    };
+    for level in ["summary", "turns"] {
+        let arguments: Vec<Value> = long_sessions
+            .iter()
+            .map(|id| json!({"session_id": id, "detail_level": level}))
+            .collect();
+        if arguments.is_empty() {
+            eprintln!("get_session_details {level}: no long sessions in this corpus, skipped");
+            continue;
+        }
+        let samples = measure(server, "get_session_details", &arguments, rounds).await?;
+        report.latency(
+            format!("agtrace get_session_details {level}, 1000-turn session"),
+            samples,
+            Some(AGTRACE),
+        );
+    }
+    let sessions: Vec<Value> = interleave(
+        &handles.sessions_100,
+        handles.regular_turns.iter().map(|(_, session)| session),
+    )
+    .into_iter()
+    .map(|id| json!({"session_id": id, "include_loops": true}))
+    .collect();
+    let samples = measure(server, "analyze_session", &sessions, rounds).await?;
+    report.latency("agtrace analyze_session", samples, Some(AGTRACE));
+    let texts: Vec<Value> = queries
+        .rare
+        .iter()
+        .chain(&queries.common)
+        .chain(&queries.multi)
+        .map(|text| json!({"query": text, "limit": 10}))
+        .collect();
+    let samples = measure(server, "search_event_previews", &texts, rounds).await?;
+    report.latency("agtrace search_event_previews", samples, Some(AGTRACE));
+    Ok(())
+}
+
 /// `first` and `second` alternated (first's items first when one runs out).
 fn interleave<'a>(
     first: &'a [String],
@@ -290,6 +345,7 @@ pub fn search_index_only(
                 session_id: None,
                 turn_id: None,
                 event_types: &EventType::SEARCH_DEFAULT,
+                source: None,
                 limit: 10,
             };
             let started = Instant::now();

@@ -106,6 +106,8 @@ pub struct IndexSearch {
     pub session_id: Option<String>,
     pub turn_id: Option<String>,
     pub event_types: Vec<EventType>,
+    /// Only events of this source (`codex`, `claude`, ...).
+    pub source: Option<String>,
     pub limit: usize,
 }
 
@@ -259,6 +261,15 @@ impl WarmSnapshot {
         Ok(self.index.neighbour_ids(turn_id, ordinal)?)
     }
 
+    /// Whether `table` has `column` in this generation (columns added by later versions are
+    /// read only when present).
+    pub async fn has_column(&self, table: &str, column: &str) -> bool {
+        match self.context.table_provider(table).await {
+            Ok(provider) => provider.schema().field_with_name(column).is_ok(),
+            Err(_) => false,
+        }
+    }
+
     /// Runs a named query with its parameters bound to `$1...` in order.
     pub async fn run(
         &self,
@@ -309,6 +320,7 @@ impl WarmSnapshot {
                 session_id: search.session_id.as_deref(),
                 turn_id: search.turn_id.as_deref(),
                 event_types: &search.event_types,
+                source: search.source.as_deref(),
                 limit: search.limit,
             })
         })

@@ -254,6 +254,18 @@ impl Directory {
         (at(ordinal - 1), at(ordinal + 1))
     }
 
+    /// How many events the session has before its turn `turn_ordinal` (turns hold contiguous
+    /// runs of the session's events, so an event's `seq` is this plus its ordinal); `None` when
+    /// the session or one of those turns is not in the directory.
+    pub fn events_before_turn(&self, session_id: &str, turn_ordinal: i64) -> Option<i64> {
+        let order = self.turn_order.get(session_id)?;
+        order
+            .iter()
+            .take_while(|(ordinal, _)| *ordinal < turn_ordinal)
+            .map(|(_, turn_id)| self.turns.get(turn_id).map(|turn| turn.event_count))
+            .sum()
+    }
+
     pub fn session_count(&self) -> usize {
         self.sessions.len()
     }

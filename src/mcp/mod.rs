@@ -1,8 +1,11 @@
-//! `esker serve`: the MCP server (stdio) with `search_sessions`, `open` and `list_sessions`,
-//! implementing the Moraine MCP search interface contract.
+//! `esker serve`: the MCP server (stdio). Its default profile serves `search_sessions`, `open`
+//! and `list_sessions`, implementing the Moraine MCP search interface contract; other profiles
+//! ([`profiles`]) serve other contracts over the same service layer.
 //!
 //! Layout, request order:
 //! - [`server`]: the rmcp `ServerHandler` (server info, instructions, tool routing).
+//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`), each a thin
+//!   adapter over the modules below.
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
 //! - [`handler`]: the shared lifecycle: validate, run under a deadline, wrap in an envelope.
 //! - [`validate`], [`cursor`]: strict argument validation, typed ids, list cursors.
@@ -23,6 +26,7 @@ pub mod envelope;
 pub mod handler;
 pub mod list_sessions;
 pub mod open;
+pub mod profiles;
 pub mod rows;
 pub mod search_sessions;
 pub mod server;
@@ -38,10 +42,11 @@ use anyhow::Context;
 use rmcp::ServiceExt;
 
 use crate::mcp::catalog::Catalog;
+use crate::mcp::profiles::ProfileSet;
 use crate::mcp::server::EskerServer;
 
-/// Serves the store at `data_dir` over stdio until the client disconnects.
-pub async fn serve_stdio(data_dir: PathBuf) -> anyhow::Result<()> {
+/// Serves the store at `data_dir` over stdio with `profiles` until the client disconnects.
+pub async fn serve_stdio(data_dir: PathBuf, profiles: ProfileSet) -> anyhow::Result<()> {
     let catalog = Catalog::open(&data_dir)
         .with_context(|| format!("cannot open the esker store at {}", data_dir.display()))?;
     // Open the readers now so the first tool call is already on the warm path.
@@ -49,9 +54,9 @@ pub async fn serve_stdio(data_dir: PathBuf) -> anyhow::Result<()> {
         .snapshot()
         .await
         .context("cannot open the current store generation")?;
-    tracing::info!(data_dir = %data_dir.display(), "esker MCP server listening on stdio");
+    tracing::info!(data_dir = %data_dir.display(), profiles = ?profiles, "esker MCP server listening on stdio");
     let stdio = stdio::guarded_stdio();
-    let service = EskerServer::new(catalog)
+    let service = EskerServer::with_profiles(catalog, profiles)
         .serve(stdio.transport)
         .await
         .context("MCP initialization failed")?;

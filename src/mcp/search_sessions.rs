@@ -117,6 +117,7 @@ impl ToolHandler for SearchSessions {
                 session_id: scope.session_id,
                 turn_id: scope.turn_id,
                 event_types: request.event_types.clone(),
+                source: None,
                 limit: request.n_hits,
             })
             .await?;

@@ -1,6 +1,7 @@
-//! The rmcp server: identifies itself as `esker`, lists the three tools and routes each call
-//! to its handler. Tool failures are in-band results; only an unknown tool name, or a
-//! `tools/call` whose params are not shaped as MCP requires, is a protocol error.
+//! The rmcp server: identifies itself as `esker`, lists the tools of its profiles (default:
+//! `moraine`'s three) and routes each call to the profile that owns the tool. Tool failures are
+//! in-band results; only an unknown tool name, or a `tools/call` whose params are not shaped as
+//! MCP requires, is a protocol error.
 
 use std::sync::Arc;
 
@@ -14,40 +15,42 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{Timer, ToolName, ToolReply};
-use crate::mcp::handler::handle;
-use crate::mcp::list_sessions::ListSessions;
-use crate::mcp::open::Open;
-use crate::mcp::search_sessions::SearchSessions;
-use crate::mcp::tools::{INSTRUCTIONS, tool_definitions};
+use crate::mcp::envelope::{Timer, ToolReply};
+use crate::mcp::profiles::ProfileSet;
 use crate::mcp::validate::Arguments;
 
-/// The esker MCP server; cheap to clone (shared catalog and tool list).
+/// The esker MCP server; cheap to clone (shared catalog, profiles and tool list).
 #[derive(Clone)]
 pub struct EskerServer {
     catalog: Arc<Catalog>,
+    profiles: Arc<ProfileSet>,
     tools: Arc<Vec<Tool>>,
+    instructions: Arc<str>,
 }
 
 impl EskerServer {
+    /// A server of the default profile (`moraine`).
     pub fn new(catalog: Catalog) -> EskerServer {
+        EskerServer::with_profiles(catalog, ProfileSet::default())
+    }
+
+    /// A server of the given profiles.
+    pub fn with_profiles(catalog: Catalog, profiles: ProfileSet) -> EskerServer {
         EskerServer {
             catalog: Arc::new(catalog),
-            tools: Arc::new(tool_definitions()),
+            tools: Arc::new(profiles.tools()),
+            instructions: profiles.instructions().into(),
+            profiles: Arc::new(profiles),
         }
     }
 
     /// Runs one tool call; `None` when no tool has that name.
     pub async fn call(&self, tool_name: &str, arguments: &Arguments) -> Option<ToolReply> {
         let timer = Timer::start();
-        let tool = ToolName::parse(tool_name)?;
-        let reply = match tool {
-            ToolName::SearchSessions => {
-                handle::<SearchSessions>(&self.catalog, arguments, timer).await
-            }
-            ToolName::Open => handle::<Open>(&self.catalog, arguments, timer).await,
-            ToolName::ListSessions => handle::<ListSessions>(&self.catalog, arguments, timer).await,
-        };
+        let reply = self
+            .profiles
+            .call(&self.catalog, tool_name, arguments)
+            .await?;
         tracing::debug!(
             tool = tool_name,
             is_error = reply.is_error,
@@ -65,7 +68,7 @@ impl ServerHandler for EskerServer {
                 Implementation::new("esker", env!("CARGO_PKG_VERSION"))
                     .with_title("esker session history"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions.as_ref())
     }
 
     async fn list_tools(

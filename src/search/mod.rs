@@ -181,6 +181,8 @@ pub struct SearchQuery<'a> {
     pub turn_id: Option<&'a str>,
     /// Only events of these types (must not be empty).
     pub event_types: &'a [EventType],
+    /// Only events of this source.
+    pub source: Option<&'a str>,
     pub limit: usize,
 }
 
@@ -476,6 +478,9 @@ impl SearchIndex {
         if let Some(turn_id) = query.turn_id {
             clauses.push((Occur::Must, self.term_query(self.fields.turn_id, turn_id)));
         }
+        if let Some(source) = query.source {
+            clauses.push((Occur::Must, self.term_query(self.fields.source, source)));
+        }
         Ok(BooleanQuery::new(clauses))
     }
 
@@ -577,6 +582,7 @@ mod tests {
             session_id,
             turn_id: None,
             event_types: &EventType::SEARCHABLE,
+            source: None,
             limit: 10,
         };
         let results = index.search(&query).expect("search");

@@ -2,6 +2,7 @@
 //! against a store built from `tests/fixtures`. Ground truth for assertions comes from the
 //! tables themselves (`esker query`), so the tests follow the fixtures as they grow.
 
+mod agtrace;
 mod answer_paths;
 mod chains;
 pub(crate) mod client;

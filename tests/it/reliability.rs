@@ -647,6 +647,7 @@ fn search_hits(index: &esker::search::SearchIndex, token: &str) -> usize {
             session_id: None,
             turn_id: None,
             event_types: &esker::model::EventType::SEARCHABLE,
+            source: None,
             limit: 10,
         })
         .expect("search runs")

@@ -1,0 +1,17 @@
+-- agtrace search_event_previews without the fast path: the hit events' rows.
+-- $1: event ids; $2: their session ids (prunes files).
+SELECT
+  event_id,
+  session_id,
+  source,
+  seq,
+  type,
+  timestamp,
+  tool_name,
+  subtype,
+  left(text, 400) AS text_head,
+  left(payload, 400) AS payload_head,
+  character_length(payload) AS payload_chars
+FROM events
+WHERE array_has($1, event_id)
+  AND array_has($2, session_id)

@@ -1,0 +1,47 @@
+//! The `moraine` profile (the default): `search_sessions`, `open` and `list_sessions` of the
+//! Moraine MCP contract, with the `moraine.mcp.*.v1` envelopes.
+
+use crate::mcp::catalog::Catalog;
+use crate::mcp::envelope::{Timer, ToolName};
+use crate::mcp::handler::handle;
+use crate::mcp::list_sessions::ListSessions;
+use crate::mcp::open::Open;
+use crate::mcp::profiles::{Profile, ReplyFuture};
+use crate::mcp::search_sessions::SearchSessions;
+use crate::mcp::tools::{INSTRUCTIONS, tool_definitions};
+use crate::mcp::validate::Arguments;
+
+pub struct Moraine;
+
+impl Profile for Moraine {
+    fn name(&self) -> &'static str {
+        "moraine"
+    }
+
+    fn tools(&self) -> Vec<rmcp::model::Tool> {
+        tool_definitions()
+    }
+
+    fn instructions(&self) -> &'static str {
+        INSTRUCTIONS
+    }
+
+    fn call<'a>(
+        &'a self,
+        catalog: &'a Catalog,
+        tool: &'a str,
+        arguments: &'a Arguments,
+    ) -> ReplyFuture<'a> {
+        Box::pin(async move {
+            let timer = Timer::start();
+            let reply = match ToolName::parse(tool)? {
+                ToolName::SearchSessions => {
+                    handle::<SearchSessions>(catalog, arguments, timer).await
+                }
+                ToolName::Open => handle::<Open>(catalog, arguments, timer).await,
+                ToolName::ListSessions => handle::<ListSessions>(catalog, arguments, timer).await,
+            };
+            Some(reply)
+        })
+    }
+}
