@@ -1,0 +1,360 @@
+//! `esker usage`: token usage by day, week, month, session, model, source or project over the
+//! token columns of `events` (`queries/usage_by_key.sql`), within `--since/--until`, with a
+//! cost column when a price table is given (`--cost` for the bundled `data/prices.json`,
+//! `--prices FILE` for another; nothing is fetched at run time).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use chrono::Utc;
+use datafusion::scalar::ScalarValue;
+use serde_json::{Map, Value, json};
+
+use crate::cli::style::{self, paint};
+use crate::cli::window::Window;
+use crate::cli::{CliError, Outcome, Reader, print_json};
+use crate::mcp::catalog::{NamedQuery, text_parameter, timestamp_parameter};
+use crate::mcp::rows::Row;
+
+const USAGE_BY_KEY: NamedQuery = NamedQuery {
+    name: "usage_by_key",
+    sql: include_str!("../../queries/usage_by_key.sql"),
+};
+
+/// The bundled price table (USD per million tokens; its date is in the file and README).
+pub const DEFAULT_PRICES: &str = include_str!("../../data/prices.json");
+
+pub const GROUPINGS: [&str; 7] = [
+    "day", "week", "month", "session", "model", "source", "project",
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct UsageOptions {
+    pub by: String,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// A price table file; `Some("")` means the bundled one.
+    pub prices: Option<String>,
+    pub json: bool,
+}
+
+/// Token sums of one group.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    pub input_tokens: i64,
+    pub cached_input_tokens: i64,
+    pub output_tokens: i64,
+    pub reasoning_tokens: i64,
+    pub total_tokens: i64,
+    pub cost_usd: f64,
+    pub sessions: BTreeSet<String>,
+    pub title: Option<String>,
+}
+
+impl Totals {
+    fn add(&mut self, other: &Totals) {
+        self.input_tokens += other.input_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.total_tokens += other.total_tokens;
+        self.cost_usd += other.cost_usd;
+        self.sessions.extend(other.sessions.iter().cloned());
+        if self.title.is_none() {
+            self.title.clone_from(&other.title);
+        }
+    }
+}
+
+/// Per-million-token prices of one model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub cached_input: f64,
+    pub output: f64,
+}
+
+/// A price table: model-name prefixes to prices, the longest prefix wins.
+#[derive(Debug, Clone, Default)]
+pub struct Prices {
+    by_prefix: Vec<(String, Price)>,
+}
+
+impl Prices {
+    pub fn parse(text: &str) -> Result<Prices, CliError> {
+        let table: Map<String, Value> = serde_json::from_str(text)
+            .map_err(|error| CliError::Usage(format!("cannot read the price table: {error}")))?;
+        let mut by_prefix: Vec<(String, Price)> = table
+            .iter()
+            .filter(|(model, _)| !model.starts_with('_'))
+            .map(|(model, price)| {
+                let rate = |name: &str| price[name].as_f64().unwrap_or(0.0);
+                let price = Price {
+                    input: rate("input"),
+                    cached_input: price["cached_input"].as_f64().unwrap_or(rate("input")),
+                    output: rate("output"),
+                };
+                (model.to_lowercase(), price)
+            })
+            .collect();
+        by_prefix.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+        Ok(Prices { by_prefix })
+    }
+
+    pub fn load(file: &str) -> Result<Prices, CliError> {
+        if file.is_empty() {
+            return Prices::parse(DEFAULT_PRICES);
+        }
+        let text = std::fs::read_to_string(Path::new(file))
+            .map_err(|error| CliError::Usage(format!("cannot read {file}: {error}")))?;
+        Prices::parse(&text)
+    }
+
+    pub fn for_model(&self, model: &str) -> Option<Price> {
+        let model = model.to_lowercase();
+        self.by_prefix
+            .iter()
+            .find(|(prefix, _)| model.starts_with(prefix.as_str()))
+            .map(|(_, price)| *price)
+    }
+
+    /// Cached input at the cached rate, the rest of input at the input rate, output (which
+    /// includes reasoning) at the output rate.
+    pub fn cost(&self, model: &str, totals: &Totals) -> f64 {
+        let Some(price) = self.for_model(model) else {
+            return 0.0;
+        };
+        let cached = totals.cached_input_tokens.max(0) as f64;
+        let uncached = (totals.input_tokens - totals.cached_input_tokens).max(0) as f64;
+        let output = totals.output_tokens.max(0) as f64;
+        (uncached * price.input + cached * price.cached_input + output * price.output) / 1_000_000.0
+    }
+}
+
+pub async fn run(reader: &Reader, options: &UsageOptions) -> Result<Outcome, CliError> {
+    if !GROUPINGS.contains(&options.by.as_str()) {
+        return Err(CliError::Usage(format!(
+            "--by must be one of {}",
+            GROUPINGS.join(", ")
+        )));
+    }
+    let window = Window::parse(
+        options.since.as_deref(),
+        options.until.as_deref(),
+        Utc::now(),
+    )?;
+    let prices = options.prices.as_deref().map(Prices::load).transpose()?;
+    let groups = usage_groups(reader, &options.by, &window, prices.as_ref()).await?;
+    let outcome = Outcome::of_count(groups.len());
+    let mut total = Totals::default();
+    for totals in groups.values() {
+        total.add(totals);
+    }
+    if options.json {
+        let rows: Vec<Value> = groups
+            .iter()
+            .map(|(key, totals)| totals_json(Some(key), totals, prices.is_some()))
+            .collect();
+        print_json(&json!({
+            "by": options.by,
+            "rows": rows,
+            "total": totals_json(None, &total, prices.is_some()),
+        }))?;
+        return Ok(outcome);
+    }
+    if groups.is_empty() {
+        eprintln!("no token usage recorded in this window");
+        return Ok(outcome);
+    }
+    print!(
+        "{}",
+        render_table(
+            &options.by,
+            &groups,
+            &total,
+            prices.is_some(),
+            style::stdout_colors()
+        )
+    );
+    Ok(outcome)
+}
+
+/// The groups in key order, each with its sums (and cost, given prices).
+pub async fn usage_groups(
+    reader: &Reader,
+    by: &str,
+    window: &Window,
+    prices: Option<&Prices>,
+) -> Result<BTreeMap<String, Totals>, CliError> {
+    let bound = |time: Option<chrono::DateTime<Utc>>| {
+        let nanos = time.and_then(|time| time.timestamp_nanos_opt());
+        (
+            ScalarValue::Boolean(Some(nanos.is_some())),
+            timestamp_parameter(nanos.unwrap_or_default()),
+        )
+    };
+    let (has_since, since) = bound(window.since);
+    let (has_until, until) = bound(window.until);
+    let snapshot = reader.catalog.snapshot().await?;
+    let rows = snapshot
+        .run(
+            USAGE_BY_KEY,
+            vec![text_parameter(by), has_since, since, has_until, until],
+        )
+        .await?;
+    let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
+    for row in rows.iter() {
+        let (key, model, totals) =
+            row_totals(&row).map_err(|error| CliError::Usage(format!("usage_by_key: {error}")))?;
+        let mut totals = totals;
+        if let Some(prices) = prices {
+            totals.cost_usd = prices.cost(&model, &totals);
+        }
+        groups.entry(key).or_default().add(&totals);
+    }
+    Ok(groups)
+}
+
+fn row_totals(row: &Row<'_>) -> Result<(String, String, Totals), crate::mcp::rows::RowError> {
+    let sum = |name: &str| row.opt_i64(name).map(Option::unwrap_or_default);
+    let totals = Totals {
+        input_tokens: sum("input_tokens")?,
+        cached_input_tokens: sum("cached_input_tokens")?,
+        output_tokens: sum("output_tokens")?,
+        reasoning_tokens: sum("reasoning_tokens")?,
+        total_tokens: sum("total_tokens")?,
+        cost_usd: 0.0,
+        sessions: BTreeSet::from([row.string("session_id")?.to_owned()]),
+        title: row.opt_string("title")?.map(str::to_owned),
+    };
+    Ok((
+        row.string("key")?.to_owned(),
+        row.string("model")?.to_owned(),
+        totals,
+    ))
+}
+
+fn totals_json(key: Option<&str>, totals: &Totals, with_cost: bool) -> Value {
+    let mut value = json!({
+        "sessions": totals.sessions.len(),
+        "input_tokens": totals.input_tokens,
+        "cached_input_tokens": totals.cached_input_tokens,
+        "output_tokens": totals.output_tokens,
+        "reasoning_tokens": totals.reasoning_tokens,
+        "total_tokens": totals.total_tokens,
+    });
+    if let Some(key) = key {
+        value["key"] = json!(key);
+    }
+    if with_cost {
+        value["cost_usd"] = json!((totals.cost_usd * 10_000.0).round() / 10_000.0);
+    }
+    value
+}
+
+fn render_table(
+    by: &str,
+    groups: &BTreeMap<String, Totals>,
+    total: &Totals,
+    with_cost: bool,
+    colors: bool,
+) -> String {
+    let mut header = vec![
+        by.to_uppercase(),
+        "SESSIONS".into(),
+        "INPUT".into(),
+        "CACHED".into(),
+        "OUTPUT".into(),
+        "REASONING".into(),
+        "TOTAL".into(),
+    ];
+    if with_cost {
+        header.push("COST USD".into());
+    }
+    let cells = |key: String, totals: &Totals| {
+        let mut row = vec![
+            key,
+            totals.sessions.len().to_string(),
+            style::thousands(totals.input_tokens),
+            style::thousands(totals.cached_input_tokens),
+            style::thousands(totals.output_tokens),
+            style::thousands(totals.reasoning_tokens),
+            style::thousands(totals.total_tokens),
+        ];
+        if with_cost {
+            row.push(format!("{:.2}", totals.cost_usd));
+        }
+        row
+    };
+    let mut rows: Vec<Vec<String>> = groups
+        .iter()
+        .map(|(key, totals)| {
+            let label = match (by, &totals.title) {
+                ("session", Some(title)) => format!("{} {key}", style::one_line(title, 40)),
+                _ => key.clone(),
+            };
+            cells(label, totals)
+        })
+        .collect();
+    rows.push(cells("TOTAL".to_owned(), total));
+    let mut widths: Vec<usize> = header.iter().map(|cell| cell.chars().count()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let last_row = rows.len() - 1;
+    for (index, row) in std::iter::once(&header).chain(rows.iter()).enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(column, cell)| {
+                let padding = " ".repeat(widths[column] - cell.chars().count());
+                if column == 0 {
+                    format!("{cell}{padding}")
+                } else {
+                    format!("{padding}{cell}")
+                }
+            })
+            .collect();
+        let line = cells.join("  ");
+        let line_style = match index {
+            0 => style::DIM,
+            _ if index == last_row + 1 => style::TITLE,
+            _ => anstyle::Style::new(),
+        };
+        out.push_str(&paint(line_style, line.trim_end(), colors));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_prices_match_by_longest_prefix() {
+        let prices = Prices::parse(DEFAULT_PRICES).unwrap();
+        let mini = prices.for_model("gpt-5-mini-2025-08-07").unwrap();
+        assert_eq!(mini.output, 2.0);
+        let sonnet = prices.for_model("claude-sonnet-4-5-20250929").unwrap();
+        assert_eq!(sonnet.input, 3.0);
+        assert!(prices.for_model("llama-3").is_none());
+    }
+
+    #[test]
+    fn cost_bills_cached_input_at_its_own_rate() {
+        let prices =
+            Prices::parse(r#"{"m": {"input": 2.0, "cached_input": 0.5, "output": 8.0}}"#).unwrap();
+        let totals = Totals {
+            input_tokens: 1_000_000,
+            cached_input_tokens: 400_000,
+            output_tokens: 100_000,
+            ..Totals::default()
+        };
+        let cost = prices.cost("m-1", &totals);
+        assert!((cost - (0.6 * 2.0 + 0.4 * 0.5 + 0.1 * 8.0)).abs() < 1e-9);
+    }
+}
