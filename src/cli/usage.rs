@@ -333,6 +333,90 @@ fn render_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datafusion::prelude::SessionContext;
+
+    /// The query with its parameters bound, over small tables with the columns it reads.
+    async fn usage_rows(by: &str, since: Option<&str>) -> Vec<(String, String, i64)> {
+        let context = SessionContext::new();
+        for statement in [
+            "CREATE TABLE sessions (session_id VARCHAR, title VARCHAR, project VARCHAR)",
+            "INSERT INTO sessions VALUES ('s1', 'one', 'alpha'), ('s2', 'two', NULL)",
+            "CREATE TABLE events (session_id VARCHAR, source VARCHAR, model VARCHAR, originating_model VARCHAR, \
+             timestamp TIMESTAMP WITH TIME ZONE, input_tokens BIGINT, cached_input_tokens BIGINT, \
+             output_tokens BIGINT, reasoning_tokens BIGINT, total_tokens BIGINT)",
+            "INSERT INTO events VALUES \
+             ('s1', 'codex', 'gpt-5', NULL, TIMESTAMP '2026-03-02T10:00:00Z', 100, 40, 10, 5, 110), \
+             ('s1', 'codex', NULL, NULL, TIMESTAMP '2026-03-02T10:01:00Z', NULL, NULL, NULL, NULL, NULL), \
+             ('s2', 'claude', 'claude-sonnet-4', NULL, TIMESTAMP '2026-04-10T08:00:00Z', 200, 0, 20, 0, 220)",
+        ] {
+            context
+                .sql(statement)
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap();
+        }
+        let nanos = since.map(|text| {
+            style::parse_time(text)
+                .unwrap()
+                .timestamp_nanos_opt()
+                .unwrap()
+        });
+        let parameters = vec![
+            text_parameter(by),
+            ScalarValue::Boolean(Some(nanos.is_some())),
+            timestamp_parameter(nanos.unwrap_or_default()),
+            ScalarValue::Boolean(Some(false)),
+            timestamp_parameter(0),
+        ];
+        let batches = context
+            .sql(USAGE_BY_KEY.sql)
+            .await
+            .unwrap()
+            .with_param_values(parameters)
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let rows = crate::mcp::rows::Rows::from_batches(&batches).unwrap();
+        rows.iter()
+            .map(|row| {
+                (
+                    row.string("key").unwrap().to_owned(),
+                    row.string("model").unwrap().to_owned(),
+                    row.opt_i64("total_tokens").unwrap().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn every_grouping_sums_the_events_with_usage() {
+        let expect = |key: &str, model: &str, total: i64| (key.to_owned(), model.to_owned(), total);
+        assert_eq!(
+            usage_rows("day", None).await,
+            [
+                expect("2026-03-02", "gpt-5", 110),
+                expect("2026-04-10", "claude-sonnet-4", 220)
+            ]
+        );
+        assert_eq!(usage_rows("week", None).await[0].0, "2026-03-02");
+        assert_eq!(usage_rows("month", None).await[1].0, "2026-04");
+        assert_eq!(usage_rows("session", None).await[0].0, "s1");
+        assert_eq!(usage_rows("model", None).await[0].0, "claude-sonnet-4");
+        assert_eq!(usage_rows("source", None).await[0].0, "claude");
+        let by_project: Vec<String> = usage_rows("project", None)
+            .await
+            .into_iter()
+            .map(|row| row.0)
+            .collect();
+        assert_eq!(by_project, ["(none)", "alpha"]);
+        assert_eq!(
+            usage_rows("day", Some("2026-04-01T00:00:00Z")).await,
+            [expect("2026-04-10", "claude-sonnet-4", 220)]
+        );
+    }
 
     #[test]
     fn the_bundled_prices_match_by_longest_prefix() {
