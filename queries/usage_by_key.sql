@@ -22,7 +22,7 @@ SELECT
   sum(e.total_tokens) AS total_tokens
 FROM events AS e
 JOIN sessions AS s ON s.session_id = e.session_id
-WHERE (e.input_tokens IS NOT NULL OR e.output_tokens IS NOT NULL OR e.total_tokens IS NOT NULL)
+WHERE coalesce(e.input_tokens, e.cached_input_tokens, e.output_tokens, e.reasoning_tokens, e.total_tokens) IS NOT NULL
   AND (NOT $2 OR e.timestamp >= $3)
   AND (NOT $4 OR e.timestamp < $5)
 GROUP BY 1, 2, 3

@@ -412,9 +412,9 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
             _ => style::COMMAND,
         };
         out.push_str(&format!(
-            "{:<12} {:<15} {}\n",
-            paint(style::TITLE, report.label, colors),
-            paint(action_style, action, colors),
+            "{} {} {}\n",
+            paint(style::TITLE, &format!("{:<12}", report.label), colors),
+            paint(action_style, &format!("{action:<15}"), colors),
             paint(style::DIM, &report.config.display().to_string(), colors)
         ));
         if let Some(error) = &report.error {
@@ -430,6 +430,12 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
                 out.push_str(&format!("  {}\n", diff_line(line, colors)));
             }
         }
+    }
+    if reports
+        .iter()
+        .all(|report| report.action == Action::NotFound)
+    {
+        out.push_str("no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor)\n");
     }
     print!("{out}");
 }
