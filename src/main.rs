@@ -289,6 +289,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ..IndexOptions::default()
             };
             if watch {
+                if !plan.location.sample && discard_sample_store(&plan.location.data_dir)? {
+                    eprintln!("removed the sample store: real history is indexed now");
+                }
                 run_index_watch(&plan.location.data_dir, options).await
             } else {
                 run_index(&plan, &options).await
