@@ -49,6 +49,8 @@ pub struct Totals {
     pub cost_usd: f64,
     pub sessions: BTreeSet<String>,
     pub title: Option<String>,
+    /// Models of this group the price table has no price for (their tokens cost nothing).
+    pub unpriced_models: BTreeSet<String>,
 }
 
 impl Totals {
@@ -60,6 +62,8 @@ impl Totals {
         self.total_tokens += other.total_tokens;
         self.cost_usd += other.cost_usd;
         self.sessions.extend(other.sessions.iter().cloned());
+        self.unpriced_models
+            .extend(other.unpriced_models.iter().cloned());
         if self.title.is_none() {
             self.title.clone_from(&other.title);
         }
@@ -74,7 +78,8 @@ pub struct Price {
     pub output: f64,
 }
 
-/// A price table: model-name prefixes to prices, the longest prefix wins.
+/// A price table: model-name prefixes to prices; the longest prefix that ends the name or is
+/// followed by `-`, `@` or `:` wins (`gpt-5` prices `gpt-5-2025-08-07`, not `gpt-5.4`).
 #[derive(Debug, Clone, Default)]
 pub struct Prices {
     by_prefix: Vec<(String, Price)>,
@@ -114,7 +119,11 @@ impl Prices {
         let model = model.to_lowercase();
         self.by_prefix
             .iter()
-            .find(|(prefix, _)| model.starts_with(prefix.as_str()))
+            .find(|(prefix, _)| {
+                model
+                    .strip_prefix(prefix.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '@', ':']))
+            })
             .map(|(_, price)| *price)
     }
 
@@ -209,6 +218,9 @@ pub async fn usage_groups(
         let mut totals = totals;
         if let Some(prices) = prices {
             totals.cost_usd = prices.cost(&model, &totals);
+            if prices.for_model(&model).is_none() {
+                totals.unpriced_models.insert(model.clone());
+            }
         }
         groups.entry(key).or_default().add(&totals);
     }
@@ -226,6 +238,7 @@ fn row_totals(row: &Row<'_>) -> Result<(String, String, Totals), crate::mcp::row
         cost_usd: 0.0,
         sessions: BTreeSet::from([row.string("session_id")?.to_owned()]),
         title: row.opt_string("title")?.map(str::to_owned),
+        unpriced_models: BTreeSet::new(),
     };
     Ok((
         row.string("key")?.to_owned(),
@@ -248,6 +261,7 @@ fn totals_json(key: Option<&str>, totals: &Totals, with_cost: bool) -> Value {
     }
     if with_cost {
         value["cost_usd"] = json!((totals.cost_usd * 10_000.0).round() / 10_000.0);
+        value["unpriced_models"] = json!(totals.unpriced_models);
     }
     value
 }
@@ -282,7 +296,7 @@ fn render_table(
             style::thousands(totals.total_tokens),
         ];
         if with_cost {
-            row.push(format!("{:.2}", totals.cost_usd));
+            row.push(cost_cell(totals));
         }
         row
     };
@@ -305,6 +319,7 @@ fn render_table(
     }
     let mut out = String::new();
     let last_row = rows.len() - 1;
+
     for (index, row) in std::iter::once(&header).chain(rows.iter()).enumerate() {
         let cells: Vec<String> = row
             .iter()
@@ -327,7 +342,27 @@ fn render_table(
         out.push_str(&paint(line_style, line.trim_end(), colors));
         out.push('\n');
     }
+    if with_cost && !total.unpriced_models.is_empty() {
+        let models: Vec<&str> = total.unpriced_models.iter().map(String::as_str).collect();
+        out.push_str(&paint(
+            style::DIM,
+            &format!(
+                "* no price for {}: their tokens are not in the cost (add them with --prices FILE)\n",
+                models.join(", ")
+            ),
+            colors,
+        ));
+    }
     out
+}
+
+/// `12.34`, `12.34*` when some models of the group have no price, `-` when none has.
+fn cost_cell(totals: &Totals) -> String {
+    match (totals.unpriced_models.is_empty(), totals.cost_usd > 0.0) {
+        (true, _) => format!("{:.2}", totals.cost_usd),
+        (false, true) => format!("{:.2}*", totals.cost_usd),
+        (false, false) => "-*".to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -425,6 +460,10 @@ mod tests {
         assert_eq!(mini.output, 2.0);
         let sonnet = prices.for_model("claude-sonnet-4-5-20250929").unwrap();
         assert_eq!(sonnet.input, 3.0);
+        let opus = prices.for_model("claude-opus-4-5-20251101").unwrap();
+        assert_eq!(opus.output, 25.0);
+        assert_eq!(prices.for_model("gpt-5-2025-08-07").unwrap().output, 10.0);
+        assert!(prices.for_model("gpt-5.4").is_none());
         assert!(prices.for_model("llama-3").is_none());
     }
 
