@@ -130,7 +130,7 @@ fn render_table(listed: &[Listed], now: DateTime<Utc>, colors: bool) -> String {
     let mut widths = header.map(str::len);
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
+            *width = (*width).max(style::width(cell));
         }
     }
     let cell_styles = [
@@ -148,7 +148,7 @@ fn render_table(listed: &[Listed], now: DateTime<Utc>, colors: bool) -> String {
     let line = |cells: &[String], header_line: bool, out: &mut String| {
         let mut parts = Vec::with_capacity(cells.len());
         for (index, cell) in cells.iter().enumerate() {
-            let padding = " ".repeat(widths[index] - cell.chars().count());
+            let padding = " ".repeat(widths[index] - style::width(cell));
             let padded = if right_aligned[index] {
                 format!("{padding}{cell}")
             } else {

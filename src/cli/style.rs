@@ -4,6 +4,7 @@
 
 use anstyle::{AnsiColor, Style};
 use chrono::{DateTime, Utc};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 pub const TITLE: Style = Style::new().bold();
 pub const DIM: Style = Style::new().dimmed();
@@ -102,13 +103,27 @@ pub fn first_lines(text: &str, max_lines: usize) -> (Vec<&str>, usize) {
     (lines[..shown].to_vec(), lines.len() - shown)
 }
 
-/// `text` on one line, cut to `max_chars` characters with `…`.
-pub fn one_line(text: &str, max_chars: usize) -> String {
+/// Columns `text` takes on a terminal (wide characters count two).
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `text` on one line, cut to `max_width` terminal columns with `…`.
+pub fn one_line(text: &str, max_width: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max_chars {
+    if width(&flat) <= max_width {
         return flat;
     }
-    let mut cut: String = flat.chars().take(max_chars.saturating_sub(1)).collect();
+    let mut cut = String::new();
+    let mut used = 0;
+    for character in flat.chars() {
+        let character_width = UnicodeWidthChar::width(character).unwrap_or(0);
+        if used + character_width > max_width.saturating_sub(1) {
+            break;
+        }
+        used += character_width;
+        cut.push(character);
+    }
     cut.push('…');
     cut
 }
@@ -172,6 +187,8 @@ mod tests {
         assert_eq!(thousands(12), "12");
         assert_eq!(duration_text(3_900), "1h 05m");
         assert_eq!(one_line("a\n  b c", 4), "a b…");
+        assert_eq!(one_line("已改成全局方案了", 7), "已改成…");
+        assert_eq!(width("已改"), 4);
         assert_eq!(first_lines("1\n2\n3", 2), (vec!["1", "2"], 1));
     }
 

@@ -311,10 +311,10 @@ fn render_table(
         })
         .collect();
     rows.push(cells("TOTAL".to_owned(), total));
-    let mut widths: Vec<usize> = header.iter().map(|cell| cell.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|cell| style::width(cell)).collect();
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
+            *width = (*width).max(style::width(cell));
         }
     }
     let mut out = String::new();
@@ -325,7 +325,7 @@ fn render_table(
             .iter()
             .enumerate()
             .map(|(column, cell)| {
-                let padding = " ".repeat(widths[column] - cell.chars().count());
+                let padding = " ".repeat(widths[column] - style::width(cell));
                 if column == 0 {
                     format!("{cell}{padding}")
                 } else {
