@@ -230,3 +230,70 @@ fn a_named_client_is_configured_even_when_absent_and_a_broken_file_is_left_alone
     assert!(stderr_of(&unknown).contains("unknown client"));
     assert!(!Path::new(&home.path().join(".emacs")).exists());
 }
+
+/// A stand-in `claude` on PATH that records its arguments.
+fn fake_claude(home: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = home.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = home.join("claude-calls.log");
+    let script = bin.join("claude");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, log)
+}
+
+fn setup_with_claude_cli(home: &Path, bin: &Path, args: &[&str]) -> String {
+    let mut full = vec!["setup", "--command", "/opt/bin/esker", "--client", "claude"];
+    full.extend_from_slice(args);
+    let output = super::esker_command(home, &full)
+        .env("PATH", bin)
+        .output()
+        .expect("esker runs");
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    stdout_of(&output)
+}
+
+#[test]
+fn claude_code_is_registered_through_its_own_command_when_it_is_on_path() {
+    let home = tempfile::tempdir().unwrap();
+    let (bin, log) = fake_claude(home.path());
+    let calls = || fs::read_to_string(&log).unwrap_or_default();
+
+    let dry = setup_with_claude_cli(home.path(), &bin, &["--dry-run"]);
+    assert!(
+        dry.contains("mcp add --scope user esker -- /opt/bin/esker serve"),
+        "{dry}"
+    );
+    assert_eq!(calls(), "");
+
+    setup_with_claude_cli(home.path(), &bin, &[]);
+    assert_eq!(
+        calls(),
+        "mcp add --scope user esker -- /opt/bin/esker serve\n"
+    );
+
+    // Claude's own file already says what we would: nothing runs.
+    fs::write(
+        home.path().join(".claude.json"),
+        r#"{"mcpServers": {"esker": {"type": "stdio", "command": "/opt/bin/esker", "args": ["serve"], "env": {}}}}"#,
+    )
+    .unwrap();
+    fs::remove_file(&log).unwrap();
+    let again = setup_with_claude_cli(home.path(), &bin, &[]);
+    assert!(again.contains("unchanged"), "{again}");
+    assert_eq!(calls(), "");
+
+    setup_with_claude_cli(home.path(), &bin, &["--profile", "agtrace"]);
+    assert_eq!(
+        calls(),
+        "mcp remove --scope user esker\nmcp add --scope user esker -- /opt/bin/esker serve --profile agtrace\n"
+    );
+    fs::remove_file(&log).unwrap();
+    setup_with_claude_cli(home.path(), &bin, &["--remove"]);
+    assert_eq!(calls(), "mcp remove --scope user esker\n");
+}
