@@ -33,3 +33,16 @@ pub fn sample_corpus_dir() -> Option<PathBuf> {
     ];
     candidates.into_iter().find(|dir| dir.is_dir())
 }
+
+/// Where the bundled sample corpus is indexed: `<data dir>-sample` beside the data dir, so its
+/// fake sessions never mix with real history in the store agents search.
+pub fn sample_data_dir(data_dir: &Path) -> PathBuf {
+    match data_dir.file_name() {
+        Some(name) => {
+            let mut sample_name = name.to_os_string();
+            sample_name.push("-sample");
+            data_dir.with_file_name(sample_name)
+        }
+        None => data_dir.join("sample-store"),
+    }
+}

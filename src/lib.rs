@@ -10,8 +10,11 @@
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
 //! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`).
+//! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
+//!   the MCP tools' own code, and the sample-store rules.
 
 pub mod bench;
+pub mod cli;
 pub mod config;
 pub mod ids;
 pub mod ingest;

@@ -8,8 +8,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use esker::config::{resolve_data_dir, sample_corpus_dir};
-use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, default_locations, index_paths};
+use esker::cli::sample::{IndexPlan, discard_sample_store, plan_index, reading_location};
+use esker::cli::{CliError, ERROR_EXIT, Outcome, Reader};
+use esker::config::resolve_data_dir;
+use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, index_paths};
 use esker::ingest::watch::{WatchOptions, watch_and_index};
 use esker::query::output::{OutputFormat, write_batches};
 use esker::redact::Redactor;
@@ -20,8 +22,18 @@ use esker::store::{Store, StoreError};
 #[derive(Debug, Parser)]
 #[command(name = "esker", version, about)]
 struct Cli {
+    /// When to colour the output: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    color: ColorWhen,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -108,6 +120,110 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Register `esker serve` as an MCP server with every client found here (Claude Code,
+    /// Codex CLI, Gemini CLI, Qwen Code, OpenCode, Copilot CLI, Cursor).
+    Setup {
+        /// Print the change (a diff) and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Take the esker server out again (restoring the file from its backup when possible).
+        #[arg(long)]
+        remove: bool,
+        /// The MCP profile the registered server runs with (`esker serve --profile`).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Only this client (repeatable), configured even when it is not found here.
+        #[arg(long = "client", value_name = "NAME")]
+        clients: Vec<String>,
+        /// The esker binary to register [default: this one].
+        #[arg(long, value_name = "PATH")]
+        command: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the history (the engine of the `search_sessions` tool), one block per hit.
+    Search {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Only hits from this harness (codex, claude, gemini); repeatable.
+        #[arg(long = "source")]
+        sources: Vec<String>,
+        /// Only sessions whose project or working directory contains this text.
+        #[arg(long)]
+        project: Option<String>,
+        /// Only hits at or after this time (2026-04-30, RFC 3339, today, yesterday, 7d, 12h).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only hits before this time.
+        #[arg(long)]
+        until: Option<String>,
+        /// Event types to search (repeatable) [default: user_input, assistant_response,
+        /// tool_response].
+        #[arg(long = "type", value_name = "TYPE")]
+        event_types: Vec<String>,
+        /// Number of hits (1 to 50).
+        #[arg(short = 'n', long = "limit", default_value_t = 10)]
+        limit: usize,
+        /// Print the tool's `data` as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Keywords.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+    },
+    /// Show a session, turn or event as readable text.
+    Show {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Untruncated payloads and unfolded reasoning.
+        #[arg(long)]
+        full: bool,
+        /// Go on through the sessions that continue this one.
+        #[arg(long)]
+        chain: bool,
+        #[arg(long)]
+        json: bool,
+        /// A session:..., turn:... or event:... id.
+        id: String,
+    },
+    /// Recent sessions as a table, newest first.
+    Sessions {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        #[arg(long = "source")]
+        sources: Vec<String>,
+        #[arg(long)]
+        project: Option<String>,
+        /// Sessions active at or after this time.
+        #[arg(long)]
+        since: Option<String>,
+        /// Sessions started before this time.
+        #[arg(long)]
+        until: Option<String>,
+        #[arg(short = 'n', long = "limit", default_value_t = 20)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Token usage by day, week, month, session, model, source or project.
+    Usage {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        #[arg(long, default_value = "day", value_parser = clap::builder::PossibleValuesParser::new(esker::cli::usage::GROUPINGS))]
+        by: String,
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long)]
+        until: Option<String>,
+        /// Add a cost column priced with the bundled table (data/prices.json).
+        #[arg(long)]
+        cost: bool,
+        /// Add a cost column priced with this table (JSON, USD per million tokens).
+        #[arg(long, value_name = "FILE")]
+        prices: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Options shared by everything that ingests.
@@ -144,6 +260,7 @@ fn redactor_with(rules: Option<&Path>) -> anyhow::Result<std::sync::Arc<Redactor
 fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
+    set_color_choice(cli.color);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -159,9 +276,18 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("esker: {error:#}");
-            ExitCode::FAILURE
+            ExitCode::from(ERROR_EXIT)
         }
     }
+}
+
+fn set_color_choice(color: ColorWhen) {
+    let choice = match color {
+        ColorWhen::Auto => return,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    choice.write_global();
 }
 
 fn init_logging() {
@@ -186,8 +312,17 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             batch_bytes,
             paths,
         } => {
+            let plan = plan_index(&resolve_data_dir(data_dir.as_deref()), paths)?;
+            if plan.paths.is_empty() {
+                eprintln!(
+                    "esker index: no agent history found in the default locations; the store at {} is unchanged",
+                    plan.location.data_dir.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            announce_sample(&plan);
             let options = IndexOptions {
-                paths: paths_or_defaults(paths)?,
+                paths: plan.paths.clone(),
                 progress: std::io::stderr().is_terminal() && !watch,
                 list_files: !quiet,
                 report_issues: true,
@@ -198,11 +333,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 batch_bytes: batch_bytes.unwrap_or(IndexOptions::default().batch_bytes),
                 ..IndexOptions::default()
             };
-            let data_dir = resolve_data_dir(data_dir.as_deref());
             if watch {
-                run_index_watch(&data_dir, options).await
+                if !plan.location.sample && discard_sample_store(&plan.location.data_dir)? {
+                    eprintln!("removed the sample store: real history is indexed now");
+                }
+                run_index_watch(&plan.location.data_dir, options).await
             } else {
-                run_index(&data_dir, &options).await
+                run_index(&plan, &options).await
             }
         }
         Command::Query {
@@ -210,6 +347,115 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
             sql,
         } => run_query(&resolve_data_dir(data_dir.as_deref()), &sql, format).await,
+        Command::Setup {
+            dry_run,
+            remove,
+            profile,
+            clients,
+            command,
+            json,
+        } => {
+            let options = esker::cli::setup::SetupOptions {
+                dry_run,
+                remove,
+                profile,
+                clients,
+                command,
+                json,
+            };
+            finish(esker::cli::setup::run(&options))
+        }
+        Command::Search {
+            data_dir,
+            sources,
+            project,
+            since,
+            until,
+            event_types,
+            limit,
+            json,
+            query,
+        } => {
+            let options = esker::cli::search::SearchOptions {
+                query: query.join(" "),
+                sources,
+                project,
+                since,
+                until,
+                event_types,
+                limit,
+                json,
+            };
+            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
+                Ok(reader) => esker::cli::search::run(&reader, &options).await,
+                Err(error) => Err(error),
+            };
+            finish(outcome)
+        }
+        Command::Show {
+            data_dir,
+            full,
+            chain,
+            json,
+            id,
+        } => {
+            let options = esker::cli::show::ShowOptions {
+                id,
+                full,
+                chain,
+                json,
+            };
+            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
+                Ok(reader) => esker::cli::show::run(&reader, &options).await,
+                Err(error) => Err(error),
+            };
+            finish(outcome)
+        }
+        Command::Sessions {
+            data_dir,
+            sources,
+            project,
+            since,
+            until,
+            limit,
+            json,
+        } => {
+            let options = esker::cli::sessions::SessionsOptions {
+                sources,
+                project,
+                since,
+                until,
+                limit,
+                json,
+            };
+            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
+                Ok(reader) => esker::cli::sessions::run(&reader, &options).await,
+                Err(error) => Err(error),
+            };
+            finish(outcome)
+        }
+        Command::Usage {
+            data_dir,
+            by,
+            since,
+            until,
+            cost,
+            prices,
+            json,
+        } => {
+            let options = esker::cli::usage::UsageOptions {
+                by,
+                since,
+                until,
+                prices: prices.or_else(|| cost.then(String::new)),
+                json,
+            };
+            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
+                Ok(reader) => esker::cli::usage::run(&reader, &options).await,
+                Err(error) => Err(error),
+            };
+            finish(outcome)
+        }
         Command::Serve {
             data_dir,
             no_index,
@@ -220,7 +466,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let profiles =
                 esker::mcp::profiles::ProfileSet::parse(&profile).context("invalid --profile")?;
-            let data_dir = resolve_data_dir(data_dir.as_deref());
+            let requested_dir = resolve_data_dir(data_dir.as_deref());
+            let plan = if no_index {
+                IndexPlan {
+                    paths: Vec::new(),
+                    location: reading_location(&requested_dir),
+                }
+            } else {
+                plan_index(&requested_dir, Vec::new())?
+            };
+            if let Some(notice) = plan.location.notice() {
+                tracing::warn!("{notice}");
+            }
+            let data_dir = plan.location.data_dir.clone();
             let store = if no_index {
                 Store::open_existing(&data_dir)?
             } else {
@@ -228,9 +486,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Store::open(&data_dir)?
             };
             store.verify()?;
-            if !no_index {
+            if !no_index && !plan.location.sample && discard_sample_store(&data_dir)? {
+                tracing::warn!("removed the sample store: real history is indexed now");
+            }
+            if !plan.paths.is_empty() {
                 let options = IndexOptions {
-                    paths: paths_or_defaults(Vec::new())?,
+                    paths: plan.paths.clone(),
                     writer_role: "esker serve (background indexer)".to_string(),
                     redact: !ingest.no_redact,
                     redactor: ingest.redactor()?,
@@ -277,32 +538,38 @@ fn run_redact_check(rules: Option<&Path>, files: &[PathBuf]) -> anyhow::Result<E
     })
 }
 
-/// The paths to index when none are given: default locations, else the sample corpus.
-fn paths_or_defaults(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
-    if !paths.is_empty() {
-        return Ok(paths);
+/// Says on stderr that the bundled sample corpus is indexed, and where.
+fn announce_sample(plan: &IndexPlan) {
+    if plan.location.sample {
+        eprintln!(
+            "esker index: no Codex, Claude Code or Gemini CLI history found; indexing the bundled SAMPLE sessions into their own store {} (your real store stays clean)",
+            plan.location.data_dir.display()
+        );
     }
-    let defaults = default_locations();
-    if !defaults.is_empty() {
-        return Ok(defaults);
-    }
-    let sample = sample_corpus_dir()
-        .context("no agent history found in the default locations and no data/sample corpus")?;
-    tracing::warn!(
-        "no Codex, Claude Code or Gemini CLI history found; indexing the sample corpus {}",
-        sample.display()
-    );
-    Ok(vec![sample])
 }
 
-async fn run_index(data_dir: &Path, options: &IndexOptions) -> anyhow::Result<ExitCode> {
-    let store = Store::open(data_dir)?;
+/// Maps a command's outcome to its exit code (0 results, 1 none, 2 error).
+fn finish(outcome: Result<Outcome, CliError>) -> anyhow::Result<ExitCode> {
+    match outcome {
+        Ok(outcome) => Ok(outcome.exit_code()),
+        Err(error) => {
+            eprintln!("esker: {error}");
+            Ok(ExitCode::from(ERROR_EXIT))
+        }
+    }
+}
+
+async fn run_index(plan: &IndexPlan, options: &IndexOptions) -> anyhow::Result<ExitCode> {
+    let store = Store::open(&plan.location.data_dir)?;
     let summary = index_paths(&store, options).await?;
     eprintln!("esker index: {summary}");
     if let Some(peak) = peak_memory_bytes() {
         eprintln!("peak memory: {} MB", peak / 1_000_000);
     }
     eprintln!("data dir: {}", store.data_dir().display());
+    if !plan.location.sample && discard_sample_store(&plan.location.data_dir)? {
+        eprintln!("removed the sample store: real history is indexed now");
+    }
     Ok(if summary.files_failed > 0 {
         ExitCode::from(2)
     } else {
@@ -388,7 +655,11 @@ fn index_once(
 }
 
 async fn run_query(data_dir: &Path, sql: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
-    let store = Store::open_existing(data_dir)?;
+    let location = reading_location(data_dir);
+    if let Some(notice) = location.notice() {
+        eprintln!("{notice}");
+    }
+    let store = Store::open_existing(&location.data_dir)?;
     store.verify()?;
     // Pinned: a writer committing meanwhile does not remove the files this query reads.
     let snapshot = store.pin_current()?;

@@ -109,6 +109,7 @@ pub fn recall_at(
             session_id: None,
             turn_id: None,
             event_types: &EventType::SEARCH_DEFAULT,
+            source: None,
             limit: k,
         })?;
         report.queries += 1;

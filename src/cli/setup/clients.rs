@@ -1,0 +1,214 @@
+//! The MCP clients `esker setup` knows: where each keeps its user-level MCP servers, in which
+//! format and entry shape, and how to tell it is installed or configured on this machine.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::Server;
+
+/// How a client's config file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+/// The shape of one server entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryShape {
+    /// `{"command": ..., "args": [...]}` (Gemini CLI, Qwen Code, Cursor, Codex's TOML table).
+    CommandArgs,
+    /// Claude Code: `{"type": "stdio", "command": ..., "args": [...]}`.
+    Stdio,
+    /// Copilot CLI: `{"type": "local", "command": ..., "args": [...], "tools": ["*"]}`.
+    LocalWithTools,
+    /// OpenCode: `{"type": "local", "command": [command, args...], "enabled": true}`.
+    LocalCommandList,
+}
+
+impl EntryShape {
+    pub fn entry(self, server: &Server) -> Value {
+        match self {
+            EntryShape::CommandArgs => json!({"command": server.command, "args": server.args}),
+            EntryShape::Stdio => {
+                json!({"type": "stdio", "command": server.command, "args": server.args})
+            }
+            EntryShape::LocalWithTools => json!({
+                "type": "local",
+                "command": server.command,
+                "args": server.args,
+                "tools": ["*"],
+            }),
+            EntryShape::LocalCommandList => {
+                let mut command = vec![server.command.clone()];
+                command.extend(server.args.iter().cloned());
+                json!({"type": "local", "command": command, "enabled": true})
+            }
+        }
+    }
+}
+
+/// One client and its user-level config file.
+#[derive(Debug, Clone)]
+pub struct Client {
+    /// The name `--client` takes.
+    pub name: &'static str,
+    pub label: &'static str,
+    pub config: PathBuf,
+    pub format: Format,
+    /// The member (TOML table) holding the servers.
+    pub container: &'static str,
+    pub shape: EntryShape,
+    /// The client's home directory; its presence means the client is installed or configured.
+    pub home: PathBuf,
+    /// The client's own command, registering through it when it is on PATH (Claude Code).
+    pub cli: Option<&'static str>,
+}
+
+impl Client {
+    /// Installed or configured here: its config file or home directory exists, or its command
+    /// is on PATH.
+    pub fn is_present(&self) -> bool {
+        self.config.exists()
+            || self.home.is_dir()
+            || self
+                .cli
+                .is_some_and(|command| find_on_path(command).is_some())
+    }
+}
+
+/// The environment the clients' locations are resolved from.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    pub home: PathBuf,
+    pub codex_home: Option<PathBuf>,
+    pub claude_config_dir: Option<PathBuf>,
+    pub gemini_cli_home: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+}
+
+impl Environment {
+    pub fn from_process() -> Environment {
+        let directory = |name: &str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        Environment {
+            home: directory("HOME").unwrap_or_else(|| PathBuf::from(".")),
+            codex_home: directory("CODEX_HOME"),
+            claude_config_dir: directory("CLAUDE_CONFIG_DIR"),
+            gemini_cli_home: directory("GEMINI_CLI_HOME"),
+            xdg_config_home: directory("XDG_CONFIG_HOME"),
+        }
+    }
+}
+
+/// Every known client, in the order they are reported.
+pub fn known_clients(environment: &Environment) -> Vec<Client> {
+    let home = &environment.home;
+    let codex_home = environment
+        .codex_home
+        .clone()
+        .unwrap_or_else(|| home.join(".codex"));
+    let (claude_home, claude_config) = match &environment.claude_config_dir {
+        Some(dir) => (dir.clone(), dir.join(".claude.json")),
+        None => (home.join(".claude"), home.join(".claude.json")),
+    };
+    let gemini_home = environment
+        .gemini_cli_home
+        .clone()
+        .unwrap_or_else(|| home.clone())
+        .join(".gemini");
+    let config_home = environment
+        .xdg_config_home
+        .clone()
+        .unwrap_or_else(|| home.join(".config"));
+    let json_client = |name, label, home: PathBuf, file: &str, container, shape| Client {
+        name,
+        label,
+        config: home.join(file),
+        format: Format::Json,
+        container,
+        shape,
+        home,
+        cli: None,
+    };
+    vec![
+        Client {
+            name: "claude",
+            label: "Claude Code",
+            config: claude_config,
+            format: Format::Json,
+            container: "mcpServers",
+            shape: EntryShape::Stdio,
+            home: claude_home,
+            cli: Some("claude"),
+        },
+        Client {
+            name: "codex",
+            label: "Codex CLI",
+            config: codex_home.join("config.toml"),
+            format: Format::Toml,
+            container: "mcp_servers",
+            shape: EntryShape::CommandArgs,
+            home: codex_home,
+            cli: None,
+        },
+        json_client(
+            "gemini",
+            "Gemini CLI",
+            gemini_home,
+            "settings.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+        json_client(
+            "qwen",
+            "Qwen Code",
+            home.join(".qwen"),
+            "settings.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+        json_client(
+            "opencode",
+            "OpenCode",
+            config_home.join("opencode"),
+            "opencode.json",
+            "mcp",
+            EntryShape::LocalCommandList,
+        ),
+        json_client(
+            "copilot",
+            "Copilot CLI",
+            home.join(".copilot"),
+            "mcp-config.json",
+            "mcpServers",
+            EntryShape::LocalWithTools,
+        ),
+        json_client(
+            "cursor",
+            "Cursor",
+            home.join(".cursor"),
+            "mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+    ]
+}
+
+/// The full path of `command` when it is an executable on PATH.
+pub fn find_on_path(command: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(command))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,299 @@
+//! `esker setup` on copies of each client's config format (Codex TOML with comments, Gemini
+//! JSON with comments, Claude Code's plain JSON): a dry run touches nothing, applying twice
+//! changes nothing the second time, comments and other servers survive, and `--remove`
+//! restores the original bytes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{esker_at_home, stdout_of};
+use crate::support::stderr_of;
+
+const CODEX_CONFIG: &str = r#"# Codex settings, kept by hand
+model = "gpt-5-codex" # the default model
+
+[mcp_servers.docs]
+command = "docs-server"
+args = ["--stdio"]
+
+[profiles.fast]
+model = "gpt-5-mini"
+"#;
+
+const GEMINI_SETTINGS: &str = r#"{
+  // my theme, keep it
+  "theme": "GitHub",
+  "mcpServers": {
+    "docs": { "command": "docs-server", "args": ["--stdio"] }
+  },
+  /* trailing block comment */
+  "telemetry": { "enabled": false }
+}
+"#;
+
+const CLAUDE_JSON: &str = r#"{
+  "numStartups": 42,
+  "mcpServers": {
+    "docs": {
+      "type": "stdio",
+      "command": "docs-server",
+      "args": []
+    }
+  },
+  "projects": {}
+}
+"#;
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn with_three_clients() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home { dir };
+        home.write(".codex/config.toml", CODEX_CONFIG);
+        home.write(".gemini/settings.json", GEMINI_SETTINGS);
+        home.write(".claude.json", CLAUDE_JSON);
+        home
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    /// Runs `esker setup` for a person and returns what it printed.
+    fn setup(&self, args: &[&str]) -> String {
+        let mut full = vec!["setup", "--command", "/opt/bin/esker"];
+        full.extend_from_slice(args);
+        let output = esker_at_home(self.dir.path(), &full);
+        assert!(output.status.success(), "{}", stderr_of(&output));
+        stdout_of(&output)
+    }
+
+    fn setup_json(&self, args: &[&str]) -> Value {
+        let mut full = vec!["setup", "--command", "/opt/bin/esker", "--json"];
+        full.extend_from_slice(args);
+        let output = esker_at_home(self.dir.path(), &full);
+        assert!(output.status.success(), "{}", stderr_of(&output));
+        serde_json::from_str(&stdout_of(&output)).expect("setup --json parses")
+    }
+
+    fn files(&self) -> [String; 3] {
+        [
+            self.read(".codex/config.toml"),
+            self.read(".gemini/settings.json"),
+            self.read(".claude.json"),
+        ]
+    }
+}
+
+fn action_of(reports: &Value, client: &str) -> String {
+    reports
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|report| report["client"] == client)
+        .map(|report| report["action"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[test]
+fn a_dry_run_prints_the_diffs_and_touches_nothing() {
+    let home = Home::with_three_clients();
+    let stdout = home.setup(&["--dry-run"]);
+    assert_eq!(home.files(), [CODEX_CONFIG, GEMINI_SETTINGS, CLAUDE_JSON]);
+    assert!(stdout.contains("+[mcp_servers.esker]"), "{stdout}");
+    assert!(stdout.contains("+command = \"/opt/bin/esker\""), "{stdout}");
+    assert!(stdout.contains("would add"), "{stdout}");
+    assert!(stdout.contains("\"esker\""), "{stdout}");
+    assert!(!home.path(".codex/config.toml.esker-backup").exists());
+    assert!(
+        !home.path(".cursor").exists(),
+        "an absent client got a config"
+    );
+    assert!(!stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn apply_is_idempotent_keeps_everything_else_and_remove_restores_the_bytes() {
+    let home = Home::with_three_clients();
+    let first = home.setup_json(&[]);
+    for client in ["codex", "gemini", "claude"] {
+        assert_eq!(action_of(&first, client), "added", "{first:#}");
+    }
+    assert_eq!(action_of(&first, "cursor"), "not found");
+
+    let [codex, gemini, claude] = home.files();
+    assert!(codex.starts_with(
+        "# Codex settings, kept by hand\nmodel = \"gpt-5-codex\" # the default model\n"
+    ));
+    assert!(codex.contains("[mcp_servers.docs]\ncommand = \"docs-server\""));
+    assert!(
+        codex.contains("[mcp_servers.esker]\ncommand = \"/opt/bin/esker\"\nargs = [\"serve\"]")
+    );
+    assert!(codex.contains("[profiles.fast]"));
+    assert!(gemini.contains("// my theme, keep it"));
+    assert!(gemini.contains("/* trailing block comment */"));
+    assert!(gemini.contains("\"docs\": { \"command\": \"docs-server\", \"args\": [\"--stdio\"] }"));
+    let claude_value: Value = serde_json::from_str(&claude).expect("still JSON");
+    assert_eq!(claude_value["numStartups"], 42);
+    assert_eq!(claude_value["mcpServers"]["docs"]["command"], "docs-server");
+    assert_eq!(claude_value["mcpServers"]["esker"]["type"], "stdio");
+    assert_eq!(claude_value["mcpServers"]["esker"]["args"][0], "serve");
+    let keys: Vec<&String> = claude_value.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["numStartups", "mcpServers", "projects"]);
+    assert_eq!(
+        fs::read_to_string(home.path(".codex/config.toml.esker-backup")).unwrap(),
+        CODEX_CONFIG
+    );
+
+    let after_first = home.files();
+    let second = home.setup_json(&[]);
+    for client in ["codex", "gemini", "claude"] {
+        assert_eq!(action_of(&second, client), "unchanged");
+    }
+    assert_eq!(home.files(), after_first);
+
+    let removed = home.setup_json(&["--remove"]);
+    for client in ["codex", "gemini", "claude"] {
+        assert_eq!(action_of(&removed, client), "removed");
+    }
+    assert_eq!(home.files(), [CODEX_CONFIG, GEMINI_SETTINGS, CLAUDE_JSON]);
+    let again = home.setup_json(&["--remove"]);
+    assert_eq!(action_of(&again, "codex"), "not registered");
+}
+
+#[test]
+fn a_profile_change_updates_in_place_and_remove_still_restores() {
+    let home = Home::with_three_clients();
+    home.setup_json(&[]);
+    let updated = home.setup_json(&["--profile", "agtrace"]);
+    assert_eq!(action_of(&updated, "codex"), "updated");
+    assert!(
+        home.read(".codex/config.toml")
+            .contains("args = [\"serve\", \"--profile\", \"agtrace\"]")
+    );
+    home.setup_json(&["--remove"]);
+    let [codex, gemini, claude] = home.files();
+    assert!(!codex.contains("esker"), "{codex}");
+    assert!(codex.contains("[mcp_servers.docs]") && codex.contains("# Codex settings"));
+    assert!(!gemini.contains("esker") && gemini.contains("// my theme, keep it"));
+    assert!(!claude.contains("esker") && claude.contains("\"docs\""));
+}
+
+#[test]
+fn a_named_client_is_configured_even_when_absent_and_a_broken_file_is_left_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let output = esker_at_home(
+        home.path(),
+        &[
+            "setup",
+            "--command",
+            "/opt/bin/esker",
+            "--client",
+            "cursor",
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let cursor: Value =
+        serde_json::from_str(&fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(cursor["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+
+    let broken = "{ \"mcpServers\": ";
+    let gemini = home.path().join(".gemini/settings.json");
+    fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    fs::write(&gemini, broken).unwrap();
+    let failed = esker_at_home(
+        home.path(),
+        &["setup", "--command", "/opt/bin/esker", "--client", "gemini"],
+    );
+    assert_eq!(failed.status.code(), Some(2));
+    assert_eq!(fs::read_to_string(&gemini).unwrap(), broken);
+
+    let unknown = esker_at_home(home.path(), &["setup", "--client", "emacs"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr_of(&unknown).contains("unknown client"));
+    assert!(!Path::new(&home.path().join(".emacs")).exists());
+}
+
+/// A stand-in `claude` on PATH that records its arguments.
+fn fake_claude(home: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = home.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = home.join("claude-calls.log");
+    let script = bin.join("claude");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, log)
+}
+
+fn setup_with_claude_cli(home: &Path, bin: &Path, args: &[&str]) -> String {
+    let mut full = vec!["setup", "--command", "/opt/bin/esker", "--client", "claude"];
+    full.extend_from_slice(args);
+    let output = super::esker_command(home, &full)
+        .env("PATH", bin)
+        .output()
+        .expect("esker runs");
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    stdout_of(&output)
+}
+
+#[test]
+fn claude_code_is_registered_through_its_own_command_when_it_is_on_path() {
+    let home = tempfile::tempdir().unwrap();
+    let (bin, log) = fake_claude(home.path());
+    let calls = || fs::read_to_string(&log).unwrap_or_default();
+
+    let dry = setup_with_claude_cli(home.path(), &bin, &["--dry-run"]);
+    assert!(
+        dry.contains("mcp add --scope user esker -- /opt/bin/esker serve"),
+        "{dry}"
+    );
+    assert_eq!(calls(), "");
+
+    setup_with_claude_cli(home.path(), &bin, &[]);
+    assert_eq!(
+        calls(),
+        "mcp add --scope user esker -- /opt/bin/esker serve\n"
+    );
+
+    // Claude's own file already says what we would: nothing runs.
+    fs::write(
+        home.path().join(".claude.json"),
+        r#"{"mcpServers": {"esker": {"type": "stdio", "command": "/opt/bin/esker", "args": ["serve"], "env": {}}}}"#,
+    )
+    .unwrap();
+    fs::remove_file(&log).unwrap();
+    let again = setup_with_claude_cli(home.path(), &bin, &[]);
+    assert!(again.contains("unchanged"), "{again}");
+    assert_eq!(calls(), "");
+
+    setup_with_claude_cli(home.path(), &bin, &["--profile", "agtrace"]);
+    assert_eq!(
+        calls(),
+        "mcp remove --scope user esker\nmcp add --scope user esker -- /opt/bin/esker serve --profile agtrace\n"
+    );
+    fs::remove_file(&log).unwrap();
+    setup_with_claude_cli(home.path(), &bin, &["--remove"]);
+    assert_eq!(calls(), "mcp remove --scope user esker\n");
+}
