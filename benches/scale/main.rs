@@ -194,7 +194,9 @@ async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     let run = index_with_child(&full, &parts)?;
     let mut report = Report::default();
     ingest_figures(&full, &parts, &run, &mut report).await?;
-    search_stage(&full, &Queries::new(50), options.rounds, &mut report).await?;
+    let queries = Queries::new(50);
+    search_stage(&full, &queries, options.rounds, &mut report).await?;
+    recall::exact_form_query_cost(&full, &queries, options.rounds, &mut report)?;
     recall_figures(work, &full, options, &mut report).await?;
     Ok(report)
 }
