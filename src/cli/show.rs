@@ -164,12 +164,7 @@ impl Renderer<'_> {
             ),
             paint(
                 style::DIM,
-                &format!(
-                    "{} · {} · {}",
-                    text(&data["session"]["source"]),
-                    text(&turn["started_at"]),
-                    text(&turn["id"])
-                ),
+                &dotted(&[&data["session"]["source"], &turn["started_at"], &turn["id"]]),
                 self.colors
             )
         )
@@ -290,12 +285,11 @@ impl Renderer<'_> {
             ),
             paint(
                 style::DIM,
-                &format!(
-                    "{} · {} · {}",
-                    text(&data["session"]["source"]),
-                    text(&event["timestamp"]),
-                    text(&event["id"])
-                ),
+                &dotted(&[
+                    &data["session"]["source"],
+                    &event["timestamp"],
+                    &event["id"]
+                ]),
                 self.colors
             )
         );
@@ -334,6 +328,16 @@ impl Renderer<'_> {
         }
         out
     }
+}
+
+/// The values that are present, joined with ` · `.
+fn dotted(values: &[&Value]) -> String {
+    values
+        .iter()
+        .map(|value| text(value))
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 fn text(value: &Value) -> String {
