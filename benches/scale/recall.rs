@@ -122,6 +122,7 @@ pub fn exact_form_query_cost(
                     session_id: None,
                     turn_id: None,
                     event_types: &EventType::SEARCH_DEFAULT,
+                    source: None,
                     limit: 10,
                 };
                 let started = Instant::now();
