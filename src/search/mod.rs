@@ -251,6 +251,9 @@ impl SearchIndex {
         let index = Index::open_in_dir(dir)?;
         analyzer::register_analyzers(&index);
         let fields = SearchFields::from_schema(&index.schema())?;
+        if fields.exact.is_none() {
+            warn_once_without_exact_forms();
+        }
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -508,6 +511,18 @@ impl SearchIndex {
                 .and_then(|stored| self.event_of(&document, stored)),
         })
     }
+}
+
+/// Tells once per process that the index predates exact forms (a server reopens the index at
+/// every commit).
+fn warn_once_without_exact_forms() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "the search index predates exact-word matching (issue #10): searches match word \
+             stems only; `esker index --rebuild` recreates it"
+        );
+    });
 }
 
 /// A stored text field's first value.
