@@ -650,6 +650,35 @@ mod tests {
     }
 
     #[test]
+    fn hostile_query_text_never_errors() {
+        let (_dir, index) = index_of(&[event("event:a", "session:a", "getUserName a_b \"q\"")]);
+        let long_identifier = "a_".repeat(2000);
+        let many_words = "word ".repeat(800);
+        for text in [
+            "\"",
+            "\"\"\"",
+            "\u{201c}",
+            "-",
+            "__init__",
+            "a\"b\"c\"",
+            "\"a_b",
+            "日本語のテキスト",
+            "\u{0}\u{ffff}",
+            long_identifier.as_str(),
+            many_words.as_str(),
+        ] {
+            let query = SearchQuery {
+                text,
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCHABLE,
+                limit: 10,
+            };
+            assert!(index.search(&query).is_ok(), "{text:?}");
+        }
+    }
+
+    #[test]
     fn identifiers_match_whole_first_then_by_parts() {
         let (_dir, index) = index_of(&[
             event("event:whole", "session:a", "supports_websockets = true"),
