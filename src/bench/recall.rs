@@ -4,7 +4,7 @@
 //! Used by the scale benchmark and by the real-corpus regression test.
 
 use crate::model::EventType;
-use crate::search::analyzer::{MAX_EXACT_TOKEN_BYTES, exact_forms, runs};
+use crate::search::analyzer::{MAX_EXACT_TOKEN_BYTES, forms_of, runs};
 use crate::search::{SearchError, SearchIndex, SearchQuery};
 
 /// Which tokens count as rare words.
@@ -81,9 +81,7 @@ fn first_rare_token(
         if !long_enough || !has_letter || run.text.len() > MAX_EXACT_TOKEN_BYTES {
             continue;
         }
-        let Some(forms) = exact_forms(run.text).into_iter().next() else {
-            continue;
-        };
+        let forms = forms_of(&run);
         let Some(term) = forms.whole.or_else(|| forms.parts.into_iter().next()) else {
             continue;
         };

@@ -166,16 +166,17 @@ pub struct ExactForms {
 
 /// The exact forms of every run of `text`, in order.
 pub fn exact_forms(text: &str) -> Vec<ExactForms> {
-    runs(text)
-        .map(|run| {
-            let parts: Vec<String> = parts_of(&run)
-                .into_iter()
-                .map(|(_, part)| lowercased(part))
-                .collect();
-            let whole = (parts.len() > 1).then(|| lowercased(run.text));
-            ExactForms { whole, parts }
-        })
-        .collect()
+    runs(text).map(|run| forms_of(&run)).collect()
+}
+
+/// The exact forms of one run.
+pub fn forms_of(run: &Run<'_>) -> ExactForms {
+    let parts: Vec<String> = parts_of(run)
+        .into_iter()
+        .map(|(_, part)| lowercased(part))
+        .collect();
+    let whole = (parts.len() > 1).then(|| lowercased(run.text));
+    ExactForms { whole, parts }
 }
 
 fn lowercased(text: &str) -> String {

@@ -253,6 +253,9 @@ impl SearchIndex {
         let index = Index::open_in_dir(dir)?;
         analyzer::register_analyzers(&index);
         let fields = SearchFields::from_schema(&index.schema())?;
+        if fields.exact.is_none() {
+            warn_once_without_exact_forms();
+        }
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -515,6 +518,18 @@ impl SearchIndex {
     }
 }
 
+/// Tells once per process that the index predates exact forms (a server reopens the index at
+/// every commit).
+fn warn_once_without_exact_forms() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "the search index predates exact-word matching (issue #10): searches match word \
+             stems only; `esker index --rebuild` recreates it"
+        );
+    });
+}
+
 /// A stored text field's first value.
 fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
     document
@@ -640,6 +655,35 @@ mod tests {
         assert_eq!(index.exact_document_frequency("datetimes").unwrap(), 1);
         assert_eq!(ranked_ids(&index, "datetimes", None)[0], "event:exact");
         assert_eq!(ranked_ids(&index, "\"datetimes\"", None), ["event:exact"]);
+    }
+
+    #[test]
+    fn hostile_query_text_never_errors() {
+        let (_dir, index) = index_of(&[event("event:a", "session:a", "getUserName a_b \"q\"")]);
+        let long_identifier = "a_".repeat(2000);
+        let many_words = "word ".repeat(800);
+        for text in [
+            "\"",
+            "\"\"\"",
+            "\u{201c}",
+            "-",
+            "__init__",
+            "a\"b\"c\"",
+            "\"a_b",
+            "日本語のテキスト",
+            "\u{0}\u{ffff}",
+            long_identifier.as_str(),
+            many_words.as_str(),
+        ] {
+            let query = SearchQuery {
+                text,
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCHABLE,
+                limit: 10,
+            };
+            assert!(index.search(&query).is_ok(), "{text:?}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Searcher, Term};
 
 use super::SearchError;
-use super::analyzer::{ExactForms, exact_forms};
+use super::analyzer::{ExactForms, forms_of, runs};
 
 /// BM25's k1 + 1: the most one occurrence statistic can multiply an idf by in tantivy's BM25.
 const BM25_TF_CEILING: f32 = 2.2;
@@ -141,11 +141,10 @@ impl RelevanceBuilder<'_> {
 
     /// The runs of `text` with their stems (the `text` analyzer applied to each run).
     fn query_runs(&self, text: &str) -> Vec<QueryRun> {
-        super::analyzer::runs(text)
-            .zip(exact_forms(text))
-            .map(|(run, forms)| QueryRun {
+        runs(text)
+            .map(|run| QueryRun {
                 stems: self.stems(run.text),
-                forms,
+                forms: forms_of(&run),
             })
             .collect()
     }
