@@ -680,6 +680,7 @@ mod tests {
                 session_id: None,
                 turn_id: None,
                 event_types: &EventType::SEARCHABLE,
+                source: None,
                 limit: 10,
             };
             assert!(index.search(&query).is_ok(), "{text:?}");
