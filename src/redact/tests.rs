@@ -821,3 +821,25 @@ fn random_fragments_never_panic_and_redaction_is_stable() {
         redact_value(&mut value);
     }
 }
+
+#[test]
+fn re2_literal_braces_are_escaped_and_repetitions_kept() {
+    use super::rules::escape_literal_braces;
+    assert_eq!(
+        escape_literal_braces(r"a{2}b{2,}c{2,5}"),
+        r"a{2}b{2,}c{2,5}"
+    );
+    assert_eq!(escape_literal_braces(r"\$?{{[^}]+}}"), r"\$?\{\{[^}]+}}");
+    assert_eq!(
+        escape_literal_braces(r"^\$(?:\d+|{\d+})$"),
+        r"^\$(?:\d+|\{\d+})$"
+    );
+    assert_eq!(escape_literal_braces(r"[{]x\{"), r"[{]x\{");
+    let rules = RuleSet::parse(
+        "[[rules]]\nid = \"templated\"\nregex = '''import[ \\t]+{[ \\t\\w,]+}[ \\t]+from'''\nkeywords = [\"import\"]\n",
+        "test",
+    )
+    .expect("parses");
+    assert!(rules.skipped.is_empty(), "{:?}", rules.skipped);
+    assert_eq!(rules.rules.len(), 1);
+}
