@@ -547,6 +547,10 @@ fn every_builtin_rule_redacts_its_examples_in_every_context() {
         );
     }
     for (id, secret) in &examples {
+        assert!(
+            secret.len() >= MIN_TOKEN_LEN,
+            "{id}: shorter than MIN_TOKEN_LEN"
+        );
         let kind = id.replace('-', "_");
         for context in [
             secret.to_string(),
