@@ -128,6 +128,10 @@ pub(super) fn object_entry_kind(key: &str, value: &str) -> Option<SecretKind> {
 
 /// The tier of a whole key name, if it names a secret.
 pub(super) fn classify_key(key: &str) -> Option<NameTier> {
+    const STEMS: &[&str] = &["pass", "pwd", "secret", "key", "token"];
+    if key.len() > 64 || !STEMS.iter().any(|stem| contains_ignore_case(key, stem)) {
+        return None;
+    }
     let normalized: String = key
         .chars()
         .filter(|c| *c != '_' && *c != '-')

@@ -51,6 +51,10 @@ const MARKER_PREFIX: &str = "[REDACTED:";
 /// Strings shorter than this cannot hold any detectable secret (`pwd=abcd`).
 const MIN_SECRET_TEXT_LEN: usize = 8;
 
+/// Texts shorter than this hold no built-in rule match (the shortest, `xoxb-` plus 10, is 15
+/// bytes; `examples.toml` checks every example is at least this long).
+const MIN_TOKEN_LEN: usize = 15;
+
 /// Rescans of a redacted text (each finds what a previous replacement exposed).
 const MAX_REDACTION_ROUNDS: usize = 4;
 
@@ -69,6 +73,8 @@ pub struct Redactor {
     rules: RuleSet,
     prefilter: Prefilter,
     version: String,
+    /// [`MIN_TOKEN_LEN`] for the built-in rules; rules from a file may match less.
+    min_token_len: usize,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -116,6 +122,11 @@ impl Redactor {
             rules,
             prefilter,
             version: format!("v{ENGINE_VERSION}-{}", &hash[..16]),
+            min_token_len: if extra.is_empty() {
+                MIN_TOKEN_LEN
+            } else {
+                MIN_SECRET_TEXT_LEN
+            },
         })
     }
 
@@ -142,7 +153,7 @@ impl Redactor {
 
     /// Every finding in `text`, sorted and merged (what would be replaced).
     pub fn find<'r>(&'r self, text: &str) -> Vec<Finding<'r>> {
-        if text.len() < MIN_SECRET_TEXT_LEN {
+        if cannot_hold_secret(text, self.min_token_len) {
             return Vec::new();
         }
         let hits = self.prefilter.scan(text);
@@ -239,6 +250,14 @@ impl Redactor {
             });
         }
     }
+}
+
+/// Cheap rejection of short strings (ids, enum-like values) before any scan: no rule matches
+/// fewer than `min_token_len` bytes, and shorter texts can only hold an assignment or URL
+/// credential, which need a `:` or `=`.
+fn cannot_hold_secret(text: &str, min_token_len: usize) -> bool {
+    text.len() < MIN_SECRET_TEXT_LEN
+        || (text.len() < min_token_len && !text.bytes().any(|byte| byte == b':' || byte == b'='))
 }
 
 /// The contextual detectors at their triggers. Hits inside a PEM block or an assignment

@@ -326,14 +326,58 @@ fn compile_allowlist(spec: AllowlistSpec) -> Result<Allowlist, String> {
     })
 }
 
-/// RE2 patterns as Go runs them: ASCII `\b`, `\w`, `\s` and case folding.
+/// RE2 patterns as Go runs them: ASCII `\b`, `\w`, `\s` and case folding, and a `{` that
+/// starts no repetition taken literally (see [`escape_literal_braces`]).
 fn compile_regex(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
+    RegexBuilder::new(&escape_literal_braces(pattern))
         .unicode(false)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|error| format!("regex does not compile: {error}"))
+}
+
+/// RE2 reads `{` as a literal unless it starts a repetition (`{2}`, `{2,}`, `{2,5}`); Rust's
+/// regex rejects it (`\$?{{[^}]+}}` in gitleaks' rules), so such braces are escaped.
+pub(super) fn escape_literal_braces(pattern: &str) -> String {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut in_class = false;
+    let mut index = 0;
+    while index < chars.len() {
+        let character = chars[index];
+        match character {
+            '\\' => {
+                out.push(character);
+                if let Some(next) = chars.get(index + 1) {
+                    out.push(*next);
+                }
+                index += 2;
+                continue;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '{' if !in_class && !starts_repetition(&chars[index..]) => out.push('\\'),
+            _ => {}
+        }
+        out.push(character);
+        index += 1;
+    }
+    out
+}
+
+/// `{n}`, `{n,}` or `{n,m}` at the start of `chars`.
+fn starts_repetition(chars: &[char]) -> bool {
+    let Some(close) = chars.iter().position(|c| *c == '}') else {
+        return false;
+    };
+    let inside: String = chars[1..close].iter().collect();
+    let mut bounds = inside.splitn(2, ',');
+    let low = bounds.next().unwrap_or_default();
+    let high = bounds.next();
+    !low.is_empty()
+        && low.chars().all(|c| c.is_ascii_digit())
+        && high.is_none_or(|high| high.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Shannon entropy in bits per byte.

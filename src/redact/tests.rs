@@ -547,6 +547,10 @@ fn every_builtin_rule_redacts_its_examples_in_every_context() {
         );
     }
     for (id, secret) in &examples {
+        assert!(
+            secret.len() >= MIN_TOKEN_LEN,
+            "{id}: shorter than MIN_TOKEN_LEN"
+        );
         let kind = id.replace('-', "_");
         for context in [
             secret.to_string(),
@@ -820,4 +824,26 @@ fn random_fragments_never_panic_and_redaction_is_stable() {
         let mut value = json!({"key": text, "api_token": text, "list": [text]});
         redact_value(&mut value);
     }
+}
+
+#[test]
+fn re2_literal_braces_are_escaped_and_repetitions_kept() {
+    use super::rules::escape_literal_braces;
+    assert_eq!(
+        escape_literal_braces(r"a{2}b{2,}c{2,5}"),
+        r"a{2}b{2,}c{2,5}"
+    );
+    assert_eq!(escape_literal_braces(r"\$?{{[^}]+}}"), r"\$?\{\{[^}]+}}");
+    assert_eq!(
+        escape_literal_braces(r"^\$(?:\d+|{\d+})$"),
+        r"^\$(?:\d+|\{\d+})$"
+    );
+    assert_eq!(escape_literal_braces(r"[{]x\{"), r"[{]x\{");
+    let rules = RuleSet::parse(
+        "[[rules]]\nid = \"templated\"\nregex = '''import[ \\t]+{[ \\t\\w,]+}[ \\t]+from'''\nkeywords = [\"import\"]\n",
+        "test",
+    )
+    .expect("parses");
+    assert!(rules.skipped.is_empty(), "{:?}", rules.skipped);
+    assert_eq!(rules.rules.len(), 1);
 }
