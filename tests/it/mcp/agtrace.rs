@@ -348,6 +348,25 @@ async fn example_2_token_usage_pattern_on_the_fixtures() {
     assert!(summary["next_cursor"].is_null());
     assert!(text(&summary["hint"]).contains("detail_level='turns'"));
 
+    let (usage, _) = client
+        .call_sized(
+            "search_event_previews",
+            json!({"query": "token_count", "event_type": "TokenUsage", "limit": 5}),
+        )
+        .await;
+    let usage = usage["data"]["matches"].as_array().unwrap();
+    assert!(!usage.is_empty(), "the codex fixtures record token counts");
+    for found in usage {
+        assert_eq!(found["event_type"], "TokenUsage");
+        assert!(found["preview"]["input"].as_i64().unwrap() > 0, "{found}");
+        let event = client
+            .ok(
+                "get_event_details",
+                json!({"session_id": found["session_id"], "event_index": found["event_index"]}),
+            )
+            .await;
+        assert_eq!(event["payload"]["input"], found["preview"]["input"]);
+    }
     let (previews, size) = client
         .call_sized(
             "search_event_previews",
