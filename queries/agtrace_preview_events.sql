@@ -10,7 +10,7 @@ SELECT
   tool_name,
   subtype,
   left(text, 400) AS text_head,
-  left(payload, 400) AS payload_head,
+  left(payload, 2000) AS payload_head,
   character_length(payload) AS payload_chars
 FROM events
 WHERE array_has($1, event_id)

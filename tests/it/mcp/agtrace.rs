@@ -348,6 +348,25 @@ async fn example_2_token_usage_pattern_on_the_fixtures() {
     assert!(summary["next_cursor"].is_null());
     assert!(text(&summary["hint"]).contains("detail_level='turns'"));
 
+    let (usage, _) = client
+        .call_sized(
+            "search_event_previews",
+            json!({"query": "token_count", "event_type": "TokenUsage", "limit": 5}),
+        )
+        .await;
+    let usage = usage["data"]["matches"].as_array().unwrap();
+    assert!(!usage.is_empty(), "the codex fixtures record token counts");
+    for found in usage {
+        assert_eq!(found["event_type"], "TokenUsage");
+        assert!(found["preview"]["input"].as_i64().unwrap() > 0, "{found}");
+        let event = client
+            .ok(
+                "get_event_details",
+                json!({"session_id": found["session_id"], "event_index": found["event_index"]}),
+            )
+            .await;
+        assert_eq!(event["payload"]["input"], found["preview"]["input"]);
+    }
     let (previews, size) = client
         .call_sized(
             "search_event_previews",
@@ -1097,4 +1116,105 @@ async fn the_fast_and_sql_answer_paths_agree() {
             assert_eq!(actual.envelope, expected.envelope, "{tool} {arguments}");
         }
     }
+}
+
+/// The seed's three tool flows on the real corpus, each response within its size target.
+#[tokio::test]
+async fn the_seed_flows_on_the_real_corpus() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let client = AgClient::start(data_dir).await;
+    // Example 1: recent Claude Code sessions, a health check, turns, steps, an error event.
+    for provider in ["claude_code", "codex", "gemini"] {
+        let (listed, size) = client
+            .call_sized("list_sessions", json!({"provider": provider, "limit": 10}))
+            .await;
+        assert!(size <= LIST_BUDGET, "{provider}: {size}");
+        let sessions = listed["sessions"].as_array().unwrap();
+        assert!(!sessions.is_empty(), "the corpus has {provider} sessions");
+        let id = text(&sessions[0]["id"]).to_owned();
+        let prefix: String = id.chars().take(8).collect();
+        let (_, size) = client
+            .call_sized("analyze_session", json!({"session_id": prefix}))
+            .await;
+        assert!(size <= ANALYZE_BUDGET);
+        for (level, budget) in [
+            ("summary", SUMMARY_BUDGET),
+            ("turns", TURNS_BUDGET),
+            ("steps", STEPS_BUDGET),
+        ] {
+            let (details, size) = client
+                .call_sized(
+                    "get_session_details",
+                    json!({"session_id": id, "detail_level": level}),
+                )
+                .await;
+            assert!(size <= budget, "{level}: {size}");
+            assert_eq!(details["session_id"], id.as_str());
+        }
+        let (previews, size) = client
+            .call_sized(
+                "search_event_previews",
+                json!({"query": "error", "session_id": id}),
+            )
+            .await;
+        assert!(size <= PREVIEWS_BUDGET);
+        if let Some(found) = previews["data"]["matches"].as_array().unwrap().first() {
+            let event = client
+                .ok(
+                    "get_event_details",
+                    json!({"session_id": prefix, "event_index": found["event_index"]}),
+                )
+                .await;
+            assert_eq!(event["session_id"], id.as_str());
+        }
+    }
+    // Example 2: which files were read.
+    let (previews, size) = client
+        .call_sized(
+            "search_event_previews",
+            json!({"query": "read file", "event_type": "ToolCall", "limit": 20}),
+        )
+        .await;
+    assert!(size <= 2 * PREVIEWS_BUDGET);
+    for found in previews["data"]["matches"].as_array().unwrap() {
+        assert_eq!(found["event_type"], "ToolCall");
+        let arguments = &found["preview"]["arguments"];
+        assert!(
+            arguments.is_object()
+                || arguments.is_null()
+                || arguments.as_str().is_some_and(|a| a.chars().count() <= 100)
+        );
+    }
+    // Example 3: tool failures across sessions, then the full payload.
+    let (previews, size) = client
+        .call_sized(
+            "search_event_previews",
+            json!({"query": "error", "event_type": "ToolResult", "limit": 10}),
+        )
+        .await;
+    assert!(size <= PREVIEWS_BUDGET);
+    let matches = previews["data"]["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 10);
+    for found in matches {
+        let event = client
+            .ok(
+                "get_event_details",
+                json!({"session_id": found["session_id"], "event_index": found["event_index"]}),
+            )
+            .await;
+        assert_eq!(event["event_type"], "ToolResult");
+        let output = text(&event["payload"]["output"]);
+        let preview = text(&found["preview"]["preview"]);
+        let head: String = preview.trim_end_matches("...").chars().take(40).collect();
+        assert!(
+            collapse(output).starts_with(&head),
+            "the preview is the start of the full output"
+        );
+    }
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

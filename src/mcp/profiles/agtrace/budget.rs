@@ -30,16 +30,25 @@ pub struct Resume {
 pub struct Packed {
     pub turns: Vec<Value>,
     pub resume: Option<Resume>,
+    /// Bytes of the budget used, those used before packing included.
+    pub used: usize,
 }
 
 fn size_of(value: &Value) -> usize {
     serde_json::to_string(value).map_or(0, |text| text.len())
 }
 
-/// Packs `pieces` (in order) into `budget` bytes of JSON, the first resuming at `first_step`.
-pub fn pack(pieces: Vec<TurnPiece>, first_step: usize, budget: usize) -> Packed {
+/// Packs `pieces` (in order) into `budget` bytes of JSON of which `used_before` are taken by
+/// turns packed earlier, the first piece resuming at `first_step`.
+pub fn pack(
+    pieces: Vec<TurnPiece>,
+    first_step: usize,
+    budget: usize,
+    used_before: usize,
+) -> Packed {
     let mut turns: Vec<Value> = Vec::new();
-    let mut used = 0;
+    let mut used = used_before;
+    let has_earlier_turns = used_before > 0;
     for (position, piece) in pieces.into_iter().enumerate() {
         let start = if position == 0 { first_step } else { 0 };
         let resume_here = Resume {
@@ -51,10 +60,11 @@ pub fn pack(pieces: Vec<TurnPiece>, first_step: usize, budget: usize) -> Packed 
             let mut turn = Value::Object(fields);
             let mut size = size_of(&turn) + 1;
             if used + size > budget {
-                if !turns.is_empty() {
+                if has_earlier_turns || !turns.is_empty() {
                     return Packed {
                         turns,
                         resume: Some(resume_here),
+                        used,
                     };
                 }
                 turn = shrink(turn, budget.saturating_sub(used));
@@ -71,10 +81,11 @@ pub fn pack(pieces: Vec<TurnPiece>, first_step: usize, budget: usize) -> Packed 
         let markers = r#","steps":[],"steps_truncated":true,"next_step_index":100000"#.len();
         let mut header_size = size_of(&Value::Object(fields.clone())) + markers + 1;
         if used + header_size > budget {
-            if !turns.is_empty() {
+            if has_earlier_turns || !turns.is_empty() {
                 return Packed {
                     turns,
                     resume: Some(resume_here),
+                    used,
                 };
             }
             fields = match shrink(Value::Object(fields), budget / 2) {
@@ -94,15 +105,23 @@ pub fn pack(pieces: Vec<TurnPiece>, first_step: usize, budget: usize) -> Packed 
                     turn_index: resume_here.turn_index,
                     step_index,
                 });
-                if kept.is_empty() && !turns.is_empty() {
-                    return Packed { turns, resume };
+                if kept.is_empty() && (has_earlier_turns || !turns.is_empty()) {
+                    return Packed {
+                        turns,
+                        resume,
+                        used,
+                    };
                 }
                 if !kept.is_empty() {
                     fields.insert("steps".into(), Value::Array(kept));
                     fields.insert("steps_truncated".into(), true.into());
                     fields.insert("next_step_index".into(), step_index.into());
                     turns.push(Value::Object(fields));
-                    return Packed { turns, resume };
+                    return Packed {
+                        turns,
+                        resume,
+                        used,
+                    };
                 }
                 step = shrink(step, budget.saturating_sub(used));
                 size = size_of(&step) + 1;
@@ -117,6 +136,7 @@ pub fn pack(pieces: Vec<TurnPiece>, first_step: usize, budget: usize) -> Packed 
     Packed {
         turns,
         resume: None,
+        used,
     }
 }
 
@@ -183,10 +203,10 @@ mod tests {
 
     #[test]
     fn whole_turns_fit_and_the_rest_resumes_later() {
-        let packed = pack(vec![piece(0, 2, 100), piece(1, 2, 100)], 0, 10_000);
+        let packed = pack(vec![piece(0, 2, 100), piece(1, 2, 100)], 0, 10_000, 0);
         assert_eq!(packed.turns.len(), 2);
         assert_eq!(packed.resume, None);
-        let packed = pack(vec![piece(0, 2, 100), piece(1, 2, 1000)], 0, 1_000);
+        let packed = pack(vec![piece(0, 2, 100), piece(1, 2, 1000)], 0, 1_000, 0);
         assert_eq!(packed.turns.len(), 1);
         assert_eq!(
             packed.resume,
@@ -199,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_long_turn_is_cut_between_steps() {
-        let packed = pack(vec![piece(3, 10, 100)], 2, 700);
+        let packed = pack(vec![piece(3, 10, 100)], 2, 700, 0);
         let turn = &packed.turns[0];
         assert_eq!(turn["first_step_index"], 2);
         assert_eq!(turn["steps_truncated"], true);
@@ -217,7 +237,7 @@ mod tests {
 
     #[test]
     fn a_step_alone_over_budget_is_cut_and_marked() {
-        let packed = pack(vec![piece(0, 1, 50_000)], 0, 5_000);
+        let packed = pack(vec![piece(0, 1, 50_000)], 0, 5_000, 0);
         let step = &packed.turns[0]["steps"][0];
         assert_eq!(step["truncated"], true);
         assert!(step["text"].as_str().unwrap().ends_with(CUT_MARK));

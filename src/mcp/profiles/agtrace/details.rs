@@ -9,7 +9,7 @@ use datafusion::scalar::ScalarValue;
 use serde_json::{Map, Value, json};
 
 use super::args::{flag, optional_text, provider_of, reject_unknown, required_text, truncate};
-use super::budget::{Packed, Resume, TurnPiece, pack};
+use super::budget::{Resume, TurnPiece, pack};
 use super::cursor;
 use super::reply::AgError;
 use super::sessions::SessionKey;
@@ -39,6 +39,8 @@ const USER_MESSAGE_CHARS: usize = 200;
 const PAYLOAD_CHARS: usize = 500;
 /// Longest one-line step summary at the turns level.
 const STEP_SUMMARY_CHARS: usize = 300;
+/// Further turn windows read when a page is still under half its budget.
+const MORE_WINDOWS: u32 = 2;
 /// Bytes kept free for the page's cursor and hint.
 const TAIL_RESERVE: usize = 700;
 
@@ -185,11 +187,25 @@ impl AgTool for SessionDetails {
             .first()
             .ok_or_else(|| AgError::internal("resolved session has no sessions row"))?;
         let mut response = skeleton(&session, request.level)?;
-        let pieces = page.pieces(request);
         let budget = request.level.budget() - size_of(&response) - TAIL_RESERVE;
-        let Packed { turns, resume } = pack(pieces, start.step_index, budget);
-        let resume = resume.or_else(|| {
-            (window.end <= turn_count && turn_count > 0).then_some(Resume {
+        let mut packed = pack(page.pieces(request), start.step_index, budget, 0);
+        let mut turns = std::mem::take(&mut packed.turns);
+        let mut window = window;
+        // A page that used less than half its budget takes more turns (up to
+        // MORE_WINDOWS more reads, each twice as wide as the last).
+        for round in 1..=MORE_WINDOWS {
+            let more_turns = window.end <= turn_count;
+            if packed.resume.is_some() || !more_turns || packed.used * 2 > budget {
+                break;
+            }
+            let width = request.level.window() << round;
+            window = window.end..(window.end + width).min(turn_count + 1);
+            let page = PageSource::load(snapshot, &key, window.clone(), request.level).await?;
+            packed = pack(page.pieces(request), 0, budget, packed.used);
+            turns.append(&mut packed.turns);
+        }
+        let resume = packed.resume.or_else(|| {
+            (window.end <= turn_count).then_some(Resume {
                 turn_index: window.end - 1,
                 step_index: 0,
             })

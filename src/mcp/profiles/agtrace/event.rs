@@ -57,7 +57,7 @@ pub fn preview(source: &PreviewSource<'_>) -> Value {
         }
         AgEventType::ToolResult => json!({ "preview": text_preview(source.text) }),
         AgEventType::TokenUsage => {
-            let tokens = source.tokens.unwrap_or_default();
+            let tokens = usage_of(source.tokens, source.payload).unwrap_or_default();
             json!({ "input": tokens.input, "output": tokens.output })
         }
         AgEventType::User
@@ -65,6 +65,27 @@ pub fn preview(source: &PreviewSource<'_>) -> Value {
         | AgEventType::Reasoning
         | AgEventType::Notification => json!({ "text": text_preview(source.text) }),
     }
+}
+
+/// A TokenUsage event's counts: its token columns, else what its Codex `token_count` payload
+/// records for the model call (`info.last_token_usage`).
+pub fn usage_of(columns: Option<Tokens>, payload: Option<&str>) -> Option<Tokens> {
+    columns
+        .filter(|tokens| !tokens.is_empty())
+        .or_else(|| payload.and_then(token_count_payload))
+}
+
+fn token_count_payload(payload: &str) -> Option<Tokens> {
+    let value: Value = serde_json::from_str(payload).ok()?;
+    let usage = value.get("info")?.get("last_token_usage")?;
+    let count = |name: &str| usage.get(name).and_then(Value::as_i64);
+    Some(Tokens {
+        input: count("input_tokens"),
+        cached_input: count("cached_input_tokens"),
+        output: count("output_tokens"),
+        reasoning: count("reasoning_output_tokens"),
+        total: count("total_tokens"),
+    })
 }
 
 fn text_preview(text: &str) -> String {
@@ -221,7 +242,7 @@ fn payload(kind: AgEventType, row: &Row<'_>, tokens: Option<Tokens>) -> Result<V
             "details": structured,
         }),
         AgEventType::TokenUsage => {
-            let tokens = tokens.unwrap_or_default();
+            let tokens = usage_of(tokens, row.opt_string("payload")?).unwrap_or_default();
             json!({
                 "input": tokens.input,
                 "cached_input": tokens.cached_input,
@@ -281,5 +302,8 @@ mod tests {
         assert_eq!(text, json!({"text": "hello world"}));
         let usage = preview(&source(AgEventType::TokenUsage, "", None));
         assert_eq!(usage, json!({"input": null, "output": null}));
+        let token_count = r#"{"type":"token_count","info":{"last_token_usage":{"input_tokens":10480,"output_tokens":212}}}"#;
+        let usage = preview(&source(AgEventType::TokenUsage, "", Some(token_count)));
+        assert_eq!(usage, json!({"input": 10480, "output": 212}));
     }
 }

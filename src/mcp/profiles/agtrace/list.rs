@@ -96,7 +96,6 @@ impl AgTool for ListSessions {
     async fn execute(context: &Context<'_>, request: &ListRequest) -> Result<Value, AgError> {
         let snapshot = &context.snapshot;
         let rows = snapshot.run(LIST, parameters(request)).await?;
-        let keys = context.keys().await?;
         let session_ids: Vec<&str> = rows
             .iter()
             .take(request.limit)
@@ -114,7 +113,7 @@ impl AgTool for ListSessions {
                 .filter(|prompt| !prompt.trim().is_empty())
                 .unwrap_or(row.string("title")?);
             sessions.push(json!({
-                "id": keys.by_session_id(session_id).map_or(row.string("native_id")?, |key| key.native_id.as_ref()),
+                "id": row.string("native_id")?,
                 "project_hash": row.string("project_hash")?,
                 "provider": provider_of(row.string("source")?),
                 "start_time": started.map(format_timestamp),
