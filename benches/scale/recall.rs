@@ -3,19 +3,17 @@
 //! share of events found in the top 10, plus the latency of those searches through the server.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use esker::bench::recall::{RareWordOptions, rare_word_queries, recall_at};
 use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;
-use esker::model::EventType;
-use esker::search::{SearchIndex, SearchQuery};
+use esker::search::SearchIndex;
 use esker::store::Store;
 use serde_json::{Value, json};
 
 use crate::handles::strings;
-use crate::stats::{Report, Samples, Targets};
-use crate::workloads::{Queries, measure};
+use crate::stats::{Report, Targets};
+use crate::workloads::{Queries, index_search_samples, measure};
 
 /// Events sampled per store (by event id, a hash: a spread over sessions and sources).
 const SAMPLED_EVENTS: usize = 2000;
@@ -109,26 +107,9 @@ pub fn exact_form_query_cost(
     let root = Store::open(data_dir)?.current()?.root;
     let with_exact = SearchIndex::open_dir(&root.join("tantivy"))?;
     let stems_only = SearchIndex::open_dir(&root.join("tantivy"))?.stems_only();
-    for (kind, texts) in [
-        ("rare", &queries.rare),
-        ("common", &queries.common),
-        ("multi-term", &queries.multi),
-    ] {
+    for (kind, texts) in queries.by_kind() {
         for (variant, index) in [("exact forms", &with_exact), ("stems only", &stems_only)] {
-            let mut samples = Samples::default();
-            for round in 0..rounds {
-                let query = SearchQuery {
-                    text: &texts[round % texts.len()],
-                    session_id: None,
-                    turn_id: None,
-                    event_types: &EventType::SEARCH_DEFAULT,
-                    source: None,
-                    limit: 10,
-                };
-                let started = Instant::now();
-                index.search(&query)?;
-                samples.record(started.elapsed());
-            }
+            let samples = index_search_samples(index, texts, rounds)?;
             report.latency(
                 format!("profile: tantivy part of search_sessions, {kind}, {variant}"),
                 samples,

@@ -24,6 +24,15 @@ pub struct Queries {
 }
 
 impl Queries {
+    /// The three query kinds with their names, as the reports label them.
+    pub fn by_kind(&self) -> [(&'static str, &[String]); 3] {
+        [
+            ("rare", &self.rare),
+            ("common", &self.common),
+            ("multi-term", &self.multi),
+        ]
+    }
+
     pub fn new(count: usize) -> Queries {
         let vocabulary = Vocabulary::new();
         let mut rng = Rng::new(0x5EA2C4);
@@ -330,28 +339,9 @@ pub fn search_index_only(
     rounds: usize,
     report: &mut Report,
 ) -> anyhow::Result<()> {
-    use esker::model::EventType;
-    use esker::search::{SearchIndex, SearchQuery};
-    let index = SearchIndex::open_dir(&root.join("tantivy"))?;
-    for (kind, texts) in [
-        ("rare", &queries.rare),
-        ("common", &queries.common),
-        ("multi-term", &queries.multi),
-    ] {
-        let mut samples = Samples::default();
-        for round in 0..rounds {
-            let query = SearchQuery {
-                text: &texts[round % texts.len()],
-                session_id: None,
-                turn_id: None,
-                event_types: &EventType::SEARCH_DEFAULT,
-                source: None,
-                limit: 10,
-            };
-            let started = Instant::now();
-            index.search(&query)?;
-            samples.record(started.elapsed());
-        }
+    let index = esker::search::SearchIndex::open_dir(&root.join("tantivy"))?;
+    for (kind, texts) in queries.by_kind() {
+        let samples = index_search_samples(&index, texts, rounds)?;
         report.latency(
             format!("profile: tantivy part of search_sessions, {kind}"),
             samples,
@@ -359,4 +349,27 @@ pub fn search_index_only(
         );
     }
     Ok(())
+}
+
+/// `rounds` default-type searches of `index` alone, cycling through `texts`.
+pub fn index_search_samples(
+    index: &esker::search::SearchIndex,
+    texts: &[String],
+    rounds: usize,
+) -> anyhow::Result<Samples> {
+    let mut samples = Samples::default();
+    for round in 0..rounds {
+        let query = esker::search::SearchQuery {
+            text: &texts[round % texts.len()],
+            session_id: None,
+            turn_id: None,
+            event_types: &esker::model::EventType::SEARCH_DEFAULT,
+            source: None,
+            limit: 10,
+        };
+        let started = Instant::now();
+        index.search(&query)?;
+        samples.record(started.elapsed());
+    }
+    Ok(samples)
 }
