@@ -262,6 +262,17 @@ pub struct ParsedSession {
     pub events: Vec<RawEvent>,
 }
 
+#[cfg(test)]
+impl ParsedSession {
+    /// The events that carry a model call's usage, with their keys, in order.
+    pub fn usage_carriers(&self) -> Vec<(&str, TokenUsage)> {
+        self.events
+            .iter()
+            .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
+            .collect()
+    }
+}
+
 /// A problem in a source file that was skipped, not fatal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseWarning {

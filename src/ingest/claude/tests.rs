@@ -1038,11 +1038,7 @@ fn usage_of_a_message_repeated_over_records_counts_once_with_its_final_counts() 
         ],
     );
     let session = &output.sessions[0];
-    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
-        .events
-        .iter()
-        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
-        .collect();
+    let carriers = session.usage_carriers();
     assert_eq!(carriers.len(), 2, "one usage per message id: {carriers:?}");
     assert_eq!(carriers[0].0, "a3:0", "on the message's last event");
     let first = carriers[0].1;

@@ -1119,11 +1119,7 @@ fn token_counts_count_each_call_once_on_its_model_output() {
         token_count("10:00:06", [250, 180, 30, 9, 280], [150, 100, 20, 5, 170]),
     ];
     let (session, _) = parse_records(&records);
-    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
-        .events
-        .iter()
-        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
-        .collect();
+    let carriers = session.usage_carriers();
     assert_eq!(
         carriers.iter().map(|(key, _)| *key).collect::<Vec<_>>(),
         vec!["L4", "L7"],

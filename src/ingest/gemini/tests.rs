@@ -789,11 +789,7 @@ fn gemini_tokens_land_on_the_reply_with_thoughts_as_output_and_tool_tokens_as_in
         json!({"input": 10, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 11});
     let value = session_json(json!([user("u1", "list"), message, silent]));
     let session = one(parse_json(&chats_path("session-a.json"), &value));
-    let carriers: Vec<(&str, crate::model::TokenUsage)> = session
-        .events
-        .iter()
-        .filter_map(|event| event.usage.map(|usage| (event.key.as_str(), usage)))
-        .collect();
+    let carriers = session.usage_carriers();
     assert_eq!(
         carriers.iter().map(|(key, _)| *key).collect::<Vec<_>>(),
         vec!["g1", "g2.call.call-1"],
