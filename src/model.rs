@@ -169,17 +169,20 @@ pub struct TokenUsage {
     pub total: Option<i64>,
 }
 
+/// Sum of two token counts; `None` only when both are unknown.
+pub fn add_counts(left: Option<i64>, right: Option<i64>) -> Option<i64> {
+    match (left, right) {
+        (None, None) => None,
+        (left, right) => Some(left.unwrap_or(0).saturating_add(right.unwrap_or(0))),
+    }
+}
+
 /// Field-wise sum; a field stays `None` only when it is `None` on both sides.
 impl std::ops::Add for TokenUsage {
     type Output = TokenUsage;
 
     fn add(self, other: TokenUsage) -> TokenUsage {
-        fn plus(left: Option<i64>, right: Option<i64>) -> Option<i64> {
-            match (left, right) {
-                (None, None) => None,
-                (left, right) => Some(left.unwrap_or(0).saturating_add(right.unwrap_or(0))),
-            }
-        }
+        let plus = add_counts;
         TokenUsage {
             input: plus(self.input, other.input),
             cached_input: plus(self.cached_input, other.cached_input),

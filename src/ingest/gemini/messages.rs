@@ -9,7 +9,9 @@ use serde_json::Value;
 use super::classify::Class;
 use super::text::{has_function_responses, parts_text, thought_text};
 use super::{Slot, warning};
-use crate::model::{EventType, ParseWarning, RawEvent, TokenUsage, TurnEnd, parse_timestamp};
+use crate::model::{
+    EventType, ParseWarning, RawEvent, TokenUsage, TurnEnd, add_counts, parse_timestamp,
+};
 
 pub(super) struct Builder<'a> {
     pub(super) events: Vec<RawEvent>,
@@ -252,15 +254,11 @@ fn gemini_usage(tokens: &Value) -> Option<TokenUsage> {
     {
         return None;
     }
-    let sum = |left: Option<i64>, right: Option<i64>| match (left, right) {
-        (None, None) => None,
-        (left, right) => Some(left.unwrap_or(0) + right.unwrap_or(0)),
-    };
     Some(
         TokenUsage {
-            input: sum(input, tool),
+            input: add_counts(input, tool),
             cached_input: count("cached"),
-            output: sum(output, thoughts),
+            output: add_counts(output, thoughts),
             reasoning: thoughts,
             total: count("total"),
         }
