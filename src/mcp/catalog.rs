@@ -12,6 +12,7 @@ use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
 
+use crate::ingest::status::IngestMonitor;
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
@@ -83,6 +84,8 @@ pub struct Catalog {
     store: Store,
     path: AnswerPath,
     warm: Mutex<Option<Arc<WarmSnapshot>>>,
+    /// What the indexer says about itself (an external one unless the server indexes).
+    ingest: IngestMonitor,
 }
 
 /// Readers opened on one generation; shared by the requests that run while it is current.
@@ -123,7 +126,22 @@ impl Catalog {
             store: Store::open(data_dir)?,
             path,
             warm: Mutex::new(None),
+            ingest: IngestMonitor::external(),
         })
+    }
+
+    /// The catalog reporting the progress of the indexer that `monitor` follows.
+    pub fn with_ingest_monitor(mut self, monitor: IngestMonitor) -> Catalog {
+        self.ingest = monitor;
+        self
+    }
+
+    pub fn ingest_monitor(&self) -> &IngestMonitor {
+        &self.ingest
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The readers of the current generation, reopened when a new one was committed.

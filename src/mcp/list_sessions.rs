@@ -21,6 +21,7 @@ use crate::mcp::validate::{
     reject_unknown_fields, required_string,
 };
 use crate::model::TokenUsage;
+use crate::model::harness_of;
 
 pub const FIELDS: [&str; 6] = [
     "start_datetime",
@@ -401,6 +402,7 @@ fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
             "id": session.session_id,
             "title": session.title,
             "source": session.source,
+            "harness": harness_of(session.source),
             "started_at": session.started_at.map(format_timestamp),
             "updated_at": session.updated_at.map(format_timestamp),
             "completed": session.completed,
