@@ -50,7 +50,7 @@ impl Source {
 
 /// The harness name of a `source` column value (the value itself when it names no source).
 pub fn harness_of(source: &str) -> &str {
-    Source::parse(source).map_or(source, Source::harness)
+    Source::parse(source).map_or(source, |known| known.harness())
 }
 
 /// The normalized event vocabulary of the MCP contract, in its canonical order.

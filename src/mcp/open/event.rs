@@ -106,7 +106,7 @@ async fn open_indexed(
         "id": event.session_id,
         "title": session.title,
         "source": session.source,
-        "harness": harness_of(session.source),
+        "harness": harness_of(&session.source),
     });
     data["turn"] = json!({
         "id": event.turn_id,
