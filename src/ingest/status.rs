@@ -348,7 +348,7 @@ mod tests {
     fn a_held_writer_lock_is_seen_and_a_released_one_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.lock");
-        assert_eq!(writer_lock_held(&path).unwrap_or(false), false);
+        assert!(!writer_lock_held(&path).unwrap_or(false));
         let file = std::fs::File::create(&path).unwrap();
         file.lock().unwrap();
         if let Some(held) = writer_lock_held(&path) {
