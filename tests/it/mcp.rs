@@ -12,5 +12,6 @@ mod golden;
 mod list_sessions;
 mod open;
 mod protocol;
+mod relay;
 mod search_sessions;
 mod traversal;
