@@ -957,7 +957,11 @@ async fn relay_search_history_reads_fts_syntax_and_numbers_hits() {
         )
         .await;
     assert_eq!(sessions_hit(&grouped), [1, 5]);
-    assert_eq!(grouped.len(), 4, "each session's follow-up prompt and its answer");
+    assert_eq!(
+        grouped.len(),
+        4,
+        "each session's follow-up prompt and its answer"
+    );
     let phrase = client
         .list("search_history", json!({"query": "\"copperleaf parquet\""}))
         .await;
