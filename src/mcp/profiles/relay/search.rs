@@ -4,6 +4,7 @@
 //! session_number}` best first, snippets with `>>>`/`<<<` around the query's words.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -51,7 +52,7 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
-    fn filters(&self) -> bool {
+    fn has_filters(&self) -> bool {
         self.project.is_some() || self.date_from.is_some() || self.date_to.is_some()
     }
 
@@ -100,7 +101,7 @@ impl RelayTool for SearchHistory {
     }
 
     async fn execute(
-        snapshot: &std::sync::Arc<WarmSnapshot>,
+        snapshot: &Arc<WarmSnapshot>,
         request: &SearchRequest,
     ) -> Result<Response, RelayError> {
         let mut fetch = request.limit;
@@ -112,7 +113,7 @@ impl RelayTool for SearchHistory {
             let hits = page_of(snapshot, request, &results.hits).await?;
             if hits.len() >= request.limit
                 || exhausted
-                || !request.filters()
+                || !request.has_filters()
                 || fetch >= MAX_CANDIDATES
             {
                 return Ok(Response::List(hits));

@@ -7,7 +7,6 @@
 //! session alone with a slug, null without a slug).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use datafusion::scalar::ScalarValue;
 use serde_json::{Value, json};
@@ -161,9 +160,10 @@ pub async fn of_ids(
         .collect())
 }
 
-/// Rows of a query of `columns`, decoded (for queries in sibling modules).
+/// The sessions a query returns, for sibling modules' queries of the same columns as
+/// `queries/relay_session.sql` (such as `relay_list_sessions.sql`).
 pub async fn run_sessions(
-    snapshot: &Arc<WarmSnapshot>,
+    snapshot: &WarmSnapshot,
     query: NamedQuery,
     parameters: Vec<ScalarValue>,
 ) -> Result<Vec<RelaySession>, RelayError> {
@@ -172,7 +172,7 @@ pub async fn run_sessions(
 }
 
 /// How many relay messages each session has (prompts, replies, tool calls).
-pub async fn message_counts(
+async fn message_counts(
     snapshot: &WarmSnapshot,
     sessions: &[RelaySession],
 ) -> Result<HashMap<String, i64>, RelayError> {
