@@ -100,9 +100,10 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         full_pass_every: u64,
         /// Tool sets to serve, comma-separated: `moraine` (search_sessions, open,
-        /// list_sessions) or `agtrace` (list_sessions, get_project_info, get_session_details,
-        /// analyze_session, search_event_previews, get_event_details). Profiles defining the
-        /// same tool name cannot be combined.
+        /// list_sessions), `agtrace` (list_sessions, get_project_info, get_session_details,
+        /// analyze_session, search_event_previews, get_event_details) or `relay`
+        /// (search_history, get_conversation, list_sessions). Profiles defining the same tool
+        /// name cannot be combined.
         #[arg(long, value_name = "NAME[,NAME...]", default_value = "moraine")]
         profile: String,
         #[command(flatten)]

@@ -18,6 +18,7 @@ use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::{QueryError, context_for, read_only_options};
+use crate::search::boolean::MatchExpression;
 use crate::search::{
     EventLocation, IndexedEvent, SearchError, SearchIndex, SearchQuery, SearchResults,
 };
@@ -341,6 +342,33 @@ impl WarmSnapshot {
                 source: search.source.as_deref(),
                 limit: search.limit,
             })
+        })
+        .await
+        .map_err(|error| CatalogError::SearchTask(error.to_string()))?
+        .map_err(CatalogError::from)
+    }
+}
+
+impl WarmSnapshot {
+    /// Runs a boolean combination of relevance queries ([`MatchExpression`]) over events of
+    /// `event_types`, on the blocking pool; the best `limit` hits.
+    pub async fn search_expression(
+        self: &Arc<Self>,
+        expression: MatchExpression,
+        event_types: Vec<EventType>,
+        limit: usize,
+    ) -> Result<SearchResults, CatalogError> {
+        let snapshot = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let scope = SearchQuery {
+                text: "",
+                session_id: None,
+                turn_id: None,
+                event_types: &event_types,
+                source: None,
+                limit,
+            };
+            snapshot.index.search_expression(&expression, &scope)
         })
         .await
         .map_err(|error| CatalogError::SearchTask(error.to_string()))?

@@ -4,7 +4,7 @@
 //!
 //! Layout, request order:
 //! - [`server`]: the rmcp `ServerHandler` (server info, instructions, tool routing).
-//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`), each a thin
+//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`, `relay`), each a thin
 //!   adapter over the modules below.
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
 //! - [`handler`]: the shared lifecycle: validate, run under a deadline, wrap in an envelope.

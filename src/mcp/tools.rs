@@ -210,6 +210,11 @@ fn list_input_schema() -> Value {
                 "default": "desc",
                 "description": "desc (newest first, default) or asc (oldest first), by updated_at then id.",
             },
+            "slug": {
+                "type": ["string", "null"],
+                "maxLength": list_sessions::MAX_SLUG_CHARS,
+                "description": "Only the continuation chain of this slug (a session's chain.slug or session_slug), oldest first by started_at, each with its session_number; the window and mode still apply; sort must be asc or absent.",
+            },
         },
     })
 }

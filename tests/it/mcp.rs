@@ -13,5 +13,6 @@ mod list_sessions;
 mod moraine_additions;
 mod open;
 mod protocol;
+mod relay;
 mod search_sessions;
 mod traversal;
