@@ -3,7 +3,7 @@
 -- sessions overlapping [$2, $3) (updated_at >= start and started_at < end), optionally of one
 -- mode, keyset-paginated on (started_at, session_id).
 -- $1: slug; $2, $3: start and end; $4: mode or '' for any; $5: whether a cursor is given;
--- $6, $7: the cursor's started_at and session id; $8: rows to fetch.
+-- $6, $7: the cursor's started_at and session id; $8: rows to fetch; $9: source or '' for any.
 SELECT
   session_id,
   title,
@@ -31,5 +31,6 @@ WHERE (chain_slug = $1
   AND started_at < $3
   AND ($4 = '' OR mode = $4)
   AND (NOT $5 OR started_at > $6 OR (started_at = $6 AND session_id > $7))
+  AND ($9 = '' OR source = $9)
 ORDER BY started_at ASC, session_id ASC
 LIMIT $8

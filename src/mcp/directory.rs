@@ -47,6 +47,8 @@ pub struct SessionWindow<'a> {
     pub after: Option<(i64, &'a str)>,
     pub newest_first: bool,
     pub limit: usize,
+    /// Only sessions of this source (`None`: any).
+    pub source: Option<&'a str>,
 }
 
 impl SessionWindow<'_> {
@@ -58,7 +60,9 @@ impl SessionWindow<'_> {
             }
             _ => false,
         };
-        in_window && self.mode.is_none_or(|mode| brief.mode == mode)
+        in_window
+            && self.mode.is_none_or(|mode| brief.mode == mode)
+            && self.source.is_none_or(|source| brief.source == source)
     }
 }
 

@@ -15,6 +15,7 @@ use crate::mcp::cursor::{self, CursorError, KeysetPosition};
 use crate::mcp::directory::{Directory, SessionBrief, SessionWindow};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
+use crate::mcp::origin::{Contradictory, OriginFilter};
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
 use crate::mcp::usage::{usage_json, usage_of};
@@ -25,7 +26,7 @@ use crate::mcp::validate::{
 use crate::model::TokenUsage;
 use crate::model::harness_of;
 
-pub const FIELDS: [&str; 7] = [
+pub const FIELDS: [&str; 9] = [
     "start_datetime",
     "end_datetime",
     "limit",
@@ -33,6 +34,8 @@ pub const FIELDS: [&str; 7] = [
     "mode",
     "sort",
     "slug",
+    "harness",
+    "source",
 ];
 pub const MODES: [&str; 4] = ["web_search", "mcp_internal", "tool_calling", "chat"];
 pub const SORTS: [&str; 2] = ["desc", "asc"];
@@ -92,6 +95,8 @@ pub struct ListRequest {
     pub sort: Sort,
     /// Only the chain of this slug, in chain order.
     pub slug: Option<String>,
+    /// Moraine's `harness` / `source` filters.
+    pub origin: OriginFilter,
 }
 
 impl ListRequest {
@@ -106,6 +111,7 @@ impl ListRequest {
             self.mode,
             self.sort,
             self.slug.as_deref(),
+            &self.origin,
         )
     }
 }
@@ -116,6 +122,7 @@ fn fingerprint_of(
     mode: Option<&str>,
     sort: Sort,
     slug: Option<&str>,
+    origin: &OriginFilter,
 ) -> String {
     let mut canonical_filter = format!(
         "{}|{}|{}|{}",
@@ -126,6 +133,12 @@ fn fingerprint_of(
     );
     if let Some(slug) = slug {
         canonical_filter.push_str(&format!("|slug={slug}"));
+    }
+    if let Some(harness) = origin.harness {
+        canonical_filter.push_str(&format!("|harness={}", harness.harness()));
+    }
+    if let Some(source) = origin.source {
+        canonical_filter.push_str(&format!("|source={}", source.as_str()));
     }
     cursor::filter_fingerprint(&canonical_filter)
 }
@@ -172,7 +185,8 @@ impl ToolHandler for ListSessions {
             (Some("asc"), _) | (None, Some(_)) => Sort::Asc,
             _ => Sort::Desc,
         };
-        let fingerprint = fingerprint_of(start, end, mode, sort, slug.as_deref());
+        let origin = OriginFilter::parse(arguments)?;
+        let fingerprint = fingerprint_of(start, end, mode, sort, slug.as_deref(), &origin);
         let cursor = parse_cursor(arguments, &fingerprint)?;
         Ok(ListRequest {
             start,
@@ -182,6 +196,7 @@ impl ToolHandler for ListSessions {
             mode,
             sort,
             slug,
+            origin,
         })
     }
 
@@ -198,6 +213,7 @@ impl ToolHandler for ListSessions {
             "mode": request.mode,
             "sort": request.sort.as_str(),
         });
+        request.origin.echo(&mut canonical);
         if let Some(slug) = &request.slug {
             canonical["slug"] = json!(slug);
         }
@@ -223,6 +239,7 @@ impl ToolHandler for ListSessions {
     async fn execute(catalog: &Catalog, request: &ListRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
         let page = match snapshot.directory() {
+            _ if request.origin.source() == Err(Contradictory) => build_page(request, &[]),
             Some(directory) => page_from_directory(request, directory),
             None => {
                 let (query, parameters) = match (&request.slug, request.sort) {
@@ -314,14 +331,14 @@ fn canonical_datetime(time: DateTime<Utc>) -> String {
     }
 }
 
-/// `$1..$8` of `list_sessions_chain.sql`: the slug, then [`parameters`].
+/// `$1..$9` of `list_sessions_chain.sql`: the slug, then [`parameters`].
 fn chain_parameters(slug: &str, request: &ListRequest) -> Vec<ScalarValue> {
     let mut parameters = parameters(request);
     parameters.insert(0, text_parameter(slug));
     parameters
 }
 
-/// `$1..$7` of `list_sessions_{asc,desc}.sql`; one row beyond the limit tells if more exist.
+/// `$1..$8` of `list_sessions_{asc,desc}.sql`; one row beyond the limit tells if more exist.
 fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     let (has_cursor, cursor_nanos, cursor_session_id) = match &request.cursor {
         Some((_, position)) => (
@@ -339,6 +356,14 @@ fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
         timestamp_parameter(cursor_nanos),
         text_parameter(cursor_session_id),
         ScalarValue::Int64(Some(request.limit as i64 + 1)),
+        text_parameter(
+            request
+                .origin
+                .source()
+                .ok()
+                .flatten()
+                .map_or("", |s| s.as_str()),
+        ),
     ]
 }
 
@@ -354,6 +379,7 @@ fn page_from_directory(request: &ListRequest, directory: &Directory) -> Value {
             .map(|(_, position)| (position.updated_at_nanos, position.session_id.as_str())),
         newest_first: request.sort == Sort::Desc,
         limit: request.limit + 1,
+        source: request.origin.source().ok().flatten().map(|s| s.as_str()),
     };
     let page = match &request.slug {
         Some(slug) => directory.list_chain(slug, &window),

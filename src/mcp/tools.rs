@@ -204,6 +204,8 @@ fn list_input_schema() -> Value {
                 "enum": [MODES[0], MODES[1], MODES[2], MODES[3], null],
                 "description": "Only sessions of this mode: web_search, mcp_internal, tool_calling or chat.",
             },
+            "harness": harness_schema(),
+            "source": source_schema(),
             "sort": {
                 "type": ["string", "null"],
                 "enum": ["desc", "asc", null],

@@ -122,6 +122,17 @@ fn list_calls() -> Vec<(&'static str, Value)> {
             }
         }
     }
+    for source in ["codex", "claude", "gemini"] {
+        for sort in ["desc", "asc"] {
+            calls.push((
+                "list_sessions",
+                json!({
+                    "start_datetime": windows[0].0, "end_datetime": windows[0].1,
+                    "sort": sort, "limit": 2, "source": source,
+                }),
+            ));
+        }
+    }
     calls
 }
 

@@ -424,3 +424,53 @@ async fn a_bare_initialize_is_answered_and_tools_list_works_before_initialized()
         .collect();
     assert!(names.contains(&"get_ingest_status"), "{names:?}");
 }
+
+#[tokio::test]
+async fn harness_and_source_filter_list_sessions_and_bind_its_cursors() {
+    let client = EskerClient::fixtures().await;
+    let window = json!({"start_datetime": "2000-01-01T00:00:00Z", "end_datetime": "2100-01-01T00:00:00Z", "limit": 50});
+    for (source, harness) in [
+        ("codex", "codex"),
+        ("claude", "claude-code"),
+        ("gemini", "gemini-cli"),
+    ] {
+        let expected: Vec<String> = fixture_rows(&format!(
+            "SELECT session_id FROM sessions WHERE source = '{source}' ORDER BY updated_at DESC, session_id DESC"
+        ))
+        .iter()
+        .map(|row| row["session_id"].as_str().unwrap().to_owned())
+        .collect();
+        assert!(!expected.is_empty(), "fixtures hold {source} sessions");
+        let mut arguments = window.clone();
+        arguments["harness"] = json!(harness);
+        let listed = client.success("list_sessions", arguments.clone()).await;
+        assert_eq!(listed["request"]["harness"], harness);
+        let ids: Vec<String> = listed["data"]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids, expected, "{harness}: exactly its sessions, in order");
+        for item in listed["data"]["sessions"].as_array().unwrap() {
+            assert_eq!(item["session"]["harness"], harness);
+        }
+    }
+    let mut paged = window.clone();
+    paged["limit"] = json!(1);
+    paged["source"] = json!("claude");
+    let first = client.success("list_sessions", paged.clone()).await;
+    let cursor = first["data"]["next_cursor"]
+        .as_str()
+        .expect("more than one claude session");
+    let mut other_filter = paged.clone();
+    other_filter["source"] = json!("codex");
+    other_filter["cursor"] = json!(cursor);
+    let refused = client.failure("list_sessions", other_filter).await;
+    assert_eq!(refused["error"]["code"], "invalid_request");
+    let mut contradictory = window.clone();
+    contradictory["source"] = json!("codex");
+    contradictory["harness"] = json!("gemini-cli");
+    let none = client.list(contradictory).await;
+    assert_eq!(none["result_count"], 0);
+}
