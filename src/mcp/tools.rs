@@ -74,7 +74,7 @@ const SEARCH_DESCRIPTION: &str = "Find events in indexed coding-agent sessions b
 
 const OPEN_DESCRIPTION: &str = "Expand an id from search_sessions, list_sessions or open. event id: full content (text, tool arguments, tool output and exit code) plus traversal to adjacent events and turns. turn id: turn metadata, one-line summaries of all its events, adjacent turns, first and last event. session id: session metadata, a compact summary of every turn, continuation/parent/sub-agent links.";
 
-const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort.";
+const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort. With slug, only that continuation chain, oldest first, each with its session_number.";
 
 const STATUS_DESCRIPTION: &str = "Health, historical coverage, freshness and readiness of the index, with the progress of a running indexing pass, the last passes and the ingest rate. Call with {}. Use it when a search finds nothing and you need to know whether the history is fully indexed.";
 
@@ -197,7 +197,7 @@ fn list_input_schema() -> Value {
             },
             "cursor": {
                 "type": ["string", "null"],
-                "description": "next_cursor from a previous list_sessions response with the same window, mode and sort.",
+                "description": "next_cursor from a previous list_sessions response with the same window, mode, sort and slug.",
             },
             "mode": {
                 "type": ["string", "null"],
