@@ -4,8 +4,11 @@
 pub mod assemble;
 pub mod claude;
 pub mod codex;
+pub mod content;
+pub mod copilot;
 pub mod gemini;
 pub mod lines;
+pub mod locations;
 pub mod reader;
 pub mod run;
 pub mod watch;
@@ -27,6 +30,7 @@ pub enum Format {
     ClaudeTranscript,
     GeminiJson,
     GeminiJsonl,
+    CopilotEvents,
 }
 
 impl Format {
@@ -36,6 +40,7 @@ impl Format {
             Format::ClaudeTranscript => "claude_transcript",
             Format::GeminiJson => "gemini_json",
             Format::GeminiJsonl => "gemini_jsonl",
+            Format::CopilotEvents => "copilot_events",
         }
     }
 }
@@ -86,6 +91,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::ClaudeTranscript)
     } else if gemini::sniff_jsonl(&leading) {
         Some(Format::GeminiJsonl)
+    } else if copilot::sniff(&leading) {
+        Some(Format::CopilotEvents)
     } else {
         None
     }
@@ -113,7 +120,17 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
         .is_some_and(|&byte| byte == b'{')
 }
 
-/// Parses recognised content. `sidecar` is a Claude sub-agent's `.meta.json`, when present.
+/// The file beside a log of `format` that holds part of its session's metadata, as JSON:
+/// Copilot's `workspace.yaml`. (Claude's sub-agent `.meta.json` is read by `run`.)
+pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
+    match format {
+        Format::CopilotEvents => copilot::read_workspace(path),
+        _ => None,
+    }
+}
+
+/// Parses recognised content. `sidecar` is a Claude sub-agent's `.meta.json` or the
+/// [`harness_sidecar`] of the format, when present.
 pub fn parse(
     format: Format,
     path: &Path,
@@ -127,6 +144,9 @@ pub fn parse(
         }
         (Format::GeminiJsonl, Content::Lines(split)) => gemini::parse_jsonl(path, &split.lines),
         (Format::GeminiJson, Content::Whole(value)) => gemini::parse_json(path, value),
+        (Format::CopilotEvents, Content::Lines(split)) => {
+            copilot::parse(path, &split.lines, sidecar)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -138,6 +158,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClaudeTranscript,
         Format::GeminiJson,
         Format::GeminiJsonl,
+        Format::CopilotEvents,
     ]
     .into_iter()
     .find(|format| format.name() == name)

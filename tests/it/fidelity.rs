@@ -162,6 +162,54 @@ fn gemini_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Copilot CLI: each `session.shutdown` gives its run's totals (`modelMetrics.*.usage`,
+/// input counting cache reads and writes); replies after the last shutdown (a killed run) add
+/// only their `outputTokens`.
+fn copilot_tokens(path: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    let mut unsettled_output = 0;
+    for record in json_lines(path) {
+        match record.get("type").and_then(Value::as_str) {
+            Some("assistant.message") => {
+                unsettled_output += record
+                    .pointer("/data/outputTokens")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+            }
+            Some("session.shutdown") => {
+                let usages: Vec<Value> = record
+                    .pointer("/data/modelMetrics")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|metrics| metrics.values())
+                    .filter_map(|metric| metric.get("usage").cloned())
+                    .collect();
+                for usage in &usages {
+                    let input = count(usage, "inputTokens");
+                    let output = count(usage, "outputTokens");
+                    sum.add(Tokens {
+                        input,
+                        cached_input: count(usage, "cacheReadTokens"),
+                        output,
+                        reasoning: count(usage, "reasoningTokens"),
+                        total: input + output,
+                    });
+                }
+                if !usages.is_empty() {
+                    unsettled_output = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+    sum.add(Tokens {
+        output: unsettled_output,
+        total: unsettled_output,
+        ..Tokens::default()
+    });
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -197,6 +245,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "claude" => claude_tokens(Path::new(path)),
             "codex" => codex_tokens(Path::new(path)),
             "gemini" => gemini_tokens(Path::new(path)),
+            "copilot" => copilot_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");
