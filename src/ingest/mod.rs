@@ -6,6 +6,7 @@ pub mod claude;
 pub mod codex;
 pub mod content;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod lines;
 pub mod locations;
@@ -31,6 +32,7 @@ pub enum Format {
     GeminiJson,
     GeminiJsonl,
     CopilotEvents,
+    CursorTranscript,
 }
 
 impl Format {
@@ -41,6 +43,7 @@ impl Format {
             Format::GeminiJson => "gemini_json",
             Format::GeminiJsonl => "gemini_jsonl",
             Format::CopilotEvents => "copilot_events",
+            Format::CursorTranscript => "cursor_transcript",
         }
     }
 }
@@ -93,6 +96,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::GeminiJsonl)
     } else if copilot::sniff(&leading) {
         Some(Format::CopilotEvents)
+    } else if cursor::sniff(&leading) {
+        Some(Format::CursorTranscript)
     } else {
         None
     }
@@ -147,6 +152,7 @@ pub fn parse(
         (Format::CopilotEvents, Content::Lines(split)) => {
             copilot::parse(path, &split.lines, sidecar)
         }
+        (Format::CursorTranscript, Content::Lines(split)) => cursor::parse(path, &split.lines),
         _ => ParseOutput::default(),
     }
 }
@@ -159,6 +165,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::GeminiJson,
         Format::GeminiJsonl,
         Format::CopilotEvents,
+        Format::CursorTranscript,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -4,6 +4,7 @@
 //! exactly the new events. Shared helpers live here.
 
 mod copilot;
+mod cursor;
 
 use std::fs;
 use std::io::Write;

@@ -190,6 +190,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("gemini", ".json", "gemini_json"),
         ("gemini", ".jsonl", "gemini_jsonl"),
         ("copilot", ".jsonl", "copilot_events"),
+        ("cursor", ".jsonl", "cursor_transcript"),
     ];
     for (harness, extension, format) in expectations {
         for entry in walkdir::WalkDir::new(corpus.join(harness)) {
@@ -213,7 +214,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
     }
     assert_store_invariants(data_dir);
 
-    for sources in ["codex", "claude", "gemini", "copilot"] {
+    for sources in ["codex", "claude", "gemini", "copilot", "cursor"] {
         assert!(
             query_count(
                 data_dir,
