@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod lines;
 pub mod locations;
+pub mod qwen;
 pub mod reader;
 pub mod run;
 pub mod watch;
@@ -33,6 +34,8 @@ pub enum Format {
     GeminiJsonl,
     CopilotEvents,
     CursorTranscript,
+    QwenJsonl,
+    QwenJson,
 }
 
 impl Format {
@@ -44,6 +47,8 @@ impl Format {
             Format::GeminiJsonl => "gemini_jsonl",
             Format::CopilotEvents => "copilot_events",
             Format::CursorTranscript => "cursor_transcript",
+            Format::QwenJsonl => "qwen_jsonl",
+            Format::QwenJson => "qwen_json",
         }
     }
 }
@@ -90,6 +95,9 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         None
     } else if codex::sniff(&leading) {
         Some(Format::CodexRollout)
+    } else if qwen::sniff_jsonl(&leading) {
+        // Before Claude: Qwen records look like Claude's (uuid, sessionId, type user).
+        Some(Format::QwenJsonl)
     } else if claude::sniff(&leading) {
         Some(Format::ClaudeTranscript)
     } else if gemini::sniff_jsonl(&leading) {
@@ -106,13 +114,20 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
 /// Recognises a whole-file JSON log (Gemini `.json`) in `bytes`.
 pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) if qwen::sniff_json(&value) => Recognised::Known {
+            format: Format::QwenJson,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
             format: Format::GeminiJson,
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
         Ok(_) => Recognised::Unknown,
-        Err(_) if previous_format == Some(Format::GeminiJson) => Recognised::Incomplete,
+        Err(_) if matches!(previous_format, Some(Format::GeminiJson | Format::QwenJson)) => {
+            Recognised::Incomplete
+        }
         Err(error) if error.is_eof() && looks_like_json_object(bytes) => Recognised::Incomplete,
         Err(_) => Recognised::Unknown,
     }
@@ -153,6 +168,8 @@ pub fn parse(
             copilot::parse(path, &split.lines, sidecar)
         }
         (Format::CursorTranscript, Content::Lines(split)) => cursor::parse(path, &split.lines),
+        (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
+        (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         _ => ParseOutput::default(),
     }
 }
@@ -166,6 +183,8 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::GeminiJsonl,
         Format::CopilotEvents,
         Format::CursorTranscript,
+        Format::QwenJsonl,
+        Format::QwenJson,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -210,6 +210,42 @@ fn copilot_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Qwen Code: JSONL `usageMetadata` of each assistant record (prompt tokens include cached
+/// ones, thoughts are output; the `ui_telemetry` copies are not counted); legacy JSON chats
+/// count like Gemini's.
+fn qwen_tokens(path: &Path) -> Tokens {
+    if path.extension().is_some_and(|ext| ext == "json") {
+        return gemini_tokens(path);
+    }
+    let mut sum = Tokens::default();
+    for record in json_lines(path) {
+        if record.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(usage) = record
+            .get("usageMetadata")
+            .filter(|usage| usage.is_object())
+        else {
+            continue;
+        };
+        let thoughts = count(usage, "thoughtsTokenCount");
+        let input = count(usage, "promptTokenCount") + count(usage, "toolUsePromptTokenCount");
+        let output = count(usage, "candidatesTokenCount") + thoughts;
+        let total = usage
+            .get("totalTokenCount")
+            .and_then(Value::as_i64)
+            .unwrap_or(input + output);
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "cachedContentTokenCount"),
+            output,
+            reasoning: thoughts,
+            total,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -248,6 +284,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "copilot" => copilot_tokens(Path::new(path)),
             // Cursor transcripts record no usage.
             "cursor" => Tokens::default(),
+            "qwen" => qwen_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

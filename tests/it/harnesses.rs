@@ -5,6 +5,7 @@
 
 mod copilot;
 mod cursor;
+mod qwen;
 
 use std::fs;
 use std::io::Write;

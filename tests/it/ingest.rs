@@ -191,6 +191,8 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("gemini", ".jsonl", "gemini_jsonl"),
         ("copilot", ".jsonl", "copilot_events"),
         ("cursor", ".jsonl", "cursor_transcript"),
+        ("qwen", ".jsonl", "qwen_jsonl"),
+        ("qwen", ".json", "qwen_json"),
     ];
     for (harness, extension, format) in expectations {
         for entry in walkdir::WalkDir::new(corpus.join(harness)) {
@@ -214,7 +216,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
     }
     assert_store_invariants(data_dir);
 
-    for sources in ["codex", "claude", "gemini", "copilot", "cursor"] {
+    for sources in ["codex", "claude", "gemini", "copilot", "cursor", "qwen"] {
         assert!(
             query_count(
                 data_dir,
