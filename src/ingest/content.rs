@@ -180,12 +180,15 @@ pub fn plain_event(
     }
 }
 
-/// The exit code a shell tool's output reports (`exit code: 1`, `Exit code 1`,
-/// `<exited with exit code 1>`), if any.
+/// The exit code a shell tool's output reports last (`exit code: 1`, `Exit code 1`,
+/// `<exited with exit code 1>`, `Command exited with code 1`), if any.
 pub fn reported_exit_code(text: &str) -> Option<i64> {
     let lower = text.to_ascii_lowercase();
-    let at = lower.rfind("exit code")?;
-    let digits: String = lower[at + "exit code".len()..]
+    let (at, marker) = ["exit code", "exited with code"]
+        .into_iter()
+        .filter_map(|marker| lower.rfind(marker).map(|at| (at, marker)))
+        .max()?;
+    let digits: String = lower[at + marker.len()..]
         .trim_start_matches([':', ' ', '='])
         .chars()
         .take_while(|character| character.is_ascii_digit() || *character == '-')
@@ -235,6 +238,10 @@ mod tests {
             Some(2)
         );
         assert_eq!(reported_exit_code("Exit code: 0"), Some(0));
+        assert_eq!(
+            reported_exit_code("FAIL\n\nCommand exited with code 1"),
+            Some(1)
+        );
         assert_eq!(reported_exit_code("all fine"), None);
     }
 }

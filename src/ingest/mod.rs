@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod lines;
 pub mod locations;
+pub mod pi;
 pub mod qwen;
 pub mod reader;
 pub mod run;
@@ -36,6 +37,7 @@ pub enum Format {
     CursorTranscript,
     QwenJsonl,
     QwenJson,
+    PiSession,
 }
 
 impl Format {
@@ -49,6 +51,7 @@ impl Format {
             Format::CursorTranscript => "cursor_transcript",
             Format::QwenJsonl => "qwen_jsonl",
             Format::QwenJson => "qwen_json",
+            Format::PiSession => "pi_session",
         }
     }
 }
@@ -106,6 +109,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::CopilotEvents)
     } else if cursor::sniff(&leading) {
         Some(Format::CursorTranscript)
+    } else if pi::sniff(&leading) {
+        Some(Format::PiSession)
     } else {
         None
     }
@@ -170,6 +175,7 @@ pub fn parse(
         (Format::CursorTranscript, Content::Lines(split)) => cursor::parse(path, &split.lines),
         (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
+        (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
         _ => ParseOutput::default(),
     }
 }
@@ -185,6 +191,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CursorTranscript,
         Format::QwenJsonl,
         Format::QwenJson,
+        Format::PiSession,
     ]
     .into_iter()
     .find(|format| format.name() == name)

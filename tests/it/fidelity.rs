@@ -246,6 +246,38 @@ fn qwen_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Pi: `usage` of each assistant message; `input` is the uncached part, so input = input +
+/// cacheRead + cacheWrite; `totalTokens` when written (and not 0), else input + output.
+fn pi_tokens(path: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    for record in json_lines(path) {
+        let Some(message) = record.get("message") else {
+            continue;
+        };
+        if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) else {
+            continue;
+        };
+        let cache_read = count(usage, "cacheRead");
+        let input = count(usage, "input") + cache_read + count(usage, "cacheWrite");
+        let output = count(usage, "output");
+        let total = match count(usage, "totalTokens") {
+            0 => input + output,
+            total => total,
+        };
+        sum.add(Tokens {
+            input,
+            cached_input: cache_read,
+            output,
+            reasoning: 0,
+            total,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -285,6 +317,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             // Cursor transcripts record no usage.
             "cursor" => Tokens::default(),
             "qwen" => qwen_tokens(Path::new(path)),
+            "pi" => pi_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -5,6 +5,7 @@
 
 mod copilot;
 mod cursor;
+mod pi;
 mod qwen;
 
 use std::fs;

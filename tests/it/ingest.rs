@@ -193,6 +193,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("cursor", ".jsonl", "cursor_transcript"),
         ("qwen", ".jsonl", "qwen_jsonl"),
         ("qwen", ".json", "qwen_json"),
+        ("pi", ".jsonl", "pi_session"),
     ];
     for (harness, extension, format) in expectations {
         for entry in walkdir::WalkDir::new(corpus.join(harness)) {
@@ -216,7 +217,9 @@ fn corpus_ingests_every_real_log_with_its_format() {
     }
     assert_store_invariants(data_dir);
 
-    for sources in ["codex", "claude", "gemini", "copilot", "cursor", "qwen"] {
+    for sources in [
+        "codex", "claude", "gemini", "copilot", "cursor", "qwen", "pi",
+    ] {
         assert!(
             query_count(
                 data_dir,
