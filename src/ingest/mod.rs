@@ -7,6 +7,7 @@ pub mod codex;
 pub mod content;
 pub mod copilot;
 pub mod cursor;
+pub mod factory;
 pub mod gemini;
 pub mod lines;
 pub mod locations;
@@ -38,6 +39,7 @@ pub enum Format {
     QwenJsonl,
     QwenJson,
     PiSession,
+    FactorySession,
 }
 
 impl Format {
@@ -52,6 +54,7 @@ impl Format {
             Format::QwenJsonl => "qwen_jsonl",
             Format::QwenJson => "qwen_json",
             Format::PiSession => "pi_session",
+            Format::FactorySession => "factory_session",
         }
     }
 }
@@ -111,6 +114,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::CursorTranscript)
     } else if pi::sniff(&leading) {
         Some(Format::PiSession)
+    } else if factory::sniff(&leading) {
+        Some(Format::FactorySession)
     } else {
         None
     }
@@ -146,10 +151,12 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 }
 
 /// The file beside a log of `format` that holds part of its session's metadata, as JSON:
-/// Copilot's `workspace.yaml`. (Claude's sub-agent `.meta.json` is read by `run`.)
+/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`. (Claude's sub-agent `.meta.json`
+/// is read by `run`.)
 pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
         Format::CopilotEvents => copilot::read_workspace(path),
+        Format::FactorySession => factory::read_settings(path),
         _ => None,
     }
 }
@@ -176,6 +183,9 @@ pub fn parse(
         (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
+        (Format::FactorySession, Content::Lines(split)) => {
+            factory::parse(path, &split.lines, sidecar)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -192,6 +202,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::QwenJsonl,
         Format::QwenJson,
         Format::PiSession,
+        Format::FactorySession,
     ]
     .into_iter()
     .find(|format| format.name() == name)

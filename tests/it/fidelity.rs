@@ -278,6 +278,29 @@ fn pi_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Factory Droid: the `tokenUsage` totals of the `<id>.settings.json` beside the session
+/// (input excludes cache writes and reads; thinking is part of the output).
+fn factory_tokens(path: &Path) -> Tokens {
+    let settings = path.with_extension("settings.json");
+    let Some(usage) = std::fs::read_to_string(settings)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|settings| settings.get("tokenUsage").cloned())
+    else {
+        return Tokens::default();
+    };
+    let cache_read = count(&usage, "cacheReadTokens");
+    let input = count(&usage, "inputTokens") + count(&usage, "cacheCreationTokens") + cache_read;
+    let output = count(&usage, "outputTokens");
+    Tokens {
+        input,
+        cached_input: cache_read,
+        output,
+        reasoning: count(&usage, "thinkingTokens"),
+        total: input + output,
+    }
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -318,6 +341,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "cursor" => Tokens::default(),
             "qwen" => qwen_tokens(Path::new(path)),
             "pi" => pi_tokens(Path::new(path)),
+            "factory" => factory_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

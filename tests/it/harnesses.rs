@@ -5,6 +5,7 @@
 
 mod copilot;
 mod cursor;
+mod factory;
 mod pi;
 mod qwen;
 
