@@ -1,6 +1,7 @@
 //! Ingest: finds log files, recognises each one's format from its content and parses it into
 //! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
 
+pub mod amp;
 pub mod assemble;
 pub mod claude;
 pub mod codex;
@@ -40,6 +41,7 @@ pub enum Format {
     QwenJson,
     PiSession,
     FactorySession,
+    AmpThread,
 }
 
 impl Format {
@@ -55,6 +57,7 @@ impl Format {
             Format::QwenJson => "qwen_json",
             Format::PiSession => "pi_session",
             Format::FactorySession => "factory_session",
+            Format::AmpThread => "amp_thread",
         }
     }
 }
@@ -134,8 +137,18 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if amp::sniff(&value) => Recognised::Known {
+            format: Format::AmpThread,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
-        Err(_) if matches!(previous_format, Some(Format::GeminiJson | Format::QwenJson)) => {
+        Err(_)
+            if matches!(
+                previous_format,
+                Some(Format::GeminiJson | Format::QwenJson | Format::AmpThread)
+            ) =>
+        {
             Recognised::Incomplete
         }
         Err(error) if error.is_eof() && looks_like_json_object(bytes) => Recognised::Incomplete,
@@ -183,6 +196,7 @@ pub fn parse(
         (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
+        (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
@@ -203,6 +217,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::QwenJson,
         Format::PiSession,
         Format::FactorySession,
+        Format::AmpThread,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -301,6 +301,39 @@ fn factory_tokens(path: &Path) -> Tokens {
     }
 }
 
+/// Amp: `usage` of each assistant message; input is `totalInputTokens` (fresh + cache writes +
+/// cache reads).
+fn amp_tokens(path: &Path) -> Tokens {
+    let thread: Value = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut sum = Tokens::default();
+    let messages = thread.get("messages").and_then(Value::as_array);
+    for message in messages.into_iter().flatten() {
+        let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) else {
+            continue;
+        };
+        let input = usage
+            .get("totalInputTokens")
+            .and_then(Value::as_i64)
+            .unwrap_or_else(|| {
+                count(usage, "inputTokens")
+                    + count(usage, "cacheCreationInputTokens")
+                    + count(usage, "cacheReadInputTokens")
+            });
+        let output = count(usage, "outputTokens");
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "cacheReadInputTokens"),
+            output,
+            reasoning: 0,
+            total: input + output,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -342,6 +375,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "qwen" => qwen_tokens(Path::new(path)),
             "pi" => pi_tokens(Path::new(path)),
             "factory" => factory_tokens(Path::new(path)),
+            "amp" => amp_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -195,6 +195,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("qwen", ".json", "qwen_json"),
         ("pi", ".jsonl", "pi_session"),
         ("factory", ".jsonl", "factory_session"),
+        ("amp", ".json", "amp_thread"),
     ];
     for (harness, extension, format) in expectations {
         for entry in walkdir::WalkDir::new(corpus.join(harness)) {
