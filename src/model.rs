@@ -12,16 +12,41 @@ pub enum Source {
     Codex,
     Claude,
     Gemini,
+    Copilot,
+    Cursor,
+    Qwen,
+    Pi,
+    Factory,
+    Amp,
+    Aider,
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Codex, Source::Claude, Source::Gemini];
+    pub const ALL: [Source; 10] = [
+        Source::Codex,
+        Source::Claude,
+        Source::Gemini,
+        Source::Copilot,
+        Source::Cursor,
+        Source::Qwen,
+        Source::Pi,
+        Source::Factory,
+        Source::Amp,
+        Source::Aider,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Codex => "codex",
             Source::Claude => "claude",
             Source::Gemini => "gemini",
+            Source::Copilot => "copilot",
+            Source::Cursor => "cursor",
+            Source::Qwen => "qwen",
+            Source::Pi => "pi",
+            Source::Factory => "factory",
+            Source::Amp => "amp",
+            Source::Aider => "aider",
         }
     }
 

@@ -638,7 +638,7 @@ fn read_file(
     } else {
         0
     };
-    let sidecar = read_sidecar(path);
+    let sidecar = super::harness_sidecar(format, path).or_else(|| read_sidecar(path));
     let output = parse(format, path, &read.content, sidecar.as_ref());
     drop(read.content);
     let parser_warnings = output.warnings.len() as u64;
@@ -822,6 +822,7 @@ pub fn default_locations() -> Vec<PathBuf> {
         gemini_home.join(".gemini").join("tmp"),
     ]
     .into_iter()
+    .chain(super::locations::candidates(&home, env_dir))
     .filter(|path| path.is_dir())
     .collect()
 }

@@ -40,6 +40,9 @@ impl EskerClient {
                 .env_remove("CODEX_HOME")
                 .env_remove("CLAUDE_CONFIG_DIR")
                 .env_remove("GEMINI_CLI_HOME");
+            for name in esker::ingest::locations::ENV_VARS {
+                command.env_remove(name);
+            }
         });
         let transport = TokioChildProcess::new(command).expect("esker serve starts");
         let service = ().serve(transport).await.expect("MCP initialize succeeds");
