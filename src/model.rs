@@ -62,6 +62,13 @@ impl Source {
             Source::Codex => "codex",
             Source::Claude => "claude-code",
             Source::Gemini => "gemini-cli",
+            Source::Copilot => "copilot-cli",
+            Source::Cursor => "cursor",
+            Source::Qwen => "qwen-code",
+            Source::Pi => "pi-coding-agent",
+            Source::Factory => "factory-droid",
+            Source::Amp => "amp",
+            Source::Aider => "aider",
         }
     }
 
