@@ -5,6 +5,7 @@ mod fidelity;
 mod ingest;
 mod mcp;
 mod python;
+mod questions;
 mod redaction;
 mod reliability;
 mod support;
