@@ -61,8 +61,8 @@ pub fn register_analyzers(index: &Index) {
         .register(STEM_TOKENIZER, stemming_analyzer());
 }
 
-/// The analyzer of the `text` field.
-fn stemming_analyzer() -> TextAnalyzer {
+/// The analyzer of the `text` field (also what snippets match query terms with).
+pub fn stemming_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(RunTokenizer::new(Cut::Stem))
         .filter(RemoveLongFilter::limit(MAX_STEM_TOKEN_BYTES))
         .filter(Stemmer::new(Language::English))
