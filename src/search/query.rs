@@ -11,6 +11,14 @@
 //! exact beats stem-only for that run, and proportional to idf, so a filler word (`the`, idf ≈
 //! 0) never decides the ranking. A whole identifier (`supports_websockets`) earns its presence
 //! on top of the presence of all its parts, so it ranks above the parts found apart.
+//!
+//! Questions (issue #23): the filler words of a question ([`super::filler`]) are left out when
+//! any other word remains, and when two or more runs remain each presence score is damped by
+//! the event's length ([`LengthDamped`]): an event holding several of the question's rarer
+//! words still ranks above one holding a single common word, but a dump that holds them all
+//! somewhere among thousands of words no longer collects every presence at full weight. A
+//! query of one run keeps the constant presence above. Runs of scripts written without spaces
+//! (CJK, Thai) are matched through their bigrams, in `text` (BM25, positions) and in `exact`.
 
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery,
