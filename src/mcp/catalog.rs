@@ -126,6 +126,11 @@ impl Catalog {
         })
     }
 
+    /// The store this catalog reads.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The readers of the current generation, reopened when a new one was committed.
     pub async fn snapshot(&self) -> Result<Arc<WarmSnapshot>, CatalogError> {
         let current = self.store.current()?;

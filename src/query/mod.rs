@@ -1,4 +1,4 @@
-//! DataFusion access to a store snapshot: registers `events`, `turns` and `sessions` from the
+//! DataFusion access to a store snapshot: registers `events`, `turns`, `sessions` and `memories` from the
 //! DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for `esker query`.
 
 pub mod output;
@@ -13,10 +13,11 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use crate::store::Snapshot;
 
 /// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
-pub const TABLE_DDL: [(&str, &str); 3] = [
+pub const TABLE_DDL: [(&str, &str); 4] = [
     ("events", include_str!("../../tables/events.sql")),
     ("turns", include_str!("../../tables/turns.sql")),
     ("sessions", include_str!("../../tables/sessions.sql")),
+    ("memories", include_str!("../../tables/memories.sql")),
 ];
 
 /// Partition columns of `events`, in directory order.

@@ -4,6 +4,7 @@ mod cli;
 mod fidelity;
 mod ingest;
 mod mcp;
+mod memory;
 mod python;
 mod redaction;
 mod reliability;
