@@ -114,11 +114,13 @@ async fn write_memory_part(
     let fields = MemoryFields::from_schema(&memory_index.schema())?;
     let (records, duplicate_entries) = new_records(&memory_index, &fields, pending.tail.records)?;
 
-    fs::create_dir_all(root.join(table::TABLE_DIR))
-        .map_err(StoreError::io(root.join(table::TABLE_DIR)))?;
-    let schema = crate::query::table_schema(root, "memories").await?;
-    table::write(previous_root, root, generation, &schema, &records)?;
-    if !records.is_empty() {
+    if records.is_empty() {
+        table::link_forward(previous_root, root)?;
+    } else {
+        let table_dir = root.join(table::TABLE_DIR);
+        fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
+        let schema = crate::query::declared_schema(root, table::TABLE_DIR).await?;
+        table::write(previous_root, root, generation, &schema, &records)?;
         let mut writer = index::writer(&memory_index)?;
         index::add_records(&writer, &fields, &records)?;
         writer.commit().map_err(search_error)?;

@@ -87,7 +87,7 @@ impl Journal {
     }
 
     fn open_for_append(&self) -> Result<File, StoreError> {
-        let directory = self.path.parent().unwrap_or(Path::new("."));
+        let directory = parent_dir(&self.path);
         let is_new = !self.path.exists();
         if is_new {
             fs::create_dir_all(directory).map_err(StoreError::io(directory))?;
@@ -99,10 +99,12 @@ impl Journal {
             .open(&self.path)
             .map_err(StoreError::io(&self.path))?;
         if is_new {
-            // The new file's directory entry must survive a crash like its content does.
-            File::open(directory)
-                .and_then(|directory| directory.sync_all())
-                .map_err(StoreError::io(directory))?;
+            // The new file's directory entries must survive a crash like its content does.
+            for ancestor in [directory, parent_dir(directory)] {
+                File::open(ancestor)
+                    .and_then(|ancestor| ancestor.sync_all())
+                    .map_err(StoreError::io(ancestor))?;
+            }
         }
         Ok(file)
     }
@@ -151,6 +153,13 @@ impl Journal {
         }
         Ok(tail)
     }
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Appends `entry` as one journal line to `buffer`.

@@ -39,43 +39,48 @@ pub fn files(generation_root: &Path) -> Result<Vec<PathBuf>, StoreError> {
     Ok(files)
 }
 
-/// Writes the table of a new generation: the previous files linked, plus `records` in a file
-/// of their own (compacting when the table has too many files). Returns the files written.
+/// Links the previous generation's files into the new generation's table, unchanged.
+pub fn link_forward(previous_root: &Path, root: &Path) -> Result<(), StoreError> {
+    let dir = root.join(TABLE_DIR);
+    fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
+    link_files(&files(previous_root)?, &dir)
+}
+
+fn link_files(files: &[PathBuf], dir: &Path) -> Result<(), StoreError> {
+    for file in files {
+        let target = dir.join(file.file_name().unwrap_or_default());
+        fs::hard_link(file, &target)
+            .or_else(|_| fs::copy(file, &target).map(|_| ()))
+            .map_err(StoreError::io(&target))?;
+    }
+    Ok(())
+}
+
+/// Writes the table of a new generation: the previous files linked, plus `records` (not
+/// empty) in a file of their own; when that makes more than [`MAX_FILES`] files, one file of
+/// all the rows instead.
 pub fn write(
     previous_root: &Path,
     root: &Path,
     generation: u64,
     schema: &SchemaRef,
     records: &[JournalRecord],
-) -> Result<usize, StoreError> {
+) -> Result<(), StoreError> {
     let dir = root.join(TABLE_DIR);
     fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
     let previous_files = files(previous_root)?;
     let new_file = dir.join(format!("part-g{generation:06}.parquet"));
-    let mut batches = Vec::new();
-    if !records.is_empty() {
-        batches.push(batch(schema, records).map_err(parquet_failure(&new_file))?);
-    }
-    let compacting = !batches.is_empty() && previous_files.len() + 1 > MAX_FILES;
-    if compacting {
+    let mut batches = vec![batch(schema, records).map_err(parquet_failure(&new_file))?];
+    if previous_files.len() + 1 > MAX_FILES {
         for file in &previous_files {
             batches.extend(pio::read_parquet(file)?);
         }
     } else {
-        for file in &previous_files {
-            let target = dir.join(file.file_name().unwrap_or_default());
-            fs::hard_link(file, &target)
-                .or_else(|_| fs::copy(file, &target).map(|_| ()))
-                .map_err(StoreError::io(&target))?;
-        }
-    }
-    if batches.is_empty() {
-        return Ok(0);
+        link_files(&previous_files, &dir)?;
     }
     let sorted =
         pio::concat_sorted(schema, &batches, &SORT_COLUMNS).map_err(parquet_failure(&new_file))?;
-    pio::write_parquet(&new_file, schema, &[sorted], &["id"])?;
-    Ok(1)
+    pio::write_parquet(&new_file, schema, &[sorted], &["id"])
 }
 
 fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {

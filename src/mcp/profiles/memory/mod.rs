@@ -78,10 +78,7 @@ impl Profile for MemoryProfile {
         arguments: &'a Arguments,
     ) -> ReplyFuture<'a> {
         Box::pin(async move {
-            if !tools::tool_definitions()
-                .iter()
-                .any(|definition| definition.name == tool)
-            {
+            if !tools::NAMES.contains(&tool) {
                 return None;
             }
             let outcome = match self.service(catalog).await {

@@ -17,6 +17,15 @@ pub const TIMELINE: &str = "timeline";
 pub const GET_ENTRIES: &str = "get_entries";
 pub const INGEST_DOCS: &str = "ingest_docs";
 pub const RETENTION_DRY_RUN: &str = "retention_dry_run";
+/// The six tool names, in the seed's order.
+pub const NAMES: [&str; 6] = [
+    SAVE_MEMORY,
+    SEARCH,
+    TIMELINE,
+    GET_ENTRIES,
+    INGEST_DOCS,
+    RETENTION_DRY_RUN,
+];
 
 pub const INSTRUCTIONS: &str = "esker keeps durable memory entries (decisions, constraints, findings, notes) for this project, stored with the agent session history it indexes.
 1. save_memory records a note as soon as something worth keeping is decided or learned; it is durable when the call returns and searchable at once.
