@@ -469,3 +469,59 @@ fn esker_memory_commands_save_search_and_list_with_exit_codes() {
     );
     assert_eq!(empty.status.code(), Some(1));
 }
+
+#[test]
+fn the_memories_table_has_the_declared_columns_and_types() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let data_dir = root.path().join("data");
+    let added = esker(
+        &[
+            "memory",
+            "add",
+            "--data-dir",
+            path_arg(&data_dir),
+            "--source-ref",
+            "a.md",
+            "typed",
+        ],
+        root.path(),
+        &[],
+    );
+    assert!(added.status.success(), "{}", stderr_of(&added));
+    let columns: Vec<(String, String, String)> = query_rows(
+        &data_dir,
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns \
+         WHERE table_name = 'memories' ORDER BY ordinal_position",
+    )
+    .into_iter()
+    .map(|row| {
+        let text = |key: &str| row[key].as_str().expect(key).to_owned();
+        (text("column_name"), text("data_type"), text("is_nullable"))
+    })
+    .collect();
+    let expected = [
+        ("id", "Utf8View", "NO"),
+        ("title", "Utf8View", "NO"),
+        ("body", "Utf8View", "NO"),
+        ("entry_type", "Utf8View", "NO"),
+        ("project", "Utf8View", "NO"),
+        ("session_id", "Utf8View", "YES"),
+        ("source_ref", "Utf8View", "YES"),
+        ("content_hash", "Utf8View", "YES"),
+        ("metadata", "Utf8View", "NO"),
+        ("created_at", "Timestamp(ns, \"UTC\")", "NO"),
+        ("journal_offset", "Int64", "NO"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(name, kind, nullable)| ((*name).into(), (*kind).into(), (*nullable).into()))
+        .collect();
+    assert_eq!(columns, expected);
+    let row = &query_rows(
+        &data_dir,
+        "SELECT source_ref, content_hash, metadata FROM memories",
+    )[0];
+    assert_eq!(row["source_ref"], "a.md");
+    assert_eq!(row["content_hash"].as_str().map(str::len), Some(64));
+    assert_eq!(row["metadata"], "{}");
+}
