@@ -1,7 +1,7 @@
 //! Profiles of `esker serve`: which tool set a client sees. Each profile is a thin adapter
 //! (its tool definitions, request validation, response shaping and error envelope) over the
-//! shared service layer in [`crate::mcp`]; `--profile moraine,agtrace` serves several at once
-//! unless two of them define the same tool name.
+//! shared service layer in [`crate::mcp`] (`moraine`, the default; `agtrace`; `relay`; `memory`);
+//! `--profile a,b` serves several at once unless two of them define the same tool name.
 //!
 //! Adding a profile: one module implementing [`Profile`], plus one line in [`KNOWN`]. A
 //! profile that needs the server's settings (the `memory` profile: its default project and
@@ -10,6 +10,7 @@
 pub mod agtrace;
 pub mod memory;
 pub mod moraine;
+pub mod relay;
 
 use std::fmt;
 use std::future::Future;
@@ -74,9 +75,10 @@ impl Default for ServeSettings {
 type MakeProfile = fn(&ServeSettings) -> Box<dyn Profile>;
 
 /// Every profile esker knows, by name.
-const KNOWN: [(&str, MakeProfile); 3] = [
+const KNOWN: [(&str, MakeProfile); 4] = [
     ("moraine", |_| Box::new(moraine::Moraine)),
     ("agtrace", |_| Box::new(agtrace::AgTrace::default())),
+    ("relay", |_| Box::new(relay::Relay)),
     ("memory", |settings| {
         Box::new(memory::MemoryProfile::new(settings))
     }),
@@ -222,7 +224,15 @@ mod tests {
         let set = ProfileSet::default();
         assert_eq!(set.names(), ["moraine"]);
         let names: Vec<String> = set.tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names, ["search_sessions", "open", "list_sessions"]);
+        assert_eq!(
+            names,
+            [
+                "search_sessions",
+                "open",
+                "list_sessions",
+                "get_ingest_status"
+            ]
+        );
     }
 
     #[test]
@@ -237,6 +247,24 @@ mod tests {
             }
         );
         assert!(error.to_string().contains("\"list_sessions\""));
+    }
+
+    #[test]
+    fn relay_collides_with_both_other_profiles_on_list_sessions() {
+        for (names, first) in [("moraine,relay", "moraine"), ("relay,agtrace", "relay")] {
+            let error = ProfileSet::parse(names).unwrap_err();
+            assert!(
+                matches!(&error, ProfileError::Collision { tool, first: owner, .. }
+                    if tool == "list_sessions" && owner == first),
+                "{names}: {error}"
+            );
+        }
+        let set = ProfileSet::parse("relay").unwrap();
+        let names: Vec<String> = set.tools().iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(
+            names,
+            ["search_history", "get_conversation", "list_sessions"]
+        );
     }
 
     #[test]
