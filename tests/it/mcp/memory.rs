@@ -495,7 +495,17 @@ async fn memory_serves_beside_the_default_profile_and_stays_out_of_search_sessio
     index_into(&data_dir, &[&crate::support::fixtures_dir()]);
     let client = MemoryClient::start(&data_dir, root.path(), "moraine,memory").await;
     let names = client.tool_names().await;
-    assert_eq!(names.len(), 9, "{names:?}");
+    let moraine = esker::mcp::profiles::ProfileSet::parse("moraine").unwrap();
+    assert_eq!(
+        names.len(),
+        moraine.tools().len() + MEMORY_TOOLS.len(),
+        "{names:?}"
+    );
+    assert!(
+        MEMORY_TOOLS
+            .iter()
+            .all(|tool| names.iter().any(|name| name == tool))
+    );
     client
         .save(json!({"text": "quokkacorn is the memory-only word"}))
         .await;
