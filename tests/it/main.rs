@@ -7,6 +7,7 @@ mod ingest;
 mod mcp;
 mod memory;
 mod python;
+mod questions;
 mod redaction;
 mod reliability;
 mod support;
