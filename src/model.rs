@@ -12,16 +12,23 @@ pub enum Source {
     Codex,
     Claude,
     Gemini,
+    Antigravity,
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Codex, Source::Claude, Source::Gemini];
+    pub const ALL: [Source; 4] = [
+        Source::Codex,
+        Source::Claude,
+        Source::Gemini,
+        Source::Antigravity,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Codex => "codex",
             Source::Claude => "claude",
             Source::Gemini => "gemini",
+            Source::Antigravity => "antigravity",
         }
     }
 

@@ -1,13 +1,17 @@
 //! Ingest: finds log files, recognises each one's format from its content and parses it into
 //! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
 
+pub mod antigravity;
 pub mod assemble;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod grouped;
 pub mod lines;
+pub mod protowire;
 pub mod reader;
 pub mod run;
+pub mod sqlite;
 pub mod watch;
 
 use std::path::Path;
@@ -27,6 +31,8 @@ pub enum Format {
     ClaudeTranscript,
     GeminiJson,
     GeminiJsonl,
+    /// Antigravity transcripts; read as a conversation (`grouped`), or alone outside a home.
+    Antigravity,
 }
 
 impl Format {
@@ -36,6 +42,7 @@ impl Format {
             Format::ClaudeTranscript => "claude_transcript",
             Format::GeminiJson => "gemini_json",
             Format::GeminiJsonl => "gemini_jsonl",
+            Format::Antigravity => "antigravity",
         }
     }
 }
@@ -86,6 +93,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::ClaudeTranscript)
     } else if gemini::sniff_jsonl(&leading) {
         Some(Format::GeminiJsonl)
+    } else if antigravity::sniff(&leading) {
+        Some(Format::Antigravity)
     } else {
         None
     }
@@ -127,6 +136,9 @@ pub fn parse(
         }
         (Format::GeminiJsonl, Content::Lines(split)) => gemini::parse_jsonl(path, &split.lines),
         (Format::GeminiJson, Content::Whole(value)) => gemini::parse_json(path, value),
+        (Format::Antigravity, Content::Lines(split)) => {
+            antigravity::parse_standalone(path, &split.lines)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -138,6 +150,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClaudeTranscript,
         Format::GeminiJson,
         Format::GeminiJsonl,
+        Format::Antigravity,
     ]
     .into_iter()
     .find(|format| format.name() == name)

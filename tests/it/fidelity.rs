@@ -162,6 +162,107 @@ fn gemini_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Antigravity: a conversation (`<home>/brain/<uuid>`, its source path) records usage only in
+/// `<home>/conversations/<uuid>.db`: one `gen_metadata` row per model call, a protobuf whose
+/// field 1.4 is `{2: uncached input, 3: output incl. thinking, 5: cache read, 10: thinking}`.
+/// Decoded here with `prost`'s wire primitives, independently of the parser.
+fn antigravity_tokens(conversation: &Path) -> Tokens {
+    let (Some(id), Some(home)) = (
+        conversation.file_name(),
+        conversation.parent().and_then(Path::parent),
+    ) else {
+        return Tokens::default();
+    };
+    let database = home
+        .join("conversations")
+        .join(format!("{}.db", id.to_string_lossy()));
+    if !database.is_file() {
+        return Tokens::default();
+    }
+    // immutable: never touches the file (these test stores have no -wal).
+    let uri = format!("file:{}?mode=ro&immutable=1", database.display());
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    let connection = rusqlite::Connection::open_with_flags(uri, flags).expect("open trajectory");
+    let mut statement = connection
+        .prepare("SELECT data FROM gen_metadata")
+        .expect("gen_metadata");
+    let blobs: Vec<Vec<u8>> = statement
+        .query_map([], |row| row.get(0))
+        .expect("rows")
+        .map(|row| row.expect("blob"))
+        .collect();
+    let mut sum = Tokens::default();
+    for blob in blobs {
+        let usage = protobuf_field(&protobuf_field(&blob, 1), 4);
+        let varint = |number| protobuf_varint(&usage, number);
+        let input = varint(2) + varint(5);
+        let output = varint(3);
+        sum.add(Tokens {
+            input,
+            cached_input: varint(5),
+            output,
+            reasoning: varint(10),
+            total: input + output,
+        });
+    }
+    sum
+}
+
+/// The bytes of the first length-delimited field `number` of a protobuf message.
+fn protobuf_field(message: &[u8], number: u32) -> Vec<u8> {
+    use prost::encoding::{WireType, decode_key, decode_varint};
+    let mut buffer = message;
+    while !buffer.is_empty() {
+        let Ok((field, wire_type)) = decode_key(&mut buffer) else {
+            break;
+        };
+        match wire_type {
+            WireType::Varint => {
+                let _ = decode_varint(&mut buffer);
+            }
+            WireType::LengthDelimited => {
+                let length = decode_varint(&mut buffer).unwrap_or(0) as usize;
+                let (bytes, rest) = buffer.split_at(length.min(buffer.len()));
+                if field == number {
+                    return bytes.to_vec();
+                }
+                buffer = rest;
+            }
+            WireType::SixtyFourBit => buffer = &buffer[8.min(buffer.len())..],
+            WireType::ThirtyTwoBit => buffer = &buffer[4.min(buffer.len())..],
+            _ => break,
+        }
+    }
+    Vec::new()
+}
+
+/// The first varint field `number` of a protobuf message (0 when absent).
+fn protobuf_varint(message: &[u8], number: u32) -> i64 {
+    use prost::encoding::{WireType, decode_key, decode_varint};
+    let mut buffer = message;
+    while !buffer.is_empty() {
+        let Ok((field, wire_type)) = decode_key(&mut buffer) else {
+            break;
+        };
+        match wire_type {
+            WireType::Varint => {
+                let value = decode_varint(&mut buffer).unwrap_or(0);
+                if field == number {
+                    return value as i64;
+                }
+            }
+            WireType::LengthDelimited => {
+                let length = decode_varint(&mut buffer).unwrap_or(0) as usize;
+                buffer = &buffer[length.min(buffer.len())..];
+            }
+            WireType::SixtyFourBit => buffer = &buffer[8.min(buffer.len())..],
+            WireType::ThirtyTwoBit => buffer = &buffer[4.min(buffer.len())..],
+            _ => break,
+        }
+    }
+    0
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -197,6 +298,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "claude" => claude_tokens(Path::new(path)),
             "codex" => codex_tokens(Path::new(path)),
             "gemini" => gemini_tokens(Path::new(path)),
+            "antigravity" => antigravity_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -1,5 +1,6 @@
 //! The one integration-test crate (one link): modules per area, shared helpers in `support`.
 
+mod antigravity;
 mod cli;
 mod fidelity;
 mod ingest;
