@@ -13,14 +13,16 @@ pub enum Source {
     Claude,
     Gemini,
     Antigravity,
+    OpenCode,
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [
+    pub const ALL: [Source; 5] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
         Source::Antigravity,
+        Source::OpenCode,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -29,6 +31,7 @@ impl Source {
             Source::Claude => "claude",
             Source::Gemini => "gemini",
             Source::Antigravity => "antigravity",
+            Source::OpenCode => "opencode",
         }
     }
 

@@ -1,11 +1,15 @@
 //! Sessions stored across several files (an Antigravity conversation: transcripts, chunk
-//! segments, its `.db` trajectory, its annotation). Discovery maps every member file to its
+//! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
+//! tree: its session, message and part files), and sessions stored as rows of a SQLite store
+//! (OpenCode's `opencode.db`). Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
 //! session takes from shared files (titles, working directories), so a change to any of them
 //! re-reads the whole session, and nothing is read while none changed. A re-read session
 //! replaces its stored rows; its events keep their ids (keys come from the harness's step
-//! numbers, not from file offsets), so only new events are new.
+//! numbers or record ids, not from file offsets), so only new events are new. A store is one
+//! source: its file fingerprint (database and `-wal`) skips it when nothing changed, and a row
+//! checkpoint per session (`<store>#session=<id>`) re-reads only the sessions whose rows changed.
 
 use std::collections::HashMap;
 use std::fs;
@@ -14,26 +18,48 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use std::collections::BTreeMap;
+
 use super::Format;
 use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
+use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
-use super::sqlite::StoreReadError;
-use crate::ids::StableHasher;
+use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
+use crate::ids::{StableHasher, session_id};
+use crate::model::{ParseOutput, Source};
+use crate::redact::Redactor;
+use crate::store::rows::AssembledSession;
 use crate::store::state::Checkpoint;
 
 /// The harnesses whose sessions are groups of files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GroupKind {
     Antigravity,
+    /// A session of OpenCode's legacy `storage/` tree, keyed by `storage/message/<ses>`.
+    OpenCodeTree,
 }
 
 impl GroupKind {
     pub fn format(self) -> Format {
         match self {
             GroupKind::Antigravity => Format::Antigravity,
+            GroupKind::OpenCodeTree => Format::OpenCodeTree,
         }
     }
+}
+
+/// The harnesses whose sessions are rows of a SQLite store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StoreKind {
+    OpenCode,
+}
+
+/// One SQLite store file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SqliteStore {
+    pub kind: StoreKind,
+    pub path: PathBuf,
 }
 
 /// One grouped session source: its kind and key (the directory that names the session).
@@ -50,17 +76,35 @@ pub enum Claim {
     Member(Group),
     /// A file of a known harness that cannot be read (encrypted): counted, skipped.
     Encrypted,
+    /// A SQLite store of a harness (or its `-wal`).
+    Store(SqliteStore),
 }
 
 /// The role of `path` in a grouped source, if it has one.
 pub fn claim(path: &Path) -> Option<Claim> {
-    match agy_group::role_of(path)? {
-        agy_group::Role::Member(key) => Some(Claim::Member(Group {
-            kind: GroupKind::Antigravity,
-            key,
-        })),
-        agy_group::Role::Encrypted => Some(Claim::Encrypted),
+    if let Some(role) = agy_group::role_of(path) {
+        return Some(match role {
+            agy_group::Role::Member(key) => Claim::Member(Group {
+                kind: GroupKind::Antigravity,
+                key,
+            }),
+            agy_group::Role::Encrypted => Claim::Encrypted,
+        });
     }
+    let name = path.file_name()?.to_str()?;
+    let database = name.strip_suffix("-wal").unwrap_or(name);
+    if opencode_store::is_store_name(database) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::OpenCode,
+            path: path.with_file_name(database),
+        }));
+    }
+    opencode_tree::key_of(path).map(|key| {
+        Claim::Member(Group {
+            kind: GroupKind::OpenCodeTree,
+            key,
+        })
+    })
 }
 
 /// Shared files read once per pass (a home's indexes serve all its conversations).
@@ -121,6 +165,218 @@ pub(super) fn read_group(
 ) -> FileOutcome {
     match group.kind {
         GroupKind::Antigravity => read_antigravity(group, previous, options, shared),
+        GroupKind::OpenCodeTree => read_opencode_tree(group, previous, options),
+    }
+}
+
+fn unchanged(previous: Option<&Checkpoint>, stamp: &Fingerprint, format: Format) -> bool {
+    previous.is_some_and(|checkpoint| {
+        checkpoint.content_hash == stamp.hash && checkpoint.format == format.name()
+    })
+}
+
+fn fallback_time(stamp: &Fingerprint) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_nanos(
+        stamp.newest_mtime_ns.clamp(0, i128::from(i64::MAX)) as i64
+    )
+}
+
+fn read_opencode_tree(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = group.kind.format();
+    let stamp = fingerprint(&opencode_tree::members(&group.key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let Some((mut record, bytes_read)) = opencode_tree::read(&group.key) else {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    };
+    let secrets_redacted = redact_record(options, &mut record);
+    let output = opencode::parse(&record);
+    let sessions = assemble_all(&output, &group.key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), 0);
+    checkpoint.complete_offset = bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines: 0,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues: issues_of(&output),
+        extra_checkpoints: Vec::new(),
+    }))
+}
+
+/// Redacts every string of an OpenCode session's records.
+fn redact_record(options: &IndexOptions, record: &mut opencode::SessionRecord) -> u64 {
+    if !options.redact {
+        return 0;
+    }
+    let redactor = &options.redactor;
+    let mut count = redactor.redact_value(&mut record.info);
+    for message in &mut record.messages {
+        count += redactor.redact_value(&mut message.info);
+        for (_, part) in &mut message.parts {
+            count += redactor.redact_value(part);
+        }
+    }
+    count as u64
+}
+
+fn assemble_all(
+    output: &ParseOutput,
+    source_path: &Path,
+    fallback_time: DateTime<Utc>,
+    options: &IndexOptions,
+) -> Vec<AssembledSession> {
+    let mut sessions: Vec<AssembledSession> = output
+        .sessions
+        .iter()
+        .filter(|session| !session.events.is_empty())
+        .map(|session| assemble(session, source_path, fallback_time))
+        .collect();
+    if options.redact {
+        for session in &mut sessions {
+            redact_session_facts(&options.redactor, &mut session.session);
+        }
+    }
+    sessions
+}
+
+fn ids_of(sessions: &[AssembledSession]) -> Vec<String> {
+    sessions
+        .iter()
+        .map(|session| session.session.session_id.clone())
+        .collect()
+}
+
+fn removed(previous: Option<&Checkpoint>, sessions: &[AssembledSession]) -> Vec<String> {
+    let current = ids_of(sessions);
+    previous
+        .map(|checkpoint| {
+            checkpoint
+                .sessions
+                .iter()
+                .filter(|old| !current.contains(old))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn issues_of(output: &ParseOutput) -> Vec<FileIssue> {
+    output
+        .warnings
+        .iter()
+        .map(|warning| FileIssue {
+            line: warning.line,
+            message: warning.message.clone(),
+        })
+        .collect()
+}
+
+/// The checkpoint key of one session of a store.
+pub fn row_key(store: &Path, native_id: &str) -> String {
+    format!("{}#session={native_id}", store.display())
+}
+
+/// Reads the sessions of `store` whose rows changed since their checkpoints (all of them when
+/// `checkpoints` is empty); `previous` is the store file's own checkpoint.
+pub(super) fn read_store(
+    store: &SqliteStore,
+    previous: Option<&Checkpoint>,
+    checkpoints: &BTreeMap<String, Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = match store.kind {
+        StoreKind::OpenCode => Format::OpenCodeDb,
+    };
+    let database = &store.path;
+    let stamp = fingerprint(&[database.clone(), wal_path(database)], "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let snapshot = match open_snapshot(database) {
+        Ok(snapshot) => snapshot,
+        Err(StoreReadError::Busy { path }) => return FileOutcome::Busy(path),
+        Err(error) => return FileOutcome::Failed(error.to_string()),
+    };
+    let connection = &snapshot.connection;
+    match opencode_store::has_schema(connection) {
+        Ok(true) => {}
+        Ok(false) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        Err(error) => return store_error(database, error),
+    }
+    let stamps = match opencode_store::session_stamps(connection) {
+        Ok(stamps) => stamps,
+        Err(error) => return store_error(database, error),
+    };
+    let mut sessions = Vec::new();
+    let mut extra_checkpoints = Vec::new();
+    let mut all_ids = Vec::new();
+    let mut secrets_redacted = 0;
+    let mut issues = Vec::new();
+    let mut parser_warnings = 0;
+    for (native_id, row_stamp) in stamps {
+        all_ids.push(session_id(Source::OpenCode, &native_id));
+        let key = row_key(database, &native_id);
+        let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
+        let row_unchanged = checkpoints
+            .get(&key)
+            .is_some_and(|checkpoint| checkpoint.content_hash == row_hash);
+        if row_unchanged {
+            continue;
+        }
+        let mut record = match opencode_store::read_session(connection, &native_id) {
+            Ok(record) => record,
+            Err(error) => return store_error(database, error),
+        };
+        secrets_redacted += redact_record(options, &mut record);
+        let output = opencode::parse(&record);
+        parser_warnings += output.warnings.len() as u64;
+        issues.extend(issues_of(&output));
+        let parsed = assemble_all(&output, database, fallback_time(&stamp), options);
+        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&parsed), 0);
+        row_checkpoint.content_hash = row_hash;
+        extra_checkpoints.push((key, row_checkpoint));
+        sessions.extend(parsed);
+    }
+    let removed_sessions: Vec<String> = previous
+        .map(|checkpoint| {
+            checkpoint
+                .sessions
+                .iter()
+                .filter(|old| !all_ids.contains(old))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
+    if sessions.is_empty() && removed_sessions.is_empty() {
+        return FileOutcome::CheckpointOnly(checkpoint);
+    }
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        checkpoint,
+        sessions,
+        removed_sessions,
+        malformed_lines: 0,
+        parser_warnings,
+        secrets_redacted,
+        issues,
+        extra_checkpoints,
+    }))
+}
+
+fn store_error(database: &Path, error: rusqlite::Error) -> FileOutcome {
+    match classify(database, error) {
+        StoreReadError::Busy { path } => FileOutcome::Busy(path),
+        other => FileOutcome::Failed(other.to_string()),
     }
 }
 
@@ -135,10 +391,7 @@ fn read_antigravity(
     let members = agy_group::members(key);
     let stamp = fingerprint(&members, &format!("{meta:?}"));
     let format = group.kind.format();
-    let unchanged = previous.is_some_and(|checkpoint| {
-        checkpoint.content_hash == stamp.hash && checkpoint.format == format.name()
-    });
-    if unchanged {
+    if unchanged(previous, &stamp, format) {
         return FileOutcome::Unchanged;
     }
     let read = match agy_group::read(key, meta, options.limits) {
@@ -168,58 +421,26 @@ fn read_antigravity(
         })
         .collect();
     let malformed_lines = issues.len() as u64;
-    issues.extend(output.warnings.iter().map(|warning| FileIssue {
-        line: warning.line,
-        message: warning.message.clone(),
-    }));
-    let fallback_time = DateTime::<Utc>::from_timestamp_nanos(
-        stamp.newest_mtime_ns.clamp(0, i128::from(i64::MAX)) as i64,
-    );
-    let mut sessions: Vec<_> = output
-        .sessions
-        .iter()
-        .filter(|session| !session.events.is_empty())
-        .map(|session| assemble(session, key, fallback_time))
-        .collect();
-    if options.redact {
-        for session in &mut sessions {
-            redact_session_facts(&options.redactor, &mut session.session);
-        }
-    }
-    let session_ids: Vec<String> = sessions
-        .iter()
-        .map(|session| session.session.session_id.clone())
-        .collect();
-    let removed_sessions = previous
-        .map(|checkpoint| {
-            checkpoint
-                .sessions
-                .iter()
-                .filter(|old| !session_ids.contains(old))
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), session_ids, malformed_lines);
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
     checkpoint.complete_offset = read.bytes_read;
     FileOutcome::Ingested(Box::new(IngestedFile {
         format,
+        removed_sessions: removed(previous, &sessions),
         checkpoint,
         sessions,
-        removed_sessions,
         malformed_lines,
         parser_warnings: output.warnings.len() as u64,
         secrets_redacted,
         issues,
+        extra_checkpoints: Vec::new(),
     }))
 }
 
 /// Titles and working directories come from files other than the transcripts: redacted
 /// like everything else.
-fn redact_session_facts(
-    redactor: &crate::redact::Redactor,
-    session: &mut crate::store::rows::SessionRow,
-) {
+fn redact_session_facts(redactor: &Redactor, session: &mut crate::store::rows::SessionRow) {
     for field in [Some(&mut session.title), session.cwd.as_mut()]
         .into_iter()
         .flatten()

@@ -8,6 +8,7 @@ pub mod codex;
 pub mod gemini;
 pub mod grouped;
 pub mod lines;
+pub mod opencode;
 pub mod protowire;
 pub mod reader;
 pub mod run;
@@ -33,6 +34,10 @@ pub enum Format {
     GeminiJsonl,
     /// Antigravity transcripts; read as a conversation (`grouped`), or alone outside a home.
     Antigravity,
+    /// OpenCode's `opencode.db` (SQLite).
+    OpenCodeDb,
+    /// A session of OpenCode's legacy `storage/` JSON tree.
+    OpenCodeTree,
 }
 
 impl Format {
@@ -43,6 +48,8 @@ impl Format {
             Format::GeminiJson => "gemini_json",
             Format::GeminiJsonl => "gemini_jsonl",
             Format::Antigravity => "antigravity",
+            Format::OpenCodeDb => "opencode_db",
+            Format::OpenCodeTree => "opencode_tree",
         }
     }
 }
@@ -151,6 +158,8 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::GeminiJson,
         Format::GeminiJsonl,
         Format::Antigravity,
+        Format::OpenCodeDb,
+        Format::OpenCodeTree,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
 use super::assemble::assemble;
-use super::grouped::{self, Claim, Group, SharedIndexes};
+use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
 use super::lines::SplitLines;
 use super::reader::{ReadLimits, stream_json_lines};
 use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
@@ -184,6 +184,8 @@ pub(super) struct IngestedFile {
     pub(super) parser_warnings: u64,
     pub(super) secrets_redacted: u64,
     pub(super) issues: Vec<FileIssue>,
+    /// Further checkpoints the source keeps (a store's per-session row checkpoints).
+    pub(super) extra_checkpoints: Vec<(String, Checkpoint)>,
 }
 
 /// What happened to one file (or grouped source).
@@ -241,7 +243,8 @@ pub async fn index_paths(
     let mut summary = IndexSummary::default();
     let sources = discover_sources(&paths, options.report_issues, &mut summary);
     let files = &sources.files;
-    let source_count = files.len() + sources.encrypted.len() + sources.groups.len();
+    let source_count =
+        files.len() + sources.encrypted.len() + sources.groups.len() + sources.stores.len();
     let progress = progress_bar(options.progress, source_count as u64);
     summary.files_seen = source_count;
 
@@ -254,11 +257,13 @@ pub async fn index_paths(
     let mut shared = SharedIndexes::default();
     let others = sources.encrypted.iter().map(PassSource::Encrypted);
     let groups = sources.groups.iter().map(PassSource::Group);
+    let stores = sources.stores.iter().map(PassSource::Store);
     let all = files
         .iter()
         .map(PassSource::File)
         .chain(others)
-        .chain(groups);
+        .chain(groups)
+        .chain(stores);
     for source in all {
         progress.inc(1);
         let file = source.path();
@@ -269,6 +274,15 @@ pub async fn index_paths(
             PassSource::Encrypted(file) => Ok(encrypted_outcome(file, checkpoint)),
             PassSource::Group(group) => {
                 Ok(grouped::read_group(group, checkpoint, options, &mut shared))
+            }
+            PassSource::Store(store) => {
+                let no_rows = BTreeMap::new();
+                let rows = if redaction_changed {
+                    &no_rows
+                } else {
+                    &state.checkpoints
+                };
+                Ok(grouped::read_store(store, checkpoint, rows, options))
             }
         };
         record_outcome(
@@ -299,6 +313,7 @@ enum PassSource<'a> {
     File(&'a PathBuf),
     Encrypted(&'a PathBuf),
     Group(&'a Group),
+    Store(&'a SqliteStore),
 }
 
 impl PassSource<'_> {
@@ -307,6 +322,7 @@ impl PassSource<'_> {
         match self {
             PassSource::File(path) | PassSource::Encrypted(path) => path,
             PassSource::Group(group) => &group.key,
+            PassSource::Store(store) => &store.path,
         }
     }
 }
@@ -422,6 +438,7 @@ fn record_outcome(
                 .input
                 .checkpoints
                 .insert(key.clone(), ingested.checkpoint);
+            batch.input.checkpoints.extend(ingested.extra_checkpoints);
             batch.input.sessions.extend(ingested.sessions);
             batch.removed.extend(
                 ingested
@@ -586,12 +603,14 @@ struct Sources {
     files: Vec<PathBuf>,
     encrypted: Vec<PathBuf>,
     groups: Vec<Group>,
+    stores: Vec<SqliteStore>,
 }
 
 fn discover_sources(paths: &[PathBuf], to_stderr: bool, summary: &mut IndexSummary) -> Sources {
     let mut files = BTreeSet::new();
     let mut encrypted = BTreeSet::new();
     let mut groups = BTreeSet::new();
+    let mut stores = BTreeSet::new();
     for path in paths {
         let walker = walkdir::WalkDir::new(path).follow_links(true);
         for entry in walker.into_iter() {
@@ -625,6 +644,13 @@ fn discover_sources(paths: &[PathBuf], to_stderr: bool, summary: &mut IndexSumma
                 Some(Claim::Encrypted) => {
                     encrypted.insert(absolute());
                 }
+                Some(Claim::Store(store)) if store.path.is_file() => {
+                    stores.insert(SqliteStore {
+                        path: store.path.canonicalize().unwrap_or(store.path),
+                        ..store
+                    });
+                }
+                Some(Claim::Store(_)) => {}
                 None if is_candidate(entry.path()) => {
                     files.insert(absolute());
                 }
@@ -636,6 +662,7 @@ fn discover_sources(paths: &[PathBuf], to_stderr: bool, summary: &mut IndexSumma
         files: files.into_iter().collect(),
         encrypted: encrypted.into_iter().collect(),
         groups: groups.into_iter().collect(),
+        stores: stores.into_iter().collect(),
     }
 }
 
@@ -773,6 +800,7 @@ fn read_file(
         parser_warnings,
         secrets_redacted,
         issues,
+        extra_checkpoints: Vec::new(),
     })))
 }
 
@@ -892,7 +920,8 @@ fn read_sidecar(path: &Path) -> Option<Value> {
 }
 
 /// The harnesses' default log locations that exist on this machine, honouring `CODEX_HOME`,
-/// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR` and `ANTIGRAVITY_DIR`.
+/// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR`, `ANTIGRAVITY_DIR`,
+/// `XDG_DATA_HOME` (OpenCode) and `OPENCODE_DB`.
 pub fn default_locations() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -918,5 +947,29 @@ pub fn default_locations() -> Vec<PathBuf> {
     ]
     .into_iter()
     .filter(|path| path.is_dir())
+    .chain(opencode_locations(&home, &env_dir))
     .collect()
+}
+
+/// OpenCode's stores under `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`): its
+/// `opencode*.db` files and the legacy `storage/` tree, plus `$OPENCODE_DB`; not the whole
+/// directory (it also holds git snapshots of every worktree).
+fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let root = env_dir("XDG_DATA_HOME")
+        .unwrap_or_else(|| home.join(".local").join("share"))
+        .join("opencode");
+    let databases = fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| super::opencode::store::is_candidate(path) && path.is_file());
+    let mut locations: Vec<PathBuf> = databases.collect();
+    locations.sort();
+    let storage = root.join("storage");
+    if storage.is_dir() {
+        locations.push(storage);
+    }
+    locations.extend(env_dir("OPENCODE_DB").filter(|path| path.is_file()));
+    locations
 }

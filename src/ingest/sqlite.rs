@@ -108,8 +108,7 @@ pub fn classify(database: &Path, source: rusqlite::Error) -> StoreReadError {
 
 /// The names of the tables of a store.
 pub fn table_names(connection: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut statement =
-        connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+    let mut statement = connection.prepare(include_str!("../../queries/sqlite_tables.sql"))?;
     let names = statement.query_map([], |row| row.get::<_, String>(0))?;
     names.collect()
 }

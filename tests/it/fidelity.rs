@@ -263,6 +263,55 @@ fn protobuf_varint(message: &[u8], number: u32) -> i64 {
     0
 }
 
+/// OpenCode: every message's `tokens` once (`input` fresh, cache reads and writes apart,
+/// `output` without reasoning), from the database's `message.data` or the legacy tree's message
+/// files (`storage/message/<ses>/`, the source path of a tree session).
+fn opencode_tokens(source: &Path) -> Tokens {
+    let messages: Vec<Value> = if source.is_dir() {
+        std::fs::read_dir(source)
+            .expect("message dir")
+            .filter_map(Result::ok)
+            .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect()
+    } else {
+        let copy = tempfile::tempdir().expect("temp dir");
+        let database = copy.path().join("copy.db");
+        std::fs::copy(source, &database).expect("copy store");
+        let wal = format!("{}-wal", source.display());
+        if Path::new(&wal).is_file() {
+            std::fs::copy(&wal, copy.path().join("copy.db-wal")).expect("copy wal");
+        }
+        let connection = rusqlite::Connection::open(&database).expect("open copy");
+        let mut statement = connection
+            .prepare("SELECT data FROM message")
+            .expect("messages");
+        statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .expect("rows")
+            .filter_map(Result::ok)
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect()
+    };
+    let mut sum = Tokens::default();
+    for message in messages {
+        let Some(tokens) = message.get("tokens") else {
+            continue;
+        };
+        let cache = tokens.get("cache").cloned().unwrap_or(Value::Null);
+        let input = count(tokens, "input") + count(&cache, "read") + count(&cache, "write");
+        let output = count(tokens, "output") + count(tokens, "reasoning");
+        sum.add(Tokens {
+            input,
+            cached_input: count(&cache, "read"),
+            output,
+            reasoning: count(tokens, "reasoning"),
+            total: input + output,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -299,6 +348,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "codex" => codex_tokens(Path::new(path)),
             "gemini" => gemini_tokens(Path::new(path)),
             "antigravity" => antigravity_tokens(Path::new(path)),
+            "opencode" => opencode_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

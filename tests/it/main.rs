@@ -8,4 +8,5 @@ mod mcp;
 mod python;
 mod redaction;
 mod reliability;
+mod sqlite_harnesses;
 mod support;

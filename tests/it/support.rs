@@ -36,6 +36,9 @@ pub fn run_esker(args: &[&str]) -> Output {
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GEMINI_CLI_HOME")
+        .env_remove("ANTIGRAVITY_CLI_DIR")
+        .env_remove("ANTIGRAVITY_DIR")
+        .env_remove("OPENCODE_DB")
         .output()
         .expect("esker binary runs")
 }

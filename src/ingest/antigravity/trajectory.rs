@@ -53,7 +53,8 @@ pub fn read(database: &Path) -> Result<Trajectory, StoreReadError> {
 
 fn read_from(connection: &Connection) -> rusqlite::Result<Trajectory> {
     let mut generations = Vec::new();
-    let mut statement = connection.prepare("SELECT data FROM gen_metadata ORDER BY idx")?;
+    let mut statement =
+        connection.prepare(include_str!("../../../queries/antigravity_generations.sql"))?;
     let rows = statement.query_map([], |row| row.get::<_, Option<Vec<u8>>>(0))?;
     for data in rows {
         if let Some(generation) = data?.as_deref().and_then(generation_of) {
@@ -61,13 +62,15 @@ fn read_from(connection: &Connection) -> rusqlite::Result<Trajectory> {
         }
     }
     let source = connection
-        .query_row("SELECT source FROM trajectory_meta LIMIT 1", [], |row| {
-            row.get::<_, Option<i64>>(0)
-        })
+        .query_row(
+            include_str!("../../../queries/antigravity_source.sql"),
+            [],
+            |row| row.get::<_, Option<i64>>(0),
+        )
         .unwrap_or(None);
     let workspace = connection
         .query_row(
-            "SELECT data FROM trajectory_metadata_blob LIMIT 1",
+            include_str!("../../../queries/antigravity_workspace.sql"),
             [],
             |row| row.get::<_, Option<Vec<u8>>>(0),
         )
