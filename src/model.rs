@@ -14,15 +14,17 @@ pub enum Source {
     Gemini,
     Antigravity,
     OpenCode,
+    Kimi,
 }
 
 impl Source {
-    pub const ALL: [Source; 5] = [
+    pub const ALL: [Source; 6] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
         Source::Antigravity,
         Source::OpenCode,
+        Source::Kimi,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -32,6 +34,7 @@ impl Source {
             Source::Gemini => "gemini",
             Source::Antigravity => "antigravity",
             Source::OpenCode => "opencode",
+            Source::Kimi => "kimi",
         }
     }
 

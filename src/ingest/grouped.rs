@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use super::Format;
 use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
+use super::kimi;
 use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
 use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
@@ -38,6 +39,8 @@ pub enum GroupKind {
     Antigravity,
     /// A session of OpenCode's legacy `storage/` tree, keyed by `storage/message/<ses>`.
     OpenCodeTree,
+    /// A Kimi CLI session folder (`sessions/<hash>/<uuid>`).
+    Kimi,
 }
 
 impl GroupKind {
@@ -45,6 +48,7 @@ impl GroupKind {
         match self {
             GroupKind::Antigravity => Format::Antigravity,
             GroupKind::OpenCodeTree => Format::OpenCodeTree,
+            GroupKind::Kimi => Format::Kimi,
         }
     }
 }
@@ -97,6 +101,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::OpenCode,
             path: path.with_file_name(database),
+        }));
+    }
+    if let Some(key) = kimi::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::Kimi,
+            key,
         }));
     }
     opencode_tree::key_of(path).map(|key| {
@@ -166,7 +176,67 @@ pub(super) fn read_group(
     match group.kind {
         GroupKind::Antigravity => read_antigravity(group, previous, options, shared),
         GroupKind::OpenCodeTree => read_opencode_tree(group, previous, options),
+        GroupKind::Kimi => read_kimi(group, previous, options),
     }
+}
+
+fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
+    let format = group.kind.format();
+    let key = &group.key;
+    let stamp = fingerprint(&kimi::members(key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let wire = key.join("wire.jsonl");
+    let streamed = match fs::File::open(&wire)
+        .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+    {
+        Ok(streamed) => streamed,
+        Err(_) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+    };
+    let mut lines = streamed.split.lines;
+    if !kimi::sniff(&lines) {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    }
+    let secrets_redacted = if options.redact {
+        lines
+            .iter_mut()
+            .map(|line| options.redactor.redact_value(&mut line.value) as u64)
+            .sum()
+    } else {
+        0
+    };
+    let id = key
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (title, cwd) = kimi::state_of(key);
+    let output = kimi::parse(&id, &lines, title, cwd);
+    let mut issues: Vec<FileIssue> = streamed
+        .split
+        .malformed
+        .iter()
+        .map(|warning| FileIssue {
+            line: warning.line,
+            message: format!("wire.jsonl: {}", warning.message),
+        })
+        .collect();
+    let malformed_lines = issues.len() as u64;
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
+    checkpoint.complete_offset = streamed.split.complete_offset;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues,
+        extra_checkpoints: Vec::new(),
+    }))
 }
 
 fn unchanged(previous: Option<&Checkpoint>, stamp: &Fingerprint, format: Format) -> bool {

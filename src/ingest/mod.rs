@@ -7,6 +7,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod grouped;
+pub mod kimi;
 pub mod lines;
 pub mod opencode;
 pub mod protowire;
@@ -38,6 +39,8 @@ pub enum Format {
     OpenCodeDb,
     /// A session of OpenCode's legacy `storage/` JSON tree.
     OpenCodeTree,
+    /// A Kimi CLI session folder (`wire.jsonl`, `context.jsonl`, ...).
+    Kimi,
 }
 
 impl Format {
@@ -50,6 +53,7 @@ impl Format {
             Format::Antigravity => "antigravity",
             Format::OpenCodeDb => "opencode_db",
             Format::OpenCodeTree => "opencode_tree",
+            Format::Kimi => "kimi",
         }
     }
 }
@@ -160,6 +164,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::Antigravity,
         Format::OpenCodeDb,
         Format::OpenCodeTree,
+        Format::Kimi,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -312,6 +312,40 @@ fn opencode_tokens(source: &Path) -> Tokens {
     sum
 }
 
+/// Kimi: a session folder's `wire.jsonl` `StatusUpdate.token_usage`, once per `message_id`
+/// (input = other + cache reads + cache writes).
+fn kimi_tokens(folder: &Path) -> Tokens {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut sum = Tokens::default();
+    for record in json_lines(&folder.join("wire.jsonl")) {
+        let Some(payload) = record.pointer("/message/payload") else {
+            continue;
+        };
+        if record.pointer("/message/type").and_then(Value::as_str) != Some("StatusUpdate") {
+            continue;
+        }
+        let Some(usage) = payload.get("token_usage") else {
+            continue;
+        };
+        let id = payload.get("message_id").and_then(Value::as_str);
+        if id.is_some_and(|id| !seen.insert(id.to_string())) {
+            continue;
+        }
+        let input = count(usage, "input_other")
+            + count(usage, "input_cache_read")
+            + count(usage, "input_cache_creation");
+        let output = count(usage, "output");
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "input_cache_read"),
+            output,
+            reasoning: 0,
+            total: input + output,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -349,6 +383,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "gemini" => gemini_tokens(Path::new(path)),
             "antigravity" => antigravity_tokens(Path::new(path)),
             "opencode" => opencode_tokens(Path::new(path)),
+            "kimi" => kimi_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

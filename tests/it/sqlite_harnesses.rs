@@ -272,3 +272,121 @@ fn corpus_opencode_store_and_tree_are_read_and_left_unchanged() {
         .count();
     assert_eq!(stray, 0, "no -wal/-shm created beside the corpus store");
 }
+
+const KIMI: &str = "7d1e2f3a-0000-4000-8000-00000000d001";
+
+fn kimi_folder(root: &Path) -> PathBuf {
+    root.join(format!("sessions/5f0c1c0e3a6b4d2e9f8a7b6c5d4e3f2a/{KIMI}"))
+}
+
+#[test]
+fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let folder = kimi_folder(logs.path());
+    fs::create_dir_all(&folder).expect("mkdir");
+    for name in ["wire.jsonl", "context.jsonl", "state.json"] {
+        fs::copy(
+            kimi_folder(&fixtures_dir().join("kimi")).join(name),
+            folder.join(name),
+        )
+        .expect("copy fixture");
+    }
+    let data = tempfile::tempdir().expect("temp dir");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("kimi=1"), "{stderr}");
+    let data_dir = data.path();
+    let row = session(data_dir, KIMI);
+    assert_eq!(text(&row, "source"), "kimi");
+    assert_eq!(text(&row, "title"), "Lynx fixture count");
+    assert_eq!(text(&row, "cwd"), "/home/dev/zoo");
+    let input = (300 + 2000 + 100) + (120 + 2300) + (50 + 2400);
+    let output = 40 + 30 + 12;
+    assert_eq!(row.get("input_tokens").and_then(Value::as_i64), Some(input));
+    assert_eq!(
+        row.get("total_tokens").and_then(Value::as_i64),
+        Some(input + output)
+    );
+    assert_eq!(row.get("turn_count").and_then(Value::as_i64), Some(2));
+    let responses = query_rows(
+        data_dir,
+        &format!(
+            "SELECT tool_name, tool_call_id, subtype FROM events WHERE session_id = \
+             'session:kimi-{KIMI}' AND type = 'tool_response' ORDER BY seq"
+        ),
+    );
+    let summary: Vec<(String, String, String)> = responses
+        .iter()
+        .map(|row| {
+            (
+                text(row, "tool_name"),
+                text(row, "tool_call_id"),
+                text(row, "subtype"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("Shell".into(), "tool_lynx_1".into(), "error".into()),
+            ("Shell".into(), "tool_lynx_2".into(), String::new()),
+        ]
+    );
+    let payload = query_rows(
+        data_dir,
+        "SELECT payload FROM events WHERE tool_call_id = 'tool_lynx_1' AND type = 'tool_call'",
+    );
+    assert_eq!(
+        text(&payload[0], "payload"),
+        r#"{"command":"ls fixtures/lynx"}"#,
+        "streamed argument fragments are joined"
+    );
+
+    // An appended step adds exactly its events; a changed state.json alone re-reads the folder.
+    let mut wire = fs::OpenOptions::new()
+        .append(true)
+        .open(folder.join("wire.jsonl"))
+        .expect("open wire");
+    use std::io::Write;
+    for record in [
+        json!({"timestamp": 1770804100.0, "message": {"type": "TurnBegin",
+            "payload": {"user_input": "the ocelot ones, please"}}}),
+        json!({"timestamp": 1770804101.0, "message": {"type": "ContentPart",
+            "payload": {"type": "text", "text": "There are no ocelot fixtures."}}}),
+    ] {
+        writeln!(wire, "{record}").expect("append");
+    }
+    drop(wire);
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 2 new"), "{stderr}");
+    fs::write(
+        folder.join("state.json"),
+        r#"{"title": "Lynx and ocelot", "workDir": "/home/dev/zoo"}"#,
+    )
+    .expect("state");
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+    assert_eq!(text(&session(data_dir, KIMI), "title"), "Lynx and ocelot");
+}
+
+#[test]
+fn corpus_kimi_session_is_read() {
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    let folder = corpus_dir()
+        .expect("corpus")
+        .join("kimi/youngstunners88_ihhashi/sessions/697a0ebec3147bb421a9dd6a0531906f/0be84c98-0aeb-48c3-aa42-0fb8330914ef")
+        .canonicalize()
+        .expect("folder");
+    assert!(
+        stderr.contains(&format!("{:<17}  {}", "kimi", folder.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM sessions WHERE source = 'kimi' AND total_tokens > 0"
+        ),
+        1
+    );
+}

@@ -39,6 +39,7 @@ pub fn run_esker(args: &[&str]) -> Output {
         .env_remove("ANTIGRAVITY_CLI_DIR")
         .env_remove("ANTIGRAVITY_DIR")
         .env_remove("OPENCODE_DB")
+        .env_remove("KIMI_SHARE_DIR")
         .output()
         .expect("esker binary runs")
 }
