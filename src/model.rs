@@ -19,10 +19,13 @@ pub enum Source {
     Factory,
     Amp,
     Aider,
+    Antigravity,
+    OpenCode,
+    Kimi,
 }
 
 impl Source {
-    pub const ALL: [Source; 10] = [
+    pub const ALL: [Source; 13] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -33,6 +36,9 @@ impl Source {
         Source::Factory,
         Source::Amp,
         Source::Aider,
+        Source::Antigravity,
+        Source::OpenCode,
+        Source::Kimi,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +53,9 @@ impl Source {
             Source::Factory => "factory",
             Source::Amp => "amp",
             Source::Aider => "aider",
+            Source::Antigravity => "antigravity",
+            Source::OpenCode => "opencode",
+            Source::Kimi => "kimi",
         }
     }
 
@@ -69,6 +78,9 @@ impl Source {
             Source::Factory => "factory-droid",
             Source::Amp => "amp",
             Source::Aider => "aider",
+            Source::Antigravity => "antigravity",
+            Source::OpenCode => "opencode",
+            Source::Kimi => "kimi-cli",
         }
     }
 

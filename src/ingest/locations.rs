@@ -5,12 +5,16 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 5] = [
+pub const ENV_VARS: [&str; 9] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
     "PI_CODING_AGENT_DIR",
     "XDG_DATA_HOME",
+    "ANTIGRAVITY_CLI_DIR",
+    "ANTIGRAVITY_DIR",
+    "OPENCODE_DB",
+    "KIMI_SHARE_DIR",
 ];
 
 /// Candidate directories (existing or not) under `home`, with `env` looking variables up.

@@ -3,6 +3,7 @@
 
 pub mod aider;
 pub mod amp;
+pub mod antigravity;
 pub mod assemble;
 pub mod claude;
 pub mod codex;
@@ -11,12 +12,17 @@ pub mod copilot;
 pub mod cursor;
 pub mod factory;
 pub mod gemini;
+pub mod grouped;
+pub mod kimi;
 pub mod lines;
 pub mod locations;
+pub mod opencode;
 pub mod pi;
+pub mod protowire;
 pub mod qwen;
 pub mod reader;
 pub mod run;
+pub mod sqlite;
 pub mod status;
 pub mod watch;
 
@@ -45,6 +51,14 @@ pub enum Format {
     FactorySession,
     AmpThread,
     AiderHistory,
+    /// Antigravity transcripts; read as a conversation (`grouped`), or alone outside a home.
+    Antigravity,
+    /// OpenCode's `opencode.db` (SQLite).
+    OpenCodeDb,
+    /// A session of OpenCode's legacy `storage/` JSON tree.
+    OpenCodeTree,
+    /// A Kimi CLI session folder (`wire.jsonl`, `context.jsonl`, ...).
+    Kimi,
 }
 
 impl Format {
@@ -62,6 +76,10 @@ impl Format {
             Format::FactorySession => "factory_session",
             Format::AmpThread => "amp_thread",
             Format::AiderHistory => "aider_history",
+            Format::Antigravity => "antigravity",
+            Format::OpenCodeDb => "opencode_db",
+            Format::OpenCodeTree => "opencode_tree",
+            Format::Kimi => "kimi",
         }
     }
 }
@@ -123,6 +141,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::PiSession)
     } else if factory::sniff(&leading) {
         Some(Format::FactorySession)
+    } else if antigravity::sniff(&leading) {
+        Some(Format::Antigravity)
     } else {
         None
     }
@@ -213,6 +233,9 @@ pub fn parse(
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
+        (Format::Antigravity, Content::Lines(split)) => {
+            antigravity::parse_standalone(path, &split.lines)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -232,6 +255,10 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::FactorySession,
         Format::AmpThread,
         Format::AiderHistory,
+        Format::Antigravity,
+        Format::OpenCodeDb,
+        Format::OpenCodeTree,
+        Format::Kimi,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
 use super::assemble::assemble;
+use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
 use super::lines::SplitLines;
 use super::reader::{ReadLimits, stream_json_lines};
 use super::status::IngestMonitor;
@@ -27,6 +28,9 @@ use crate::store::{Store, StoreError, WriterLock};
 
 /// Format name recorded for files of no known format (so unchanged ones are not re-read).
 const UNKNOWN_FORMAT: &str = "unknown";
+
+/// Format name recorded for encrypted files of a known harness.
+const ENCRYPTED_FORMAT: &str = "encrypted";
 
 /// How many issues (malformed lines, parser warnings) are printed per file; all are counted.
 const ISSUES_SHOWN_PER_FILE: usize = 5;
@@ -89,6 +93,10 @@ pub struct IndexSummary {
     pub files_skipped: usize,
     pub files_held_back: usize,
     pub files_failed: usize,
+    /// Files of a known harness that are encrypted (Antigravity IDE `.pb` trajectories).
+    pub files_encrypted: usize,
+    /// SQLite stores being written while read: retried on the next pass.
+    pub stores_busy: usize,
     /// Directory entries that could not be walked (symlink loops, dangling links, no access).
     pub walk_errors: usize,
     pub sessions: usize,
@@ -122,7 +130,8 @@ impl fmt::Display for IndexSummary {
             .join(" ");
         write!(
             formatter,
-            "files: {} seen, {} ingested, {} unchanged, {} skipped (unknown format), {} held back, {} failed; \
+            "files: {} seen, {} ingested, {} unchanged, {} skipped (unknown format), {} encrypted, {} held back, \
+             {} busy (retried next pass), {} failed; \
              formats: {}; sessions: {}; events: {} new ({} written); malformed lines: {}; \
              parser warnings: {}; walk errors: {}; secrets redacted: {}; commits: {}; \
              elapsed: {:.2}s; {:.1} MB read at {:.1} MB/s",
@@ -130,7 +139,9 @@ impl fmt::Display for IndexSummary {
             self.files_ingested,
             self.files_unchanged,
             self.files_skipped,
+            self.files_encrypted,
             self.files_held_back,
+            self.stores_busy,
             self.files_failed,
             if formats.is_empty() {
                 "none".to_string()
@@ -162,31 +173,39 @@ pub enum IndexError {
 }
 
 /// A skipped line or record of one file.
-struct FileIssue {
-    line: u64,
-    message: String,
+pub(super) struct FileIssue {
+    pub(super) line: u64,
+    pub(super) message: String,
 }
 
-/// A file read and parsed, ready to commit.
-struct IngestedFile {
-    format: Format,
-    checkpoint: Checkpoint,
-    sessions: Vec<AssembledSession>,
-    removed_sessions: Vec<String>,
-    malformed_lines: u64,
-    parser_warnings: u64,
-    secrets_redacted: u64,
-    issues: Vec<FileIssue>,
+/// A file (or grouped source) read and parsed, ready to commit.
+pub(super) struct IngestedFile {
+    pub(super) format: Format,
+    pub(super) checkpoint: Checkpoint,
+    pub(super) sessions: Vec<AssembledSession>,
+    pub(super) removed_sessions: Vec<String>,
+    pub(super) malformed_lines: u64,
+    pub(super) parser_warnings: u64,
+    pub(super) secrets_redacted: u64,
+    pub(super) issues: Vec<FileIssue>,
+    /// Further checkpoints the source keeps (a store's per-session row checkpoints).
+    pub(super) extra_checkpoints: Vec<(String, Checkpoint)>,
 }
 
-/// What happened to one file.
-enum FileOutcome {
+/// What happened to one file (or grouped source).
+pub(super) enum FileOutcome {
     Unchanged,
     Skipped(Checkpoint),
     HeldBack,
     Ingested(Box<IngestedFile>),
     /// Only the held-back tail changed: the checkpoint moves, the data does not.
     CheckpointOnly(Checkpoint),
+    /// A file of a known harness that is encrypted: counted, remembered, not read.
+    Encrypted(Checkpoint),
+    /// A SQLite store changed while it was read: nothing moves, the next pass retries.
+    Busy(PathBuf),
+    /// A store that could not be read (reported like an unreadable file).
+    Failed(String),
 }
 
 /// Work read since the last commit.
@@ -240,12 +259,15 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     }
     let mut state = StoreState::load(&store.verify()?.root)?;
     let mut summary = IndexSummary::default();
-    let files = discover_reporting(&paths, options.report_issues, &mut summary);
-    let progress = progress_bar(options.progress, files.len() as u64);
-    summary.files_seen = files.len();
+    let sources = discover_sources(&paths, options.report_issues, &mut summary);
+    let files = &sources.files;
+    let source_count =
+        files.len() + sources.encrypted.len() + sources.groups.len() + sources.stores.len();
+    let progress = progress_bar(options.progress, source_count as u64);
+    summary.files_seen = source_count;
     if let Some(monitor) = &options.monitor {
         monitor.pass_started(
-            files.len() as u64,
+            source_count as u64,
             files.iter().map(|file| file_size(file)).sum(),
         );
     }
@@ -256,11 +278,37 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     let redaction_changed =
         state.redacted != options.redact || state.redaction_rules != redaction_rules;
     let mut batch = Batch::default();
-    for file in &files {
+    let mut shared = SharedIndexes::default();
+    let others = sources.encrypted.iter().map(PassSource::Encrypted);
+    let groups = sources.groups.iter().map(PassSource::Group);
+    let stores = sources.stores.iter().map(PassSource::Store);
+    let all = files
+        .iter()
+        .map(PassSource::File)
+        .chain(others)
+        .chain(groups)
+        .chain(stores);
+    for source in all {
         progress.inc(1);
+        let file = source.path();
         let key = file.to_string_lossy().into_owned();
         let checkpoint = state.checkpoints.get(&key).filter(|_| !redaction_changed);
-        let outcome = read_file(file, checkpoint, options);
+        let outcome = match source {
+            PassSource::File(file) => read_file(file, checkpoint, options),
+            PassSource::Encrypted(file) => Ok(encrypted_outcome(file, checkpoint)),
+            PassSource::Group(group) => {
+                Ok(grouped::read_group(group, checkpoint, options, &mut shared))
+            }
+            PassSource::Store(store) => {
+                let no_rows = BTreeMap::new();
+                let rows = if redaction_changed {
+                    &no_rows
+                } else {
+                    &state.checkpoints
+                };
+                Ok(grouped::read_store(store, checkpoint, rows, options))
+            }
+        };
         record_outcome(
             file,
             key,
@@ -306,6 +354,44 @@ fn file_size(file: &Path) -> u64 {
     fs::metadata(file).map_or(0, |metadata| metadata.len())
 }
 
+/// One source of a pass: a file, an encrypted file, or a grouped session.
+enum PassSource<'a> {
+    File(&'a PathBuf),
+    Encrypted(&'a PathBuf),
+    Group(&'a Group),
+    Store(&'a SqliteStore),
+}
+
+impl PassSource<'_> {
+    /// The path its checkpoint is kept under.
+    fn path(&self) -> &Path {
+        match self {
+            PassSource::File(path) | PassSource::Encrypted(path) => path,
+            PassSource::Group(group) => &group.key,
+            PassSource::Store(store) => &store.path,
+        }
+    }
+}
+
+/// An encrypted file: remembered by its identity so it is counted once, not re-noted.
+fn encrypted_outcome(file: &Path, previous: Option<&Checkpoint>) -> FileOutcome {
+    let Ok(metadata) = fs::metadata(file) else {
+        return FileOutcome::Unchanged;
+    };
+    let identity = FileIdentity::of(&metadata);
+    if previous.is_some_and(|checkpoint| identity.matches(checkpoint)) {
+        return FileOutcome::Unchanged;
+    }
+    FileOutcome::Encrypted(checkpoint_for(
+        &identity,
+        0,
+        String::new(),
+        ENCRYPTED_FORMAT,
+        Vec::new(),
+        0,
+    ))
+}
+
 /// The files an older store had indexed that still exist: a format upgrade re-reads them too,
 /// so sessions indexed from other paths than this run's are not lost.
 fn previously_indexed_files(store: &Store) -> Vec<PathBuf> {
@@ -319,7 +405,7 @@ fn previously_indexed_files(store: &Store) -> Vec<PathBuf> {
         .checkpoints
         .keys()
         .map(PathBuf::from)
-        .filter(|path| path.is_file())
+        .filter(|path| path.exists())
         .collect()
 }
 
@@ -347,6 +433,31 @@ fn record_outcome(
             summary.files_unchanged += 1;
             batch.input.checkpoints.insert(key, checkpoint);
         }
+        Ok(FileOutcome::Encrypted(checkpoint)) => {
+            if options.list_files {
+                progress.suspend(|| eprintln!("  skipped (encrypted)  {}", file.display()));
+            }
+            summary.files_encrypted += 1;
+            batch.input.checkpoints.insert(key, checkpoint);
+        }
+        Ok(FileOutcome::Busy(store)) => {
+            if options.report_issues {
+                progress.suspend(|| {
+                    eprintln!(
+                        "  busy  {}: being written, retried on the next pass",
+                        store.display()
+                    )
+                });
+            }
+            summary.stores_busy += 1;
+        }
+        Ok(FileOutcome::Failed(error)) => {
+            if options.report_issues {
+                progress.suspend(|| eprintln!("  failed  {}: {error}", file.display()));
+            }
+            tracing::warn!(file = %file.display(), %error, "cannot read log source");
+            summary.files_failed += 1;
+        }
         Ok(FileOutcome::Ingested(ingested)) => {
             let ingested = *ingested;
             let event_count: usize = ingested.sessions.iter().map(|s| s.events.len()).sum();
@@ -373,6 +484,7 @@ fn record_outcome(
                 .input
                 .checkpoints
                 .insert(key.clone(), ingested.checkpoint);
+            batch.input.checkpoints.extend(ingested.extra_checkpoints);
             batch.input.sessions.extend(ingested.sessions);
             batch.removed.extend(
                 ingested
@@ -527,7 +639,24 @@ fn discover_reporting(
     to_stderr: bool,
     summary: &mut IndexSummary,
 ) -> Vec<PathBuf> {
+    discover_sources(paths, to_stderr, summary).files
+}
+
+/// What a pass reads: plain log files, encrypted files of known harnesses, and grouped
+/// sessions (each once, whichever of its files was found).
+#[derive(Default)]
+struct Sources {
+    files: Vec<PathBuf>,
+    encrypted: Vec<PathBuf>,
+    groups: Vec<Group>,
+    stores: Vec<SqliteStore>,
+}
+
+fn discover_sources(paths: &[PathBuf], to_stderr: bool, summary: &mut IndexSummary) -> Sources {
     let mut files = BTreeSet::new();
+    let mut encrypted = BTreeSet::new();
+    let mut groups = BTreeSet::new();
+    let mut stores = BTreeSet::new();
     for path in paths {
         let walker = walkdir::WalkDir::new(path).follow_links(true);
         for entry in walker.into_iter() {
@@ -542,16 +671,45 @@ fn discover_reporting(
                     continue;
                 }
             };
-            if entry.file_type().is_file() && is_candidate(entry.path()) {
-                let absolute = entry
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let absolute = || {
+                entry
                     .path()
                     .canonicalize()
-                    .unwrap_or_else(|_| entry.path().to_path_buf());
-                files.insert(absolute);
+                    .unwrap_or_else(|_| entry.path().to_path_buf())
+            };
+            match grouped::claim(entry.path()) {
+                Some(Claim::Member(group)) => {
+                    groups.insert(Group {
+                        key: group.key.canonicalize().unwrap_or(group.key),
+                        ..group
+                    });
+                }
+                Some(Claim::Encrypted) => {
+                    encrypted.insert(absolute());
+                }
+                Some(Claim::Store(store)) if store.path.is_file() => {
+                    stores.insert(SqliteStore {
+                        path: store.path.canonicalize().unwrap_or(store.path),
+                        ..store
+                    });
+                }
+                Some(Claim::Store(_)) => {}
+                None if is_candidate(entry.path()) => {
+                    files.insert(absolute());
+                }
+                None => {}
             }
         }
     }
-    files.into_iter().collect()
+    Sources {
+        files: files.into_iter().collect(),
+        encrypted: encrypted.into_iter().collect(),
+        groups: groups.into_iter().collect(),
+        stores: stores.into_iter().collect(),
+    }
 }
 
 fn is_candidate(path: &Path) -> bool {
@@ -689,6 +847,7 @@ fn read_file(
         parser_warnings,
         secrets_redacted,
         issues,
+        extra_checkpoints: Vec::new(),
     })))
 }
 
@@ -808,7 +967,8 @@ fn read_sidecar(path: &Path) -> Option<Value> {
 }
 
 /// The harnesses' default log locations that exist on this machine, honouring `CODEX_HOME`,
-/// `CLAUDE_CONFIG_DIR` and `GEMINI_CLI_HOME`.
+/// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR`, `ANTIGRAVITY_DIR`,
+/// `XDG_DATA_HOME` (OpenCode), `OPENCODE_DB` and `KIMI_SHARE_DIR`.
 pub fn default_locations() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -821,14 +981,46 @@ pub fn default_locations() -> Vec<PathBuf> {
     let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
     let claude_home = env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
     let gemini_home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone());
+    let dot_gemini = home.join(".gemini");
     [
         codex_home.join("sessions"),
         codex_home.join("archived_sessions"),
         claude_home.join("projects"),
         gemini_home.join(".gemini").join("tmp"),
+        env_dir("ANTIGRAVITY_CLI_DIR").unwrap_or_else(|| dot_gemini.join("antigravity-cli")),
+        env_dir("ANTIGRAVITY_DIR").unwrap_or_else(|| dot_gemini.join("antigravity")),
+        dot_gemini.join("antigravity-ide"),
+        dot_gemini.join("antigravity-backup"),
     ]
     .into_iter()
     .chain(super::locations::candidates(&home, env_dir))
+    .chain([env_dir("KIMI_SHARE_DIR")
+        .unwrap_or_else(|| home.join(".kimi"))
+        .join("sessions")])
     .filter(|path| path.is_dir())
+    .chain(opencode_locations(&home, &env_dir))
     .collect()
+}
+
+/// OpenCode's stores under `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`): its
+/// `opencode*.db` files and the legacy `storage/` tree, plus `$OPENCODE_DB`; not the whole
+/// directory (it also holds git snapshots of every worktree).
+fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let root = env_dir("XDG_DATA_HOME")
+        .unwrap_or_else(|| home.join(".local").join("share"))
+        .join("opencode");
+    let databases = fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| super::opencode::store::is_candidate(path) && path.is_file());
+    let mut locations: Vec<PathBuf> = databases.collect();
+    locations.sort();
+    let storage = root.join("storage");
+    if storage.is_dir() {
+        locations.push(storage);
+    }
+    locations.extend(env_dir("OPENCODE_DB").filter(|path| path.is_file()));
+    locations
 }

@@ -167,7 +167,7 @@ fn collect_paths(event: notify::Result<notify::Event>, changed: &mut BTreeSet<Pa
             // A new directory (a new project): its files may predate the watch on it.
             return false;
         }
-        if is_log_file(&path) {
+        if is_log_file(&path) || super::grouped::claim(&path).is_some() {
             changed.insert(path);
         }
     }

@@ -334,6 +334,190 @@ fn amp_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Antigravity: a conversation (`<home>/brain/<uuid>`, its source path) records usage only in
+/// `<home>/conversations/<uuid>.db`: one `gen_metadata` row per model call, a protobuf whose
+/// field 1.4 is `{2: uncached input, 3: output incl. thinking, 5: cache read, 10: thinking}`.
+/// Decoded here with `prost`'s wire primitives, independently of the parser.
+fn antigravity_tokens(conversation: &Path) -> Tokens {
+    let (Some(id), Some(home)) = (
+        conversation.file_name(),
+        conversation.parent().and_then(Path::parent),
+    ) else {
+        return Tokens::default();
+    };
+    let database = home
+        .join("conversations")
+        .join(format!("{}.db", id.to_string_lossy()));
+    if !database.is_file() {
+        return Tokens::default();
+    }
+    // immutable: never touches the file (these test stores have no -wal).
+    let uri = format!("file:{}?mode=ro&immutable=1", database.display());
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    let connection = rusqlite::Connection::open_with_flags(uri, flags).expect("open trajectory");
+    let mut statement = connection
+        .prepare("SELECT data FROM gen_metadata")
+        .expect("gen_metadata");
+    let blobs: Vec<Vec<u8>> = statement
+        .query_map([], |row| row.get(0))
+        .expect("rows")
+        .map(|row| row.expect("blob"))
+        .collect();
+    let mut sum = Tokens::default();
+    for blob in blobs {
+        let usage = protobuf_field(&protobuf_field(&blob, 1), 4);
+        let varint = |number| protobuf_varint(&usage, number);
+        let input = varint(2) + varint(5);
+        let output = varint(3);
+        sum.add(Tokens {
+            input,
+            cached_input: varint(5),
+            output,
+            reasoning: varint(10),
+            total: input + output,
+        });
+    }
+    sum
+}
+
+/// The bytes of the first length-delimited field `number` of a protobuf message.
+fn protobuf_field(message: &[u8], number: u32) -> Vec<u8> {
+    use prost::encoding::{WireType, decode_key, decode_varint};
+    let mut buffer = message;
+    while !buffer.is_empty() {
+        let Ok((field, wire_type)) = decode_key(&mut buffer) else {
+            break;
+        };
+        match wire_type {
+            WireType::Varint => {
+                let _ = decode_varint(&mut buffer);
+            }
+            WireType::LengthDelimited => {
+                let length = decode_varint(&mut buffer).unwrap_or(0) as usize;
+                let (bytes, rest) = buffer.split_at(length.min(buffer.len()));
+                if field == number {
+                    return bytes.to_vec();
+                }
+                buffer = rest;
+            }
+            WireType::SixtyFourBit => buffer = &buffer[8.min(buffer.len())..],
+            WireType::ThirtyTwoBit => buffer = &buffer[4.min(buffer.len())..],
+            _ => break,
+        }
+    }
+    Vec::new()
+}
+
+/// The first varint field `number` of a protobuf message (0 when absent).
+fn protobuf_varint(message: &[u8], number: u32) -> i64 {
+    use prost::encoding::{WireType, decode_key, decode_varint};
+    let mut buffer = message;
+    while !buffer.is_empty() {
+        let Ok((field, wire_type)) = decode_key(&mut buffer) else {
+            break;
+        };
+        match wire_type {
+            WireType::Varint => {
+                let value = decode_varint(&mut buffer).unwrap_or(0);
+                if field == number {
+                    return value as i64;
+                }
+            }
+            WireType::LengthDelimited => {
+                let length = decode_varint(&mut buffer).unwrap_or(0) as usize;
+                buffer = &buffer[length.min(buffer.len())..];
+            }
+            WireType::SixtyFourBit => buffer = &buffer[8.min(buffer.len())..],
+            WireType::ThirtyTwoBit => buffer = &buffer[4.min(buffer.len())..],
+            _ => break,
+        }
+    }
+    0
+}
+
+/// OpenCode: every message's `tokens` once (`input` fresh, cache reads and writes apart,
+/// `output` without reasoning), from the database's `message.data` or the legacy tree's message
+/// files (`storage/message/<ses>/`, the source path of a tree session).
+fn opencode_tokens(source: &Path) -> Tokens {
+    let messages: Vec<Value> = if source.is_dir() {
+        std::fs::read_dir(source)
+            .expect("message dir")
+            .filter_map(Result::ok)
+            .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect()
+    } else {
+        let copy = tempfile::tempdir().expect("temp dir");
+        let database = copy.path().join("copy.db");
+        std::fs::copy(source, &database).expect("copy store");
+        let wal = format!("{}-wal", source.display());
+        if Path::new(&wal).is_file() {
+            std::fs::copy(&wal, copy.path().join("copy.db-wal")).expect("copy wal");
+        }
+        let connection = rusqlite::Connection::open(&database).expect("open copy");
+        let mut statement = connection
+            .prepare("SELECT data FROM message")
+            .expect("messages");
+        statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .expect("rows")
+            .filter_map(Result::ok)
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect()
+    };
+    let mut sum = Tokens::default();
+    for message in messages {
+        let Some(tokens) = message.get("tokens") else {
+            continue;
+        };
+        let cache = tokens.get("cache").cloned().unwrap_or(Value::Null);
+        let input = count(tokens, "input") + count(&cache, "read") + count(&cache, "write");
+        let output = count(tokens, "output") + count(tokens, "reasoning");
+        sum.add(Tokens {
+            input,
+            cached_input: count(&cache, "read"),
+            output,
+            reasoning: count(tokens, "reasoning"),
+            total: input + output,
+        });
+    }
+    sum
+}
+
+/// Kimi: a session folder's `wire.jsonl` `StatusUpdate.token_usage`, once per `message_id`
+/// (input = other + cache reads + cache writes).
+fn kimi_tokens(folder: &Path) -> Tokens {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut sum = Tokens::default();
+    for record in json_lines(&folder.join("wire.jsonl")) {
+        let Some(payload) = record.pointer("/message/payload") else {
+            continue;
+        };
+        if record.pointer("/message/type").and_then(Value::as_str) != Some("StatusUpdate") {
+            continue;
+        }
+        let Some(usage) = payload.get("token_usage") else {
+            continue;
+        };
+        let id = payload.get("message_id").and_then(Value::as_str);
+        if id.is_some_and(|id| !seen.insert(id.to_string())) {
+            continue;
+        }
+        let input = count(usage, "input_other")
+            + count(usage, "input_cache_read")
+            + count(usage, "input_cache_creation");
+        let output = count(usage, "output");
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "input_cache_read"),
+            output,
+            reasoning: 0,
+            total: input + output,
+        });
+    }
+    sum
+}
+
 /// Aider: the `> Tokens: 2.3k sent, 150 received.` lines, as printed (rounded).
 fn aider_tokens(path: &Path) -> Tokens {
     let count_of = |text: &str| -> i64 {
@@ -408,6 +592,9 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "factory" => factory_tokens(Path::new(path)),
             "amp" => amp_tokens(Path::new(path)),
             "aider" => aider_tokens(Path::new(path)),
+            "antigravity" => antigravity_tokens(Path::new(path)),
+            "opencode" => opencode_tokens(Path::new(path)),
+            "kimi" => kimi_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -1,5 +1,6 @@
 //! The one integration-test crate (one link): modules per area, shared helpers in `support`.
 
+mod antigravity;
 mod cli;
 mod fidelity;
 mod harnesses;
@@ -10,4 +11,5 @@ mod python;
 mod questions;
 mod redaction;
 mod reliability;
+mod sqlite_harnesses;
 mod support;

@@ -153,7 +153,11 @@ fn write_planted_logs(root: &Path, blob: &str) {
         let relative = entry.path().strip_prefix(&fixtures).expect("inside");
         let target = root.join(relative);
         fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
-        let text = fs::read_to_string(entry.path()).expect("fixture is text");
+        let Ok(text) = fs::read_to_string(entry.path()) else {
+            // Binary stores (SQLite trajectories, encrypted files) are copied as they are.
+            fs::copy(entry.path(), &target).expect("copy binary fixture");
+            continue;
+        };
         let planted = match serde_json::from_str::<Value>(&text) {
             Ok(mut whole) if text.trim_end().contains('\n') => {
                 plant(&mut whole, "", blob);

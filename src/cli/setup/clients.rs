@@ -196,6 +196,16 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             "mcpServers",
             EntryShape::CommandArgs,
         ),
+        // Antigravity (the `agy` CLI, the 2.0 app, the IDE): one global customization root,
+        // `~/.gemini/config`, whose `mcp_config.json` takes Gemini CLI's `mcpServers` shape.
+        json_client(
+            "antigravity",
+            "Antigravity",
+            home.join(".gemini").join("config"),
+            "mcp_config.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
     ]
 }
 

@@ -66,7 +66,9 @@ pub enum SetupError {
     },
     #[error("{path}: {source}")]
     Config { path: PathBuf, source: ConfigError },
-    #[error("unknown client {0} (known: claude, codex, gemini, qwen, opencode, copilot, cursor)")]
+    #[error(
+        "unknown client {0} (known: claude, codex, gemini, qwen, opencode, copilot, cursor, antigravity)"
+    )]
     UnknownClient(String),
     #[error("`{command}` failed: {message}")]
     ClientCommand { command: String, message: String },
@@ -435,7 +437,7 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
         .iter()
         .all(|report| report.action == Action::NotFound)
     {
-        out.push_str("no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor)\n");
+        out.push_str("no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor, antigravity)\n");
     }
     print!("{out}");
 }

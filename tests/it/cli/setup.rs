@@ -297,3 +297,20 @@ fn claude_code_is_registered_through_its_own_command_when_it_is_on_path() {
     setup_with_claude_cli(home.path(), &bin, &["--remove"]);
     assert_eq!(calls(), "mcp remove --scope user esker\n");
 }
+
+#[test]
+fn antigravity_is_registered_in_its_global_mcp_config() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let original = "{\n  \"mcpServers\": {\n    \"docs\": { \"command\": \"docs-server\", \"args\": [] }\n  }\n}\n";
+    home.write(".gemini/config/mcp_config.json", original);
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "antigravity"), "added");
+    let config: Value = serde_json::from_str(&home.read(".gemini/config/mcp_config.json")).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(config["mcpServers"]["esker"]["args"][0], "serve");
+    assert_eq!(config["mcpServers"]["docs"]["command"], "docs-server");
+    home.setup(&["--remove", "--client", "antigravity"]);
+    assert_eq!(home.read(".gemini/config/mcp_config.json"), original);
+}

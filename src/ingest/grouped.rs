@@ -1,0 +1,541 @@
+//! Sessions stored across several files (an Antigravity conversation: transcripts, chunk
+//! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
+//! tree: its session, message and part files), and sessions stored as rows of a SQLite store
+//! (OpenCode's `opencode.db`). Discovery maps every member file to its
+//! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
+//! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
+//! session takes from shared files (titles, working directories), so a change to any of them
+//! re-reads the whole session, and nothing is read while none changed. A re-read session
+//! replaces its stored rows; its events keep their ids (keys come from the harness's step
+//! numbers or record ids, not from file offsets), so only new events are new. A store is one
+//! source: its file fingerprint (database and `-wal`) skips it when nothing changed, and a row
+//! checkpoint per session (`<store>#session=<id>`) re-reads only the sessions whose rows changed.
+
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use std::collections::BTreeMap;
+
+use super::Format;
+use super::antigravity::{self, group as agy_group, home::HomeIndex};
+use super::assemble::assemble;
+use super::kimi;
+use super::opencode::{self, store as opencode_store, tree as opencode_tree};
+use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
+use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
+use crate::ids::{StableHasher, session_id};
+use crate::model::{ParseOutput, Source};
+use crate::redact::Redactor;
+use crate::store::rows::AssembledSession;
+use crate::store::state::Checkpoint;
+
+/// The harnesses whose sessions are groups of files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GroupKind {
+    Antigravity,
+    /// A session of OpenCode's legacy `storage/` tree, keyed by `storage/message/<ses>`.
+    OpenCodeTree,
+    /// A Kimi CLI session folder (`sessions/<hash>/<uuid>`).
+    Kimi,
+}
+
+impl GroupKind {
+    pub fn format(self) -> Format {
+        match self {
+            GroupKind::Antigravity => Format::Antigravity,
+            GroupKind::OpenCodeTree => Format::OpenCodeTree,
+            GroupKind::Kimi => Format::Kimi,
+        }
+    }
+}
+
+/// The harnesses whose sessions are rows of a SQLite store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StoreKind {
+    OpenCode,
+}
+
+/// One SQLite store file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SqliteStore {
+    pub kind: StoreKind,
+    pub path: PathBuf,
+}
+
+/// One grouped session source: its kind and key (the directory that names the session).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Group {
+    pub kind: GroupKind,
+    pub key: PathBuf,
+}
+
+/// How discovery treats a file that belongs to a grouped source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// A member of this group: the whole group is read instead of the file.
+    Member(Group),
+    /// A file of a known harness that cannot be read (encrypted): counted, skipped.
+    Encrypted,
+    /// A SQLite store of a harness (or its `-wal`).
+    Store(SqliteStore),
+}
+
+/// The role of `path` in a grouped source, if it has one.
+pub fn claim(path: &Path) -> Option<Claim> {
+    if let Some(role) = agy_group::role_of(path) {
+        return Some(match role {
+            agy_group::Role::Member(key) => Claim::Member(Group {
+                kind: GroupKind::Antigravity,
+                key,
+            }),
+            agy_group::Role::Encrypted => Claim::Encrypted,
+        });
+    }
+    let name = path.file_name()?.to_str()?;
+    let database = name.strip_suffix("-wal").unwrap_or(name);
+    if opencode_store::is_store_name(database) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::OpenCode,
+            path: path.with_file_name(database),
+        }));
+    }
+    if let Some(key) = kimi::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::Kimi,
+            key,
+        }));
+    }
+    opencode_tree::key_of(path).map(|key| {
+        Claim::Member(Group {
+            kind: GroupKind::OpenCodeTree,
+            key,
+        })
+    })
+}
+
+/// Shared files read once per pass (a home's indexes serve all its conversations).
+#[derive(Default)]
+pub struct SharedIndexes {
+    antigravity_homes: HashMap<PathBuf, HomeIndex>,
+}
+
+impl SharedIndexes {
+    fn antigravity_home(&mut self, key: &Path) -> &HomeIndex {
+        let home = agy_group::home_and_id(key)
+            .map(|(home, _)| home)
+            .unwrap_or_default();
+        self.antigravity_homes
+            .entry(home.clone())
+            .or_insert_with(|| HomeIndex::load(&home))
+    }
+}
+
+/// The (size, mtime, inode) of every member and the group's shared facts, hashed.
+struct Fingerprint {
+    hash: String,
+    total_size: u64,
+    newest_mtime_ns: i128,
+}
+
+fn fingerprint(members: &[PathBuf], shared_facts: &str) -> Fingerprint {
+    let mut hasher = StableHasher::new();
+    let mut total_size = 0;
+    let mut newest_mtime_ns = 0;
+    for member in members {
+        let Ok(metadata) = fs::metadata(member) else {
+            continue;
+        };
+        let mtime_ns =
+            i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec());
+        total_size += metadata.len();
+        newest_mtime_ns = newest_mtime_ns.max(mtime_ns);
+        hasher.update(member.to_string_lossy().as_bytes());
+        hasher.update(&metadata.len().to_le_bytes());
+        hasher.update(&mtime_ns.to_le_bytes());
+        hasher.update(&metadata.ino().to_le_bytes());
+    }
+    hasher.update(shared_facts.as_bytes());
+    Fingerprint {
+        hash: hasher.finish_hex(),
+        total_size,
+        newest_mtime_ns,
+    }
+}
+
+/// Reads `group` unless its fingerprint equals its checkpoint's.
+pub(super) fn read_group(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+    shared: &mut SharedIndexes,
+) -> FileOutcome {
+    match group.kind {
+        GroupKind::Antigravity => read_antigravity(group, previous, options, shared),
+        GroupKind::OpenCodeTree => read_opencode_tree(group, previous, options),
+        GroupKind::Kimi => read_kimi(group, previous, options),
+    }
+}
+
+fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
+    let format = group.kind.format();
+    let key = &group.key;
+    let stamp = fingerprint(&kimi::members(key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let wire = key.join("wire.jsonl");
+    let streamed = match fs::File::open(&wire)
+        .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+    {
+        Ok(streamed) => streamed,
+        Err(_) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+    };
+    let mut lines = streamed.split.lines;
+    if !kimi::sniff(&lines) {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    }
+    let secrets_redacted = if options.redact {
+        lines
+            .iter_mut()
+            .map(|line| options.redactor.redact_value(&mut line.value) as u64)
+            .sum()
+    } else {
+        0
+    };
+    let id = key
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (title, cwd) = kimi::state_of(key);
+    let output = kimi::parse(&id, &lines, title, cwd);
+    let mut issues: Vec<FileIssue> = streamed
+        .split
+        .malformed
+        .iter()
+        .map(|warning| FileIssue {
+            line: warning.line,
+            message: format!("wire.jsonl: {}", warning.message),
+        })
+        .collect();
+    let malformed_lines = issues.len() as u64;
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
+    checkpoint.complete_offset = streamed.split.complete_offset;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues,
+        extra_checkpoints: Vec::new(),
+    }))
+}
+
+fn unchanged(previous: Option<&Checkpoint>, stamp: &Fingerprint, format: Format) -> bool {
+    previous.is_some_and(|checkpoint| {
+        checkpoint.content_hash == stamp.hash && checkpoint.format == format.name()
+    })
+}
+
+fn fallback_time(stamp: &Fingerprint) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_nanos(
+        stamp.newest_mtime_ns.clamp(0, i128::from(i64::MAX)) as i64
+    )
+}
+
+fn read_opencode_tree(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = group.kind.format();
+    let stamp = fingerprint(&opencode_tree::members(&group.key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let Some((mut record, bytes_read)) = opencode_tree::read(&group.key) else {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    };
+    let secrets_redacted = redact_record(options, &mut record);
+    let output = opencode::parse(&record);
+    let sessions = assemble_all(&output, &group.key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), 0);
+    checkpoint.complete_offset = bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines: 0,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues: issues_of(&output),
+        extra_checkpoints: Vec::new(),
+    }))
+}
+
+/// Redacts every string of an OpenCode session's records.
+fn redact_record(options: &IndexOptions, record: &mut opencode::SessionRecord) -> u64 {
+    if !options.redact {
+        return 0;
+    }
+    let redactor = &options.redactor;
+    let mut count = redactor.redact_value(&mut record.info);
+    for message in &mut record.messages {
+        count += redactor.redact_value(&mut message.info);
+        for (_, part) in &mut message.parts {
+            count += redactor.redact_value(part);
+        }
+    }
+    count as u64
+}
+
+fn assemble_all(
+    output: &ParseOutput,
+    source_path: &Path,
+    fallback_time: DateTime<Utc>,
+    options: &IndexOptions,
+) -> Vec<AssembledSession> {
+    let mut sessions: Vec<AssembledSession> = output
+        .sessions
+        .iter()
+        .filter(|session| !session.events.is_empty())
+        .map(|session| assemble(session, source_path, fallback_time))
+        .collect();
+    if options.redact {
+        for session in &mut sessions {
+            redact_session_facts(&options.redactor, &mut session.session);
+        }
+    }
+    sessions
+}
+
+fn ids_of(sessions: &[AssembledSession]) -> Vec<String> {
+    sessions
+        .iter()
+        .map(|session| session.session.session_id.clone())
+        .collect()
+}
+
+fn removed(previous: Option<&Checkpoint>, sessions: &[AssembledSession]) -> Vec<String> {
+    let current = ids_of(sessions);
+    previous
+        .map(|checkpoint| {
+            checkpoint
+                .sessions
+                .iter()
+                .filter(|old| !current.contains(old))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn issues_of(output: &ParseOutput) -> Vec<FileIssue> {
+    output
+        .warnings
+        .iter()
+        .map(|warning| FileIssue {
+            line: warning.line,
+            message: warning.message.clone(),
+        })
+        .collect()
+}
+
+/// The checkpoint key of one session of a store.
+pub fn row_key(store: &Path, native_id: &str) -> String {
+    format!("{}#session={native_id}", store.display())
+}
+
+/// Reads the sessions of `store` whose rows changed since their checkpoints (all of them when
+/// `checkpoints` is empty); `previous` is the store file's own checkpoint.
+pub(super) fn read_store(
+    store: &SqliteStore,
+    previous: Option<&Checkpoint>,
+    checkpoints: &BTreeMap<String, Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = match store.kind {
+        StoreKind::OpenCode => Format::OpenCodeDb,
+    };
+    let database = &store.path;
+    let stamp = fingerprint(&[database.clone(), wal_path(database)], "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let snapshot = match open_snapshot(database) {
+        Ok(snapshot) => snapshot,
+        Err(StoreReadError::Busy { path }) => return FileOutcome::Busy(path),
+        Err(error) => return FileOutcome::Failed(error.to_string()),
+    };
+    let connection = &snapshot.connection;
+    match opencode_store::has_schema(connection) {
+        Ok(true) => {}
+        Ok(false) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        Err(error) => return store_error(database, error),
+    }
+    let stamps = match opencode_store::session_stamps(connection) {
+        Ok(stamps) => stamps,
+        Err(error) => return store_error(database, error),
+    };
+    let mut sessions = Vec::new();
+    let mut extra_checkpoints = Vec::new();
+    let mut all_ids = Vec::new();
+    let mut secrets_redacted = 0;
+    let mut issues = Vec::new();
+    let mut parser_warnings = 0;
+    for (native_id, row_stamp) in stamps {
+        all_ids.push(session_id(Source::OpenCode, &native_id));
+        let key = row_key(database, &native_id);
+        let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
+        let row_unchanged = checkpoints
+            .get(&key)
+            .is_some_and(|checkpoint| checkpoint.content_hash == row_hash);
+        if row_unchanged {
+            continue;
+        }
+        let mut record = match opencode_store::read_session(connection, &native_id) {
+            Ok(record) => record,
+            Err(error) => return store_error(database, error),
+        };
+        secrets_redacted += redact_record(options, &mut record);
+        let output = opencode::parse(&record);
+        parser_warnings += output.warnings.len() as u64;
+        issues.extend(issues_of(&output));
+        let parsed = assemble_all(&output, database, fallback_time(&stamp), options);
+        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&parsed), 0);
+        row_checkpoint.content_hash = row_hash;
+        extra_checkpoints.push((key, row_checkpoint));
+        sessions.extend(parsed);
+    }
+    let removed_sessions: Vec<String> = previous
+        .map(|checkpoint| {
+            checkpoint
+                .sessions
+                .iter()
+                .filter(|old| !all_ids.contains(old))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
+    if sessions.is_empty() && removed_sessions.is_empty() {
+        return FileOutcome::CheckpointOnly(checkpoint);
+    }
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        checkpoint,
+        sessions,
+        removed_sessions,
+        malformed_lines: 0,
+        parser_warnings,
+        secrets_redacted,
+        issues,
+        extra_checkpoints,
+    }))
+}
+
+fn store_error(database: &Path, error: rusqlite::Error) -> FileOutcome {
+    match classify(database, error) {
+        StoreReadError::Busy { path } => FileOutcome::Busy(path),
+        other => FileOutcome::Failed(other.to_string()),
+    }
+}
+
+fn read_antigravity(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+    shared: &mut SharedIndexes,
+) -> FileOutcome {
+    let key = &group.key;
+    let meta = agy_group::meta_of(key, shared.antigravity_home(key));
+    let members = agy_group::members(key);
+    let stamp = fingerprint(&members, &format!("{meta:?}"));
+    let format = group.kind.format();
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let read = match agy_group::read(key, meta, options.limits) {
+        Ok(Some(read)) => read,
+        Ok(None) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        Err(StoreReadError::Busy { path }) => return FileOutcome::Busy(path),
+        Err(error) => return FileOutcome::Failed(error.to_string()),
+    };
+    let mut conversation = read.conversation;
+    let secrets_redacted = if options.redact {
+        conversation
+            .transcripts
+            .iter_mut()
+            .flat_map(|transcript| transcript.lines.iter_mut())
+            .map(|line| options.redactor.redact_value(&mut line.value) as u64)
+            .sum()
+    } else {
+        0
+    };
+    let output = antigravity::parse(&conversation);
+    let mut issues: Vec<FileIssue> = read
+        .malformed
+        .iter()
+        .map(|warning| FileIssue {
+            line: warning.line,
+            message: warning.message.clone(),
+        })
+        .collect();
+    let malformed_lines = issues.len() as u64;
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
+    checkpoint.complete_offset = read.bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        checkpoint,
+        sessions,
+        malformed_lines,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues,
+        extra_checkpoints: Vec::new(),
+    }))
+}
+
+/// Titles and working directories come from files other than the transcripts: redacted
+/// like everything else.
+fn redact_session_facts(redactor: &Redactor, session: &mut crate::store::rows::SessionRow) {
+    for field in [Some(&mut session.title), session.cwd.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        if let Some((redacted, _)) = redactor.redact_text(field) {
+            *field = redacted;
+        }
+    }
+}
+
+fn checkpoint_of(
+    stamp: &Fingerprint,
+    format: &str,
+    sessions: Vec<String>,
+    malformed_lines: u64,
+) -> Checkpoint {
+    Checkpoint {
+        size: stamp.total_size,
+        mtime_ns: stamp.newest_mtime_ns,
+        device: 0,
+        inode: 0,
+        complete_offset: stamp.total_size,
+        content_hash: stamp.hash.clone(),
+        format: format.to_string(),
+        sessions,
+        malformed_lines,
+    }
+}

@@ -1,0 +1,92 @@
+//! OpenCode's `opencode.db` (or `opencode-<channel>.db`): recognised by its tables, read from
+//! a private copy (`ingest::sqlite`). Each session has a row checkpoint (its update time and the
+//! count and latest update of its messages and parts) so only changed sessions are re-read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+
+use super::{MessageRecord, SessionRecord};
+use crate::ingest::sqlite::table_names;
+
+/// A database file named like OpenCode's.
+pub fn is_store_name(name: &str) -> bool {
+    name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
+}
+
+/// The store has OpenCode's session, message and part tables.
+pub fn has_schema(connection: &Connection) -> rusqlite::Result<bool> {
+    let tables = table_names(connection)?;
+    Ok(["session", "message", "part"]
+        .iter()
+        .all(|table| tables.iter().any(|name| name == table)))
+}
+
+/// Every session id with the stamp of its rows.
+pub fn session_stamps(connection: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut statement =
+        connection.prepare(include_str!("../../../queries/opencode_session_stamps.sql"))?;
+    let rows = statement.query_map([], |row| {
+        let id: String = row.get(0)?;
+        let updated: Option<i64> = row.get(1)?;
+        let messages: String = row.get(2)?;
+        let parts: String = row.get(3)?;
+        Ok((id, format!("{}|{messages}|{parts}", updated.unwrap_or(0))))
+    })?;
+    rows.collect()
+}
+
+/// One session with its messages and parts.
+pub fn read_session(connection: &Connection, id: &str) -> rusqlite::Result<SessionRecord> {
+    let info: String = connection.query_row(
+        include_str!("../../../queries/opencode_session.sql"),
+        params![id],
+        |row| row.get(0),
+    )?;
+    let info: Value = serde_json::from_str(&info).unwrap_or(Value::Null);
+    let mut parts_by_message: BTreeMap<String, Vec<(String, Value)>> = BTreeMap::new();
+    let mut statement = connection.prepare(include_str!("../../../queries/opencode_parts.sql"))?;
+    let rows = statement.query_map(params![id], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, String>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (message, part, data) = row?;
+        let data = serde_json::from_str(&data).unwrap_or(Value::Null);
+        parts_by_message
+            .entry(message)
+            .or_default()
+            .push((part, data));
+    }
+    let mut statement =
+        connection.prepare(include_str!("../../../queries/opencode_messages.sql"))?;
+    let rows = statement.query_map(params![id], |row| {
+        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+    })?;
+    let mut messages = Vec::new();
+    for row in rows {
+        let (message, data) = row?;
+        messages.push(MessageRecord {
+            parts: parts_by_message.remove(&message).unwrap_or_default(),
+            info: serde_json::from_str(&data).unwrap_or(Value::Null),
+            id: message,
+        });
+    }
+    Ok(SessionRecord {
+        id: id.to_string(),
+        info,
+        messages,
+    })
+}
+
+/// True for a file that may be an OpenCode store (decided by its schema once opened).
+pub fn is_candidate(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(is_store_name)
+}

@@ -1,0 +1,392 @@
+//! Harnesses whose sessions live in SQLite stores or across several JSON files (OpenCode's
+//! `opencode.db` and legacy `storage/` tree) through the real binary: sessions, sub-agent
+//! links, pairing, failures and tokens; a row inserted by a live writer (uncheckpointed WAL)
+//! adds exactly its events and only its session is re-read; the owner's files never change.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::{corpus_dir, corpus_store, fixtures_dir, index_into, query_count, query_rows};
+
+const PARENT: &str = "ses_kiwi_parent0000000001";
+const CHILD: &str = "ses_kiwi_child00000000002";
+const LEGACY: &str = "ses_kiwi_legacy000000003";
+
+fn opencode_fixtures() -> PathBuf {
+    fixtures_dir().join("opencode")
+}
+
+fn text(row: &serde_json::Map<String, Value>, column: &str) -> String {
+    row.get(column)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn session(data_dir: &Path, native_id: &str) -> serde_json::Map<String, Value> {
+    let rows = query_rows(
+        data_dir,
+        &format!(
+            "SELECT title, cwd, model, parent_session_id, input_tokens, cached_input_tokens, \
+             output_tokens, reasoning_tokens, total_tokens, turn_count, completed, source \
+             FROM sessions WHERE native_id = '{native_id}'"
+        ),
+    );
+    assert_eq!(rows.len(), 1, "{native_id}: {rows:?}");
+    rows[0].clone()
+}
+
+#[test]
+fn opencode_store_and_tree_sessions_with_links_pairs_failures_and_tokens() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let stderr = index_into(data.path(), &[&opencode_fixtures()]);
+    assert!(stderr.contains("opencode_db=1"), "{stderr}");
+    assert!(stderr.contains("opencode_tree=1"), "{stderr}");
+    assert!(stderr.contains("0 failed"), "{stderr}");
+    let data_dir = data.path();
+
+    let parent = session(data_dir, PARENT);
+    assert_eq!(text(&parent, "source"), "opencode");
+    assert_eq!(text(&parent, "title"), "Kiwi build failure");
+    assert_eq!(text(&parent, "cwd"), "/home/dev/kiwi");
+    assert_eq!(text(&parent, "model"), "claude-sonnet-4-5");
+    let number = |row: &serde_json::Map<String, Value>, column: &str| {
+        row.get(column).and_then(Value::as_i64)
+    };
+    let input = (12 + 4000 + 500) + (5 + 4500);
+    let output = (200 + 30) + 80;
+    assert_eq!(number(&parent, "input_tokens"), Some(input));
+    assert_eq!(number(&parent, "cached_input_tokens"), Some(4000 + 4500));
+    assert_eq!(number(&parent, "output_tokens"), Some(output));
+    assert_eq!(number(&parent, "reasoning_tokens"), Some(30));
+    assert_eq!(number(&parent, "total_tokens"), Some(input + output));
+    assert_eq!(parent["completed"], json!(true));
+
+    let child = session(data_dir, CHILD);
+    assert_eq!(
+        text(&child, "parent_session_id"),
+        format!("session:opencode-{PARENT}"),
+        "the sub-agent session links to its parent"
+    );
+    assert_eq!(
+        text(&child, "title"),
+        "inspect Cargo.toml for the kiwi feature",
+        "a default title gives way to the first prompt"
+    );
+
+    let events = query_rows(
+        data_dir,
+        &format!(
+            "SELECT type, tool_name, tool_call_id, subtype, text FROM events \
+             WHERE session_id = 'session:opencode-{PARENT}' ORDER BY seq"
+        ),
+    );
+    let summary: Vec<(String, String, String)> = events
+        .iter()
+        .map(|row| {
+            (
+                text(row, "type"),
+                text(row, "tool_call_id"),
+                text(row, "subtype"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("user_input", "", ""),
+        ("system", "", "synthetic"),
+        ("reasoning", "", ""),
+        ("tool_call", "toolu_kiwi_1", ""),
+        ("tool_response", "toolu_kiwi_1", ""),
+        ("tool_call", "toolu_kiwi_2", ""),
+        ("tool_response", "toolu_kiwi_2", "error"),
+        ("assistant_response", "", ""),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(summary, expected);
+    assert_eq!(text(&events[0], "text"), "why does the kiwi build fail");
+
+    let legacy = session(data_dir, LEGACY);
+    assert_eq!(text(&legacy, "title"), "Kiwi changelog");
+    assert_eq!(number(&legacy, "total_tokens"), Some(2 + 9000 + 150));
+
+    let again = index_into(data_dir, &[&opencode_fixtures()]);
+    assert!(again.contains(" 0 ingested"), "{again}");
+    assert!(again.contains("events: 0 new"), "{again}");
+}
+
+fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            (name, fs::read(entry.path()).unwrap_or_default())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_row_a_live_writer_inserts_adds_exactly_its_events_and_the_store_is_untouched() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let database = logs.path().join("opencode.db");
+    fs::copy(opencode_fixtures().join("opencode.db"), &database).expect("copy store");
+    // The owner keeps the store open in WAL mode and never checkpoints while we read.
+    let owner = rusqlite::Connection::open(&database).expect("owner opens");
+    owner
+        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        .expect("wal mode");
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let before = query_count(data.path(), "SELECT count(*) FROM events");
+
+    let t = 1_770_718_000_000_i64;
+    owner
+        .execute(
+            "INSERT INTO message VALUES ('msg_p4', ?1, ?2, ?2, ?3)",
+            rusqlite::params![
+                PARENT,
+                t,
+                json!({"role": "user", "time": {"created": t}}).to_string()
+            ],
+        )
+        .expect("insert message");
+    owner
+        .execute(
+            "INSERT INTO part VALUES ('prt_p4a', 'msg_p4', ?1, ?2, ?2, ?3)",
+            rusqlite::params![
+                PARENT,
+                t,
+                json!({"type": "text", "text": "and the kiwi docs?"}).to_string()
+            ],
+        )
+        .expect("insert part");
+    owner
+        .execute(
+            "UPDATE session SET time_updated = ?1 WHERE id = ?2",
+            rusqlite::params![t, PARENT],
+        )
+        .expect("touch session");
+    let owner_files = files_and_bytes(logs.path());
+    assert!(
+        owner_files
+            .iter()
+            .any(|(name, bytes)| name == "opencode.db-wal" && !bytes.is_empty()),
+        "the new rows are still in the WAL"
+    );
+
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 1 new"), "{stderr}");
+    assert!(
+        stderr.contains("(1 sessions, 9 events)"),
+        "only the changed session is re-read: {stderr}"
+    );
+    assert_eq!(
+        query_count(data.path(), "SELECT count(*) FROM events"),
+        before + 1
+    );
+    assert_eq!(
+        query_count(
+            data.path(),
+            "SELECT count(*) FROM events WHERE text = 'and the kiwi docs?'"
+        ),
+        1
+    );
+    assert_eq!(
+        files_and_bytes(logs.path()),
+        owner_files,
+        "reading never changed the owner's files"
+    );
+    let again = index_into(data.path(), &[logs.path()]);
+    assert!(again.contains("events: 0 new"), "{again}");
+
+    // A deleted session leaves the index with its rows.
+    owner
+        .execute("DELETE FROM part WHERE session_id = ?1", [CHILD])
+        .expect("delete parts");
+    owner
+        .execute("DELETE FROM message WHERE session_id = ?1", [CHILD])
+        .expect("delete messages");
+    owner
+        .execute("DELETE FROM session WHERE id = ?1", [CHILD])
+        .expect("delete session");
+    index_into(data.path(), &[logs.path()]);
+    assert_eq!(
+        query_count(
+            data.path(),
+            &format!("SELECT count(*) FROM sessions WHERE native_id = '{CHILD}'")
+        ),
+        0
+    );
+}
+
+#[test]
+fn corpus_opencode_store_and_tree_are_read_and_left_unchanged() {
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    assert!(stderr.contains("0 failed"), "{stderr}");
+    let corpus = corpus_dir().expect("corpus").join("opencode");
+    let database = corpus
+        .join("suhd550-dev_stunning-memory/opencode.db")
+        .canonicalize()
+        .expect("store");
+    assert!(
+        stderr.contains(&format!("{:<17}  {}", "opencode_db", database.display())),
+        "{stderr}"
+    );
+    for session in [
+        "ses_53993b312ffeefelTsBlbUVXV8",
+        "ses_539950424ffev4SAECXTZKSubM",
+    ] {
+        let key = corpus
+            .join("jwp23_dotfiles/storage/message")
+            .join(session)
+            .canonicalize()
+            .expect("session dir");
+        assert!(
+            stderr.contains(&format!("{:<17}  {}", "opencode_tree", key.display())),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM sessions WHERE source = 'opencode' AND total_tokens > 0"
+        ),
+        3
+    );
+    let stray = walkdir::WalkDir::new(&corpus)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy();
+            name.ends_with(".db-wal") || name.ends_with(".db-shm")
+        })
+        .count();
+    assert_eq!(stray, 0, "no -wal/-shm created beside the corpus store");
+}
+
+const KIMI: &str = "7d1e2f3a-0000-4000-8000-00000000d001";
+
+fn kimi_folder(root: &Path) -> PathBuf {
+    root.join(format!("sessions/5f0c1c0e3a6b4d2e9f8a7b6c5d4e3f2a/{KIMI}"))
+}
+
+#[test]
+fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let folder = kimi_folder(logs.path());
+    fs::create_dir_all(&folder).expect("mkdir");
+    for name in ["wire.jsonl", "context.jsonl", "state.json"] {
+        fs::copy(
+            kimi_folder(&fixtures_dir().join("kimi")).join(name),
+            folder.join(name),
+        )
+        .expect("copy fixture");
+    }
+    let data = tempfile::tempdir().expect("temp dir");
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("kimi=1"), "{stderr}");
+    let data_dir = data.path();
+    let row = session(data_dir, KIMI);
+    assert_eq!(text(&row, "source"), "kimi");
+    assert_eq!(text(&row, "title"), "Lynx fixture count");
+    assert_eq!(text(&row, "cwd"), "/home/dev/zoo");
+    let input = (300 + 2000 + 100) + (120 + 2300) + (50 + 2400);
+    let output = 40 + 30 + 12;
+    assert_eq!(row.get("input_tokens").and_then(Value::as_i64), Some(input));
+    assert_eq!(
+        row.get("total_tokens").and_then(Value::as_i64),
+        Some(input + output)
+    );
+    assert_eq!(row.get("turn_count").and_then(Value::as_i64), Some(2));
+    let responses = query_rows(
+        data_dir,
+        &format!(
+            "SELECT tool_name, tool_call_id, subtype FROM events WHERE session_id = \
+             'session:kimi-{KIMI}' AND type = 'tool_response' ORDER BY seq"
+        ),
+    );
+    let summary: Vec<(String, String, String)> = responses
+        .iter()
+        .map(|row| {
+            (
+                text(row, "tool_name"),
+                text(row, "tool_call_id"),
+                text(row, "subtype"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("Shell".into(), "tool_lynx_1".into(), "error".into()),
+            ("Shell".into(), "tool_lynx_2".into(), String::new()),
+        ]
+    );
+    let payload = query_rows(
+        data_dir,
+        "SELECT payload FROM events WHERE tool_call_id = 'tool_lynx_1' AND type = 'tool_call'",
+    );
+    assert_eq!(
+        text(&payload[0], "payload"),
+        r#"{"command":"ls fixtures/lynx"}"#,
+        "streamed argument fragments are joined"
+    );
+
+    // An appended step adds exactly its events; a changed state.json alone re-reads the folder.
+    let mut wire = fs::OpenOptions::new()
+        .append(true)
+        .open(folder.join("wire.jsonl"))
+        .expect("open wire");
+    use std::io::Write;
+    for record in [
+        json!({"timestamp": 1770804100.0, "message": {"type": "TurnBegin",
+            "payload": {"user_input": "the ocelot ones, please"}}}),
+        json!({"timestamp": 1770804101.0, "message": {"type": "ContentPart",
+            "payload": {"type": "text", "text": "There are no ocelot fixtures."}}}),
+    ] {
+        writeln!(wire, "{record}").expect("append");
+    }
+    drop(wire);
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 2 new"), "{stderr}");
+    fs::write(
+        folder.join("state.json"),
+        r#"{"title": "Lynx and ocelot", "workDir": "/home/dev/zoo"}"#,
+    )
+    .expect("state");
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+    assert_eq!(text(&session(data_dir, KIMI), "title"), "Lynx and ocelot");
+}
+
+#[test]
+fn corpus_kimi_session_is_read() {
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    let folder = corpus_dir()
+        .expect("corpus")
+        .join("kimi/youngstunners88_ihhashi/sessions/697a0ebec3147bb421a9dd6a0531906f/0be84c98-0aeb-48c3-aa42-0fb8330914ef")
+        .canonicalize()
+        .expect("folder");
+    assert!(
+        stderr.contains(&format!("{:<17}  {}", "kimi", folder.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM sessions WHERE source = 'kimi' AND total_tokens > 0"
+        ),
+        1
+    );
+}
