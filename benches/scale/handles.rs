@@ -1,5 +1,6 @@
 //! Ids to drive the tools with, picked from the store by SQL: sessions of 100, ≤250 and 1000
-//! turns, the widest turns (≤100 and ~500 events), small and 1 MiB events, plus document counts.
+//! turns, the widest turns (≤100 and ~500 events), small and 1 MiB events, touched file paths,
+//! plus document counts.
 
 use std::path::Path;
 
@@ -21,6 +22,8 @@ pub struct Handles {
     pub sessions_1000: Vec<String>,
     /// `(turn_id, session_id)` of regular turns, for scoped searches.
     pub regular_turns: Vec<(String, String)>,
+    /// Project-relative paths of touched files: the most touched ones and rarely touched ones.
+    pub touched_paths: Vec<String>,
 }
 
 /// Counts of the store at one stage.
@@ -72,7 +75,24 @@ pub async fn pick(root: &Path) -> anyhow::Result<Handles> {
             .into_iter()
             .map(|row| (row[0].clone(), row[1].clone()))
             .collect(),
+        touched_paths: touched_paths(&context).await?,
     })
+}
+
+/// Tails under a known root, alternating between the most and the least touched.
+async fn touched_paths(context: &SessionContext) -> anyhow::Result<Vec<String>> {
+    let by_count = |order: &str| {
+        format!(
+            "SELECT tail FROM (SELECT tail, count(*) AS touches FROM file_touches WHERE root IS NOT NULL GROUP BY tail) ORDER BY touches {order}, tail LIMIT 25"
+        )
+    };
+    let most = strings(context, &by_count("DESC")).await?;
+    let least = strings(context, &by_count("ASC")).await?;
+    Ok(most
+        .into_iter()
+        .zip(least)
+        .flat_map(|(mut most, mut least)| [most.swap_remove(0), least.swap_remove(0)])
+        .collect())
 }
 
 /// Runs `sql` and returns every row as strings.

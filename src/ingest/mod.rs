@@ -8,6 +8,7 @@ pub mod gemini;
 pub mod lines;
 pub mod reader;
 pub mod run;
+pub mod touches;
 pub mod watch;
 
 use std::path::Path;

@@ -1,5 +1,6 @@
-//! DataFusion access to a store snapshot: registers `events`, `turns` and `sessions` from the
-//! DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for `esker query`.
+//! DataFusion access to a store snapshot: registers `events`, `turns`, `sessions` and
+//! `file_touches` from the DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for
+//! `esker query`.
 
 pub mod output;
 
@@ -13,10 +14,14 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use crate::store::Snapshot;
 
 /// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
-pub const TABLE_DDL: [(&str, &str); 3] = [
+pub const TABLE_DDL: [(&str, &str); 4] = [
     ("events", include_str!("../../tables/events.sql")),
     ("turns", include_str!("../../tables/turns.sql")),
     ("sessions", include_str!("../../tables/sessions.sql")),
+    (
+        "file_touches",
+        include_str!("../../tables/file_touches.sql"),
+    ),
 ];
 
 /// Partition columns of `events`, in directory order.
@@ -32,12 +37,13 @@ pub enum QueryError {
     UnknownTable(String),
 }
 
-/// A fresh context with the three tables of `snapshot` registered.
+/// A fresh context with the tables of `snapshot` registered.
 pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryError> {
     context_at(&snapshot.root).await
 }
 
-/// A context with the tables under `root` (`root/events`, `root/turns`, `root/sessions`).
+/// A context with the tables under `root` (`root/events`, `root/turns`, `root/sessions`,
+/// `root/file_touches`).
 pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
     // UTC session time zone: `TIMESTAMP WITH TIME ZONE` in the DDL becomes a UTC-adjusted
     // timestamp, which Parquet readers (DuckDB, pyarrow, polars) then see as UTC, not naive.

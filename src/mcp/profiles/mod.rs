@@ -188,7 +188,10 @@ mod tests {
         let set = ProfileSet::default();
         assert_eq!(set.names(), ["moraine"]);
         let names: Vec<String> = set.tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names, ["search_sessions", "open", "list_sessions"]);
+        assert_eq!(
+            names,
+            ["search_sessions", "open", "list_sessions", "file_attention"]
+        );
     }
 
     #[test]

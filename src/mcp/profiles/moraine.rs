@@ -1,8 +1,9 @@
-//! The `moraine` profile (the default): `search_sessions`, `open` and `list_sessions` of the
-//! Moraine MCP contract, with the `moraine.mcp.*.v1` envelopes.
+//! The `moraine` profile (the default): `search_sessions`, `open`, `list_sessions` and
+//! `file_attention` of the Moraine MCP contract, with the `moraine.mcp.*.v1` envelopes.
 
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::{Timer, ToolName};
+use crate::mcp::file_attention::FileAttention;
 use crate::mcp::handler::handle;
 use crate::mcp::list_sessions::ListSessions;
 use crate::mcp::open::Open;
@@ -40,6 +41,7 @@ impl Profile for Moraine {
                 }
                 ToolName::Open => handle::<Open>(catalog, arguments, timer).await,
                 ToolName::ListSessions => handle::<ListSessions>(catalog, arguments, timer).await,
+                ToolName::FileAttention => handle::<FileAttention>(catalog, arguments, timer).await,
             };
             Some(reply)
         })
