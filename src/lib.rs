@@ -9,7 +9,7 @@
 //!   committed atomically; checkpoints for incremental indexing.
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
-//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`).
+//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`, `file_attention`).
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 

@@ -62,6 +62,8 @@ const PATH_LIST_KEYS: [&str; 2] = ["paths", "files"];
 const WORKDIR_KEYS: [&str; 4] = ["workdir", "working_directory", "cwd", "directory"];
 /// Argument keys holding a shell command (a script string or an argv array).
 const COMMAND_KEYS: [&str; 2] = ["command", "cmd"];
+/// Argument keys that may hold a Codex patch (the file contents a tool writes never count).
+const PATCH_KEYS: [&str; 4] = ["input", "patch", "command", "cmd"];
 /// The marker of a Codex patch.
 const PATCH_BEGIN: &str = "*** Begin Patch";
 /// Codex patch headers that name a file.
@@ -113,7 +115,11 @@ pub fn touches_of_call(tool: &str, arguments: &Value, cwd: Option<&str>) -> Vec<
             );
         }
     }
-    for text in fields.values().flat_map(string_items) {
+    let patch_texts = PATCH_KEYS
+        .iter()
+        .filter_map(|key| fields.get(*key))
+        .flat_map(string_items);
+    for text in patch_texts {
         found.extend(
             patch_paths(text)
                 .into_iter()

@@ -1,8 +1,11 @@
 //! The substring fallback for shell commands: a small POSIX-shell lexer (quotes, escapes,
 //! operators, comments, here-documents skipped) and the path-like arguments of each simple
 //! command, with whether the command clearly writes them (`sed -i`, `rm`, `mv`, `cp`'s
-//! destination, `tee`, `>` redirections, `git rm/mv/checkout/restore`). Heuristic by design:
+//! destination, `tee`, `>` redirections, `git rm/mv/checkout/restore`), resolved past `cd`.
+//! Heuristic by design:
 //! it never runs anything and prefers missing a path to inventing one.
+
+use super::paths;
 
 /// A path-like argument of a shell command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,13 +57,84 @@ const WRITES_LAST: [&str; 4] = ["cp", "install", "rsync", "ln"];
 /// `git` subcommands that change files in the work tree.
 const GIT_WRITES: [&str; 5] = ["rm", "mv", "checkout", "restore", "apply"];
 
-/// The path-like arguments of a command line (a script run by a shell).
+/// The path-like arguments of a command line (a script run by a shell). A `cd` moves where
+/// later relative paths resolve from; after a `cd` to somewhere unknown (`cd $DIR`, `cd ~`,
+/// `cd -`) later relative paths are dropped rather than misplaced.
 pub fn script_paths(script: &str) -> Vec<ShellPath> {
     let mut paths = Vec::new();
+    let mut directory = WorkingDirectory::Start;
     for command in simple_commands(&lex(script)) {
-        analyze_command(&command, &mut paths);
+        if let Some(target) = cd_target(&command) {
+            directory = directory.change(target);
+            continue;
+        }
+        let mut found = Vec::new();
+        analyze_command(&command, &mut found);
+        paths.extend(found.into_iter().filter_map(|path| directory.resolve(path)));
     }
     paths
+}
+
+/// Where a script is, relative to where it started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum WorkingDirectory {
+    /// Where the script started (the call's working directory).
+    Start,
+    /// Moved here by `cd` (absolute, or relative to the start).
+    At(String),
+    /// Moved somewhere this lexer cannot tell.
+    Unknown,
+}
+
+impl WorkingDirectory {
+    fn change(self, target: Option<String>) -> WorkingDirectory {
+        let Some(target) = target else {
+            return WorkingDirectory::Unknown;
+        };
+        match self {
+            _ if paths::is_absolute(&target) => WorkingDirectory::At(paths::normalize(&target)),
+            WorkingDirectory::Start => WorkingDirectory::At(paths::normalize(&target)),
+            WorkingDirectory::At(current) => {
+                WorkingDirectory::At(paths::normalize(&format!("{current}/{target}")))
+            }
+            WorkingDirectory::Unknown => WorkingDirectory::Unknown,
+        }
+    }
+
+    fn resolve(&self, found: ShellPath) -> Option<ShellPath> {
+        match self {
+            _ if paths::is_absolute(&found.path) => Some(found),
+            WorkingDirectory::Start => Some(found),
+            WorkingDirectory::At(current) => Some(ShellPath {
+                path: paths::normalize(&format!("{current}/{}", found.path)),
+                mutation: found.mutation,
+            }),
+            WorkingDirectory::Unknown => None,
+        }
+    }
+}
+
+/// `Some(target)` when the command is `cd`/`pushd`; the target is `None` when it cannot be
+/// told (`cd` alone, `cd -`, `cd ~`, `cd "$DIR"`).
+fn cd_target(tokens: &[Token]) -> Option<Option<String>> {
+    let words: Vec<&str> = tokens
+        .iter()
+        .filter_map(|token| match token {
+            Token::Word(word) => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    let words = without_prefixes(&words);
+    let (program, operands) = words.split_first()?;
+    if !matches!(program_name(program), "cd" | "pushd") {
+        return None;
+    }
+    let target = operands
+        .iter()
+        .find(|word| !word.starts_with('-'))
+        .filter(|word| !word.is_empty() && !word.contains(['$', '~', '`']))
+        .map(|word| (*word).to_owned());
+    Some(target)
 }
 
 /// The path-like arguments of an argv array (`["bash", "-lc", "…"]`, `["cat", "x.rs"]`).
@@ -560,6 +634,19 @@ mod tests {
             paths(script),
             owned(&[("docs/plan.md", true), ("docs/plan.md", false)])
         );
+    }
+
+    #[test]
+    fn cd_moves_where_relative_paths_resolve() {
+        assert_eq!(
+            paths("cd crates/core && cat src/lib.rs; cd /abs/wt && sed -i s/a/b/ x.toml"),
+            owned(&[("crates/core/src/lib.rs", false), ("/abs/wt/x.toml", true)])
+        );
+        assert_eq!(
+            paths("cd \"$REPO\" && cat src/lib.rs /etc/hosts.txt"),
+            owned(&[("/etc/hosts.txt", false)])
+        );
+        assert_eq!(paths("cd .. && cat a/b.rs"), owned(&[("../a/b.rs", false)]));
     }
 
     #[test]

@@ -229,6 +229,12 @@ fn non_paths_are_ignored() {
         patch_paths("*** Update File: x.rs").is_empty(),
         "no patch marker"
     );
+    let document = json!({"file_path": "/home/dev/webapp/docs/patches.md", "content": "*** Begin Patch\n*** Update File: src/x.rs\n*** End Patch"});
+    assert_eq!(
+        summary(&touches_of_call("Write", &document, CWD)),
+        [one("docs/patches.md", CWD, true, "argument")],
+        "a patch inside written content is content"
+    );
 }
 
 #[test]
