@@ -1,13 +1,22 @@
 //! Ingest: finds log files, recognises each one's format from its content and parses it into
 //! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
 
+pub mod amp;
 pub mod assemble;
 pub mod claude;
 pub mod codex;
+pub mod content;
+pub mod copilot;
+pub mod cursor;
+pub mod factory;
 pub mod gemini;
 pub mod lines;
+pub mod locations;
+pub mod pi;
+pub mod qwen;
 pub mod reader;
 pub mod run;
+pub mod status;
 pub mod touches;
 pub mod watch;
 
@@ -28,6 +37,13 @@ pub enum Format {
     ClaudeTranscript,
     GeminiJson,
     GeminiJsonl,
+    CopilotEvents,
+    CursorTranscript,
+    QwenJsonl,
+    QwenJson,
+    PiSession,
+    FactorySession,
+    AmpThread,
 }
 
 impl Format {
@@ -37,6 +53,13 @@ impl Format {
             Format::ClaudeTranscript => "claude_transcript",
             Format::GeminiJson => "gemini_json",
             Format::GeminiJsonl => "gemini_jsonl",
+            Format::CopilotEvents => "copilot_events",
+            Format::CursorTranscript => "cursor_transcript",
+            Format::QwenJsonl => "qwen_jsonl",
+            Format::QwenJson => "qwen_json",
+            Format::PiSession => "pi_session",
+            Format::FactorySession => "factory_session",
+            Format::AmpThread => "amp_thread",
         }
     }
 }
@@ -83,10 +106,21 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         None
     } else if codex::sniff(&leading) {
         Some(Format::CodexRollout)
+    } else if qwen::sniff_jsonl(&leading) {
+        // Before Claude: Qwen records look like Claude's (uuid, sessionId, type user).
+        Some(Format::QwenJsonl)
     } else if claude::sniff(&leading) {
         Some(Format::ClaudeTranscript)
     } else if gemini::sniff_jsonl(&leading) {
         Some(Format::GeminiJsonl)
+    } else if copilot::sniff(&leading) {
+        Some(Format::CopilotEvents)
+    } else if cursor::sniff(&leading) {
+        Some(Format::CursorTranscript)
+    } else if pi::sniff(&leading) {
+        Some(Format::PiSession)
+    } else if factory::sniff(&leading) {
+        Some(Format::FactorySession)
     } else {
         None
     }
@@ -95,13 +129,30 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
 /// Recognises a whole-file JSON log (Gemini `.json`) in `bytes`.
 pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) if qwen::sniff_json(&value) => Recognised::Known {
+            format: Format::QwenJson,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
             format: Format::GeminiJson,
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if amp::sniff(&value) => Recognised::Known {
+            format: Format::AmpThread,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
-        Err(_) if previous_format == Some(Format::GeminiJson) => Recognised::Incomplete,
+        Err(_)
+            if matches!(
+                previous_format,
+                Some(Format::GeminiJson | Format::QwenJson | Format::AmpThread)
+            ) =>
+        {
+            Recognised::Incomplete
+        }
         Err(error) if error.is_eof() && looks_like_json_object(bytes) => Recognised::Incomplete,
         Err(_) => Recognised::Unknown,
     }
@@ -114,7 +165,19 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
         .is_some_and(|&byte| byte == b'{')
 }
 
-/// Parses recognised content. `sidecar` is a Claude sub-agent's `.meta.json`, when present.
+/// The file beside a log of `format` that holds part of its session's metadata, as JSON:
+/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`. (Claude's sub-agent `.meta.json`
+/// is read by `run`.)
+pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
+    match format {
+        Format::CopilotEvents => copilot::read_workspace(path),
+        Format::FactorySession => factory::read_settings(path),
+        _ => None,
+    }
+}
+
+/// Parses recognised content. `sidecar` is a Claude sub-agent's `.meta.json` or the
+/// [`harness_sidecar`] of the format, when present.
 pub fn parse(
     format: Format,
     path: &Path,
@@ -128,6 +191,17 @@ pub fn parse(
         }
         (Format::GeminiJsonl, Content::Lines(split)) => gemini::parse_jsonl(path, &split.lines),
         (Format::GeminiJson, Content::Whole(value)) => gemini::parse_json(path, value),
+        (Format::CopilotEvents, Content::Lines(split)) => {
+            copilot::parse(path, &split.lines, sidecar)
+        }
+        (Format::CursorTranscript, Content::Lines(split)) => cursor::parse(path, &split.lines),
+        (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
+        (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
+        (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
+        (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
+        (Format::FactorySession, Content::Lines(split)) => {
+            factory::parse(path, &split.lines, sidecar)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -139,6 +213,13 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClaudeTranscript,
         Format::GeminiJson,
         Format::GeminiJsonl,
+        Format::CopilotEvents,
+        Format::CursorTranscript,
+        Format::QwenJsonl,
+        Format::QwenJson,
+        Format::PiSession,
+        Format::FactorySession,
+        Format::AmpThread,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -11,21 +11,24 @@ use serde_json::{Map, Value, json};
 /// The schema version of every error envelope.
 pub const ERROR_SCHEMA_VERSION: &str = "moraine.mcp.error.v1";
 
-/// The tools of the Moraine contract esker serves.
+/// The tools of the moraine contract: spec 000's three, then Moraine's later additions
+/// (`file_attention`, `get_ingest_status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolName {
     SearchSessions,
     Open,
     ListSessions,
     FileAttention,
+    GetIngestStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 5] = [
         ToolName::SearchSessions,
         ToolName::Open,
         ToolName::ListSessions,
         ToolName::FileAttention,
+        ToolName::GetIngestStatus,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -34,6 +37,7 @@ impl ToolName {
             ToolName::Open => "open",
             ToolName::ListSessions => "list_sessions",
             ToolName::FileAttention => "file_attention",
+            ToolName::GetIngestStatus => "get_ingest_status",
         }
     }
 
@@ -44,6 +48,7 @@ impl ToolName {
             ToolName::Open => "moraine.mcp.open.v1",
             ToolName::ListSessions => "moraine.mcp.list_sessions.v1",
             ToolName::FileAttention => "moraine.mcp.file_attention.v1",
+            ToolName::GetIngestStatus => "moraine.mcp.get_ingest_status.v1",
         }
     }
 

@@ -117,6 +117,38 @@ pub fn snippet(text: &str, query: &str) -> Excerpt {
     }
 }
 
+/// `text` with every word whose stem is a stem of `query` wrapped in `open` and `close` (the
+/// `>>>word<<<` marks of relay-search's snippets).
+pub fn mark_terms(text: &str, query: &str, open: &str, close: &str) -> String {
+    let query_terms: Vec<String> = stemmed_tokens(query)
+        .into_iter()
+        .map(|(_, term)| term)
+        .collect();
+    let mut analyzer = search_analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut marked = String::with_capacity(text.len());
+    let mut copied = 0;
+    while stream.advance() {
+        let token = stream.token();
+        if !query_terms.contains(&token.text) {
+            continue;
+        }
+        let (Some(before), Some(word)) = (
+            text.get(copied..token.offset_from),
+            text.get(token.offset_from..token.offset_to),
+        ) else {
+            continue;
+        };
+        marked.push_str(before);
+        marked.push_str(open);
+        marked.push_str(word);
+        marked.push_str(close);
+        copied = token.offset_to;
+    }
+    marked.push_str(&text[copied..]);
+    marked
+}
+
 /// Every token of `line` whose stem is a query term, as (char position, term index). One
 /// pass over the tokens, no per-token allocation: a 1 MiB tool output costs milliseconds.
 fn term_matches(line: &str, query: &str) -> Vec<(usize, usize)> {
@@ -219,6 +251,24 @@ mod tests {
         assert!(
             scores.windows(2).all(|pair| pair[0] < pair[1]),
             "{scores:?}"
+        );
+    }
+
+    #[test]
+    fn query_words_are_marked_by_stem() {
+        assert_eq!(
+            mark_terms(
+                "The migrations failed; migrate again",
+                "migration",
+                ">>>",
+                "<<<"
+            ),
+            "The >>>migrations<<< failed; >>>migrate<<< again"
+        );
+        assert_eq!(mark_terms("naïve café", "café", "[", "]"), "naïve [café]");
+        assert_eq!(
+            mark_terms("nothing here", "parquet", "[", "]"),
+            "nothing here"
         );
     }
 

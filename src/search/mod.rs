@@ -2,6 +2,7 @@
 //! and the scoped, type-filtered BM25 query that `search_sessions` runs.
 
 pub mod analyzer;
+pub mod boolean;
 pub mod query;
 pub mod writer;
 
@@ -274,8 +275,27 @@ impl SearchIndex {
 
     /// Runs `query`: BM25 over the event text, restricted to the scope and types.
     pub fn search(&self, query: &SearchQuery<'_>) -> Result<SearchResults, SearchError> {
+        self.search_matching(query, |relevance| relevance.build(query.text))
+    }
+
+    /// Runs `query` with `expression` in place of its text (which is not read): the boolean
+    /// combination of relevance queries, restricted to the scope and types.
+    pub fn search_expression(
+        &self,
+        expression: &boolean::MatchExpression,
+        query: &SearchQuery<'_>,
+    ) -> Result<SearchResults, SearchError> {
+        self.search_matching(query, |relevance| relevance.build_expression(expression))
+    }
+
+    /// Runs the relevance query `relevance` builds, restricted to `query`'s scope and types.
+    fn search_matching(
+        &self,
+        query: &SearchQuery<'_>,
+        relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
+    ) -> Result<SearchResults, SearchError> {
         let searcher = self.reader.searcher();
-        let combined = self.build_query(&searcher, query)?;
+        let combined = self.build_query(&searcher, query, relevance)?;
         let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
         let (top_docs, total_matches) = searcher.search(
             &combined,
@@ -447,19 +467,19 @@ impl SearchIndex {
         &self,
         searcher: &tantivy::Searcher,
         query: &SearchQuery<'_>,
+        relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
     ) -> Result<BooleanQuery, SearchError> {
         let stemmer = self.index.tokenizers().get(STEM_TOKENIZER).ok_or_else(|| {
             SearchError::Tantivy(tantivy::TantivyError::SchemaError(format!(
                 "tokenizer {STEM_TOKENIZER} is not registered"
             )))
         })?;
-        let relevance = query::RelevanceBuilder {
+        let relevance = relevance(&query::RelevanceBuilder {
             searcher,
             text: self.fields.text,
             exact: self.fields.exact,
             stemmer,
-        }
-        .build(query.text)?;
+        })?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
         let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
             .event_types
@@ -546,7 +566,7 @@ mod tests {
     use crate::store::rows::EventRow;
     use writer::{SearchWriter, publish};
 
-    fn event(id: &str, session: &str, text: &str) -> EventRow {
+    pub(super) fn event(id: &str, session: &str, text: &str) -> EventRow {
         EventRow {
             event_id: id.into(),
             session_id: session.into(),
@@ -574,7 +594,7 @@ mod tests {
         }
     }
 
-    fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
+    pub(super) fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
         let dir = tempfile::tempdir().expect("temp dir");
         let empty = dir.path().join("empty");
         SearchIndex::create_empty(&empty).expect("empty index");

@@ -34,6 +34,7 @@ pub fn esker_command(home: &Path, args: &[&str]) -> Command {
         .env_remove("GEMINI_CLI_HOME")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("NO_COLOR");
+    crate::support::clear_harness_env(&mut command);
     command
 }
 

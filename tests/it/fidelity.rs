@@ -162,6 +162,178 @@ fn gemini_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Copilot CLI: each `session.shutdown` gives its run's totals (`modelMetrics.*.usage`,
+/// input counting cache reads and writes); replies after the last shutdown (a killed run) add
+/// only their `outputTokens`.
+fn copilot_tokens(path: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    let mut unsettled_output = 0;
+    for record in json_lines(path) {
+        match record.get("type").and_then(Value::as_str) {
+            Some("assistant.message") => {
+                unsettled_output += record
+                    .pointer("/data/outputTokens")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+            }
+            Some("session.shutdown") => {
+                let usages: Vec<Value> = record
+                    .pointer("/data/modelMetrics")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|metrics| metrics.values())
+                    .filter_map(|metric| metric.get("usage").cloned())
+                    .collect();
+                for usage in &usages {
+                    let input = count(usage, "inputTokens");
+                    let output = count(usage, "outputTokens");
+                    sum.add(Tokens {
+                        input,
+                        cached_input: count(usage, "cacheReadTokens"),
+                        output,
+                        reasoning: count(usage, "reasoningTokens"),
+                        total: input + output,
+                    });
+                }
+                if !usages.is_empty() {
+                    unsettled_output = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+    sum.add(Tokens {
+        output: unsettled_output,
+        total: unsettled_output,
+        ..Tokens::default()
+    });
+    sum
+}
+
+/// Qwen Code: JSONL `usageMetadata` of each assistant record (prompt tokens include cached
+/// ones, thoughts are output; the `ui_telemetry` copies are not counted); legacy JSON chats
+/// count like Gemini's.
+fn qwen_tokens(path: &Path) -> Tokens {
+    if path.extension().is_some_and(|ext| ext == "json") {
+        return gemini_tokens(path);
+    }
+    let mut sum = Tokens::default();
+    for record in json_lines(path) {
+        if record.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(usage) = record
+            .get("usageMetadata")
+            .filter(|usage| usage.is_object())
+        else {
+            continue;
+        };
+        let thoughts = count(usage, "thoughtsTokenCount");
+        let input = count(usage, "promptTokenCount") + count(usage, "toolUsePromptTokenCount");
+        let output = count(usage, "candidatesTokenCount") + thoughts;
+        let total = usage
+            .get("totalTokenCount")
+            .and_then(Value::as_i64)
+            .unwrap_or(input + output);
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "cachedContentTokenCount"),
+            output,
+            reasoning: thoughts,
+            total,
+        });
+    }
+    sum
+}
+
+/// Pi: `usage` of each assistant message; `input` is the uncached part, so input = input +
+/// cacheRead + cacheWrite; `totalTokens` when written (and not 0), else input + output.
+fn pi_tokens(path: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    for record in json_lines(path) {
+        let Some(message) = record.get("message") else {
+            continue;
+        };
+        if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) else {
+            continue;
+        };
+        let cache_read = count(usage, "cacheRead");
+        let input = count(usage, "input") + cache_read + count(usage, "cacheWrite");
+        let output = count(usage, "output");
+        let total = match count(usage, "totalTokens") {
+            0 => input + output,
+            total => total,
+        };
+        sum.add(Tokens {
+            input,
+            cached_input: cache_read,
+            output,
+            reasoning: 0,
+            total,
+        });
+    }
+    sum
+}
+
+/// Factory Droid: the `tokenUsage` totals of the `<id>.settings.json` beside the session
+/// (input excludes cache writes and reads; thinking is part of the output).
+fn factory_tokens(path: &Path) -> Tokens {
+    let settings = path.with_extension("settings.json");
+    let Some(usage) = std::fs::read_to_string(settings)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|settings| settings.get("tokenUsage").cloned())
+    else {
+        return Tokens::default();
+    };
+    let cache_read = count(&usage, "cacheReadTokens");
+    let input = count(&usage, "inputTokens") + count(&usage, "cacheCreationTokens") + cache_read;
+    let output = count(&usage, "outputTokens");
+    Tokens {
+        input,
+        cached_input: cache_read,
+        output,
+        reasoning: count(&usage, "thinkingTokens"),
+        total: input + output,
+    }
+}
+
+/// Amp: `usage` of each assistant message; input is `totalInputTokens` (fresh + cache writes +
+/// cache reads).
+fn amp_tokens(path: &Path) -> Tokens {
+    let thread: Value = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut sum = Tokens::default();
+    let messages = thread.get("messages").and_then(Value::as_array);
+    for message in messages.into_iter().flatten() {
+        let Some(usage) = message.get("usage").filter(|usage| usage.is_object()) else {
+            continue;
+        };
+        let input = usage
+            .get("totalInputTokens")
+            .and_then(Value::as_i64)
+            .unwrap_or_else(|| {
+                count(usage, "inputTokens")
+                    + count(usage, "cacheCreationInputTokens")
+                    + count(usage, "cacheReadInputTokens")
+            });
+        let output = count(usage, "outputTokens");
+        sum.add(Tokens {
+            input,
+            cached_input: count(usage, "cacheReadInputTokens"),
+            output,
+            reasoning: 0,
+            total: input + output,
+        });
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -197,6 +369,13 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "claude" => claude_tokens(Path::new(path)),
             "codex" => codex_tokens(Path::new(path)),
             "gemini" => gemini_tokens(Path::new(path)),
+            "copilot" => copilot_tokens(Path::new(path)),
+            // Cursor transcripts record no usage.
+            "cursor" => Tokens::default(),
+            "qwen" => qwen_tokens(Path::new(path)),
+            "pi" => pi_tokens(Path::new(path)),
+            "factory" => factory_tokens(Path::new(path)),
+            "amp" => amp_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

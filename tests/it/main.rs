@@ -2,6 +2,7 @@
 
 mod cli;
 mod fidelity;
+mod harnesses;
 mod ingest;
 mod mcp;
 mod python;

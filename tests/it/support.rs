@@ -29,15 +29,24 @@ pub fn corpus_dir() -> Option<PathBuf> {
 
 /// Runs `esker` with `args` and an isolated environment (no real agent history leaks in).
 pub fn run_esker(args: &[&str]) -> Output {
-    Command::new(esker_bin())
+    let mut command = Command::new(esker_bin());
+    command
         .args(args)
         .env("HOME", "/nonexistent-esker-test-home")
         .env_remove("ESKER_DATA_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("GEMINI_CLI_HOME")
-        .output()
-        .expect("esker binary runs")
+        .env_remove("GEMINI_CLI_HOME");
+    clear_harness_env(&mut command);
+    command.output().expect("esker binary runs")
+}
+
+/// Removes the environment variables that move the newer harnesses' log locations, so no real
+/// agent history leaks into a test.
+pub fn clear_harness_env(command: &mut Command) {
+    for name in esker::ingest::locations::ENV_VARS {
+        command.env_remove(name);
+    }
 }
 
 pub fn stderr_of(output: &Output) -> String {

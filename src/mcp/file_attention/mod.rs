@@ -19,7 +19,7 @@ use crate::ingest::touches::paths;
 use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
-use crate::mcp::harness::source_of_harness;
+use crate::mcp::origin::Contradictory;
 use crate::mcp::validate::Arguments;
 use report::{MatchedTouch, SCAN_CAP};
 use request::{AttentionRequest, Scope};
@@ -134,22 +134,15 @@ fn tail_warnings(request: &AttentionRequest, tail: &ResolvedTail) -> Vec<String>
 enum SourceFilter {
     Any,
     Only(String),
-    /// The filters exclude every source (an unknown harness name, or a harness and a source
-    /// that disagree).
+    /// The filters exclude every source (a harness and a source that disagree).
     Nothing,
 }
 
 fn source_filter(request: &AttentionRequest) -> SourceFilter {
-    let from_harness = request.harness.as_deref().map(source_of_harness);
-    match (from_harness, request.source.as_deref()) {
-        (None, None) => SourceFilter::Any,
-        (None, Some(source)) => SourceFilter::Only(source.to_owned()),
-        (Some(None), _) => SourceFilter::Nothing,
-        (Some(Some(source)), None) => SourceFilter::Only(source.to_owned()),
-        (Some(Some(implied)), Some(source)) if implied == source => {
-            SourceFilter::Only(source.to_owned())
-        }
-        (Some(Some(_)), Some(_)) => SourceFilter::Nothing,
+    match request.origin.source() {
+        Ok(None) => SourceFilter::Any,
+        Ok(Some(source)) => SourceFilter::Only(source.as_str().to_owned()),
+        Err(Contradictory) => SourceFilter::Nothing,
     }
 }
 
@@ -219,7 +212,6 @@ mod tests {
                 json!({"harness": "codex", "source": "claude"}),
                 SourceFilter::Nothing,
             ),
-            (json!({"harness": "claude"}), SourceFilter::Nothing),
         ];
         for (filters, expected) in cases {
             let mut arguments = json!({"path": "a/b.rs"});

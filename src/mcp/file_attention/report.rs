@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 use crate::mcp::file_attention::page::{ItemKey, encode_cursor, page_of};
 use crate::mcp::file_attention::request::{AttentionRequest, Granularity};
 use crate::mcp::file_attention::tail::ResolvedTail;
-use crate::mcp::harness::harness_of;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
+use crate::model::harness_of;
 
 /// Most touches read for one call; the summary and roots cover these (the newest) and
 /// `summary.scan_truncated` says when there were more.

@@ -1,6 +1,7 @@
 //! The `file_attention` request: Moraine's fields, defaults and rejections (path hygiene,
-//! limit range, explicit-timezone datetimes of at most millisecond precision, blank filters),
-//! plus esker's `cursor`, and the canonical form echoed in `request`.
+//! limit range, explicit-timezone datetimes of at most millisecond precision), the `harness`
+//! and `source` filters of the other tools ([`OriginFilter`]), esker's `cursor`, and the
+//! canonical form echoed in `request`.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
@@ -8,6 +9,7 @@ use serde_json::{Value, json};
 use crate::mcp::cursor::filter_fingerprint;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::file_attention::page::{self, PagePosition};
+use crate::mcp::origin::OriginFilter;
 use crate::mcp::validate::{
     Arguments, optional_field, optional_integer_in_range, optional_string, parse_datetime_field,
     reject_unknown_fields,
@@ -78,8 +80,7 @@ pub struct AttentionRequest {
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,
     pub tool: Option<String>,
-    pub harness: Option<String>,
-    pub source: Option<String>,
+    pub origin: OriginFilter,
     pub mutations_only: bool,
     pub limit: usize,
     /// The cursor as given, and the position it decodes to.
@@ -97,8 +98,8 @@ impl AttentionRequest {
             self.start.map(|time| time.timestamp_micros()),
             self.end.map(|time| time.timestamp_micros()),
             self.tool.as_deref().unwrap_or_default(),
-            self.harness.as_deref().unwrap_or_default(),
-            self.source.as_deref().unwrap_or_default(),
+            self.origin.harness.map_or("", |source| source.harness()),
+            self.origin.source.map_or("", |source| source.as_str()),
             self.mutations_only,
         );
         filter_fingerprint(&canonical_filter)
@@ -113,8 +114,8 @@ impl AttentionRequest {
             "start_datetime": self.start.map(canonical_datetime),
             "end_datetime": self.end.map(canonical_datetime),
             "tool": self.tool,
-            "harness": self.harness,
-            "source": self.source,
+            "harness": self.origin.harness.map(|source| source.harness()),
+            "source": self.origin.source.map(|source| source.as_str()),
             "mutations_only": self.mutations_only,
             "limit": self.limit,
             "cursor": self.cursor.as_ref().map(|(text, _)| text.as_str()),
@@ -171,8 +172,7 @@ pub fn parse(arguments: &Arguments) -> Result<AttentionRequest, ToolError> {
         start,
         end,
         tool,
-        harness: parse_filter(arguments, "harness")?,
-        source: parse_filter(arguments, "source")?,
+        origin: OriginFilter::parse(arguments)?,
         mutations_only,
         limit,
         cursor: None,
@@ -212,21 +212,6 @@ fn parse_path(arguments: &Arguments) -> Result<String, ToolError> {
         return Err(invalid("path must be a single line"));
     }
     Ok(path.clone())
-}
-
-/// `harness` / `source`: trimmed; blank is rejected, null means no filter.
-fn parse_filter(arguments: &Arguments, field: &str) -> Result<Option<String>, ToolError> {
-    let Some(text) = optional_string(arguments, field)? else {
-        return Ok(None);
-    };
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(ToolError::invalid_request(
-            field,
-            format!("{field} must be a non-empty string when provided"),
-        ));
-    }
-    Ok(Some(trimmed.to_owned()))
 }
 
 /// An optional datetime bound: blank is absent; otherwise an explicit timezone and at most
@@ -324,7 +309,7 @@ mod tests {
     fn filters_are_trimmed_and_datetimes_normalized() {
         let request = parse_value(json!({
             "path": "a/b.rs", "scope": "all", "granularity": "events",
-            "harness": " claude-code ", "source": " claude ", "tool": " Edit ",
+            "harness": "claude-code", "source": "claude", "tool": " Edit ",
             "start_datetime": "2026-04-30T09:00:00-04:00", "end_datetime": " ",
             "mutations_only": true, "limit": 50,
         }))
@@ -352,7 +337,8 @@ mod tests {
             json!({"path": "a.rs", "limit": 51}),
             json!({"path": "a.rs", "scope": "repo"}),
             json!({"path": "a.rs", "granularity": "turns"}),
-            json!({"path": "a.rs", "harness": "  "}),
+            json!({"path": "a.rs", "harness": "claude"}),
+            json!({"path": "a.rs", "source": "  "}),
             json!({"path": "a.rs", "mutations_only": "yes"}),
             json!({"path": "a.rs", "start_datetime": "2026-04-30T09:00:00"}),
             json!({"path": "a.rs", "start_datetime": "2026-06-16T07:04:22.918999999Z"}),

@@ -28,7 +28,13 @@ async fn exactly_the_strict_read_only_moraine_tools_are_advertised() {
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["search_sessions", "open", "list_sessions", "file_attention"]
+        [
+            "search_sessions",
+            "open",
+            "list_sessions",
+            "file_attention",
+            "get_ingest_status"
+        ]
     );
     for tool in &tools {
         let schema = Value::Object(tool.input_schema.as_ref().clone());
