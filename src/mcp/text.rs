@@ -5,7 +5,9 @@ use std::sync::OnceLock;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
-use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::search::filler::is_filler;
 
 /// Longest search snippet, in characters, ellipses included (issue 3: about 300).
 pub const SNIPPET_CHARS: usize = 300;
@@ -14,8 +16,6 @@ pub const SUMMARY_CHARS: usize = 200;
 /// Context kept before the first matched term of a snippet window.
 const SNIPPET_LEAD_CHARS: usize = 60;
 const ELLIPSIS: &str = "...";
-/// The tantivy tokenizer of the event text field (see `search::SearchFields::build`).
-const SEARCH_TOKENIZER: &str = "en_stem";
 
 /// UTC nanoseconds as the spec's timestamp format: `2026-04-29T18:42:31.125Z`.
 pub fn format_timestamp(nanos: i64) -> String {
@@ -65,11 +65,7 @@ pub fn one_line_summary(text: &str) -> Excerpt {
 fn search_analyzer() -> TextAnalyzer {
     static ANALYZER: OnceLock<TextAnalyzer> = OnceLock::new();
     ANALYZER
-        .get_or_init(|| {
-            TokenizerManager::default()
-                .get(SEARCH_TOKENIZER)
-                .expect("tantivy registers the en_stem tokenizer")
-        })
+        .get_or_init(crate::search::analyzer::stemming_analyzer)
         .clone()
 }
 
@@ -157,6 +153,10 @@ fn term_matches(line: &str, query: &str) -> Vec<(usize, usize)> {
         if !query_terms.contains(&term) {
             query_terms.push(term);
         }
+    }
+    // As the search leaves filler words out of a question, the window is chosen by its topic.
+    if query_terms.iter().any(|term| !is_filler(term)) {
+        query_terms.retain(|term| !is_filler(term));
     }
     let mut analyzer = search_analyzer();
     let mut stream = analyzer.token_stream(line);
@@ -336,6 +336,29 @@ mod tests {
         let excerpt = snippet(&text, "ÜNÏCÖDÉ");
         assert!(excerpt.text.contains("ünïcödé"));
         assert!(excerpt.text.chars().count() <= SNIPPET_CHARS);
+    }
+
+    #[test]
+    fn snippet_finds_cjk_words_inside_a_run() {
+        let text = format!(
+            "{}エラーハンドリングの共通パターンを確認しました{}",
+            "前置き".repeat(150),
+            "後書き".repeat(150)
+        );
+        let excerpt = snippet(&text, "エラーハンドリングはどうなっている？");
+        assert!(
+            excerpt.text.contains("エラーハンドリング"),
+            "{}",
+            excerpt.text
+        );
+    }
+
+    #[test]
+    fn snippet_windows_are_chosen_by_topic_words_not_filler() {
+        let padding = "x ".repeat(400);
+        let text = format!("where did we {padding} the deploy failed {padding}");
+        let excerpt = snippet(&text, "where did we fix the deploy");
+        assert!(excerpt.text.contains("deploy failed"), "{}", excerpt.text);
     }
 
     #[test]

@@ -3,7 +3,10 @@
 
 pub mod analyzer;
 pub mod boolean;
+pub mod damping;
+pub mod filler;
 pub mod query;
+pub mod script;
 pub mod writer;
 
 use std::path::Path;
@@ -70,7 +73,7 @@ impl SearchFields {
     pub fn build() -> (Schema, SearchFields) {
         let mut builder = Schema::builder();
         let text_indexing = TextFieldIndexing::default()
-            .set_tokenizer(STEM_TOKENIZER)
+            .set_tokenizer(analyzer::STEM_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         let fields = SearchFields {
             event_id: builder.add_text_field("event_id", STRING | STORED),
@@ -223,9 +226,6 @@ pub struct SearchIndex {
 
 /// Name of the exact-forms field.
 const EXACT_FIELD: &str = "exact";
-
-/// Name of the stemmed text field's analyzer.
-const STEM_TOKENIZER: &str = "en_stem";
 
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
@@ -469,11 +469,8 @@ impl SearchIndex {
         query: &SearchQuery<'_>,
         relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
     ) -> Result<BooleanQuery, SearchError> {
-        let stemmer = self.index.tokenizers().get(STEM_TOKENIZER).ok_or_else(|| {
-            SearchError::Tantivy(tantivy::TantivyError::SchemaError(format!(
-                "tokenizer {STEM_TOKENIZER} is not registered"
-            )))
-        })?;
+        // The analyzer the index was made with (`en_stem` in stores before issue #23).
+        let stemmer = self.index.tokenizer_for_field(self.fields.text)?;
         let relevance = relevance(&query::RelevanceBuilder {
             searcher,
             text: self.fields.text,
@@ -753,7 +750,7 @@ mod tests {
         }
         builder.add_i64_field("timestamp_micros", STORED | FAST);
         let text_indexing = TextFieldIndexing::default()
-            .set_tokenizer(STEM_TOKENIZER)
+            .set_tokenizer("en_stem")
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         builder.add_text_field(
             "text",

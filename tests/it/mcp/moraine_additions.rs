@@ -48,7 +48,7 @@ fn home_with_a_claude_session() -> tempfile::TempDir {
         "type": "user", "uuid": "u1", "parentUuid": null,
         "sessionId": "0a1b2c3d-0a9e-4b8c-8d7e-5f4a3b2c1d0e",
         "timestamp": "2026-03-03T08:00:00.000Z", "cwd": "/home/dev/app", "isSidechain": false,
-        "message": {"role": "user", "content": "why does the heron queue stall"}
+        "message": {"role": "user", "content": "why does the kestrelqueue stall"}
     });
     std::fs::write(
         project.join("0a1b2c3d-0a9e-4b8c-8d7e-5f4a3b2c1d0e.jsonl"),
@@ -124,7 +124,7 @@ async fn get_ingest_status_reports_the_background_pass_in_moraines_shape() {
     );
 
     let search = client
-        .success("search_sessions", json!({"query": "heron"}))
+        .success("search_sessions", json!({"query": "kestrelqueue"}))
         .await;
     assert_eq!(search["data"]["coverage"]["state"], "complete");
     assert_eq!(search["data"]["result_count"], 1);
@@ -187,7 +187,7 @@ async fn coverage_is_partial_while_a_pass_cannot_finish_and_complete_after() {
     drop(lock);
     wait_for_coverage(&client, "true").await;
     let search = client
-        .success("search_sessions", json!({"query": "heron"}))
+        .success("search_sessions", json!({"query": "kestrelqueue"}))
         .await;
     assert_eq!(search["data"]["coverage"]["state"], "complete");
     assert_eq!(search["data"]["result_count"], 1, "the held-back pass ran");
