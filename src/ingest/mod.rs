@@ -1,6 +1,7 @@
 //! Ingest: finds log files, recognises each one's format from its content and parses it into
 //! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
 
+pub mod aider;
 pub mod amp;
 pub mod assemble;
 pub mod claude;
@@ -44,6 +45,7 @@ pub enum Format {
     PiSession,
     FactorySession,
     AmpThread,
+    AiderHistory,
 }
 
 impl Format {
@@ -60,6 +62,7 @@ impl Format {
             Format::PiSession => "pi_session",
             Format::FactorySession => "factory_session",
             Format::AmpThread => "amp_thread",
+            Format::AiderHistory => "aider_history",
         }
     }
 }
@@ -126,8 +129,16 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
     }
 }
 
-/// Recognises a whole-file JSON log (Gemini `.json`) in `bytes`.
+/// Recognises a whole-file log in `bytes`: JSON (Gemini, Qwen and Amp) or an aider Markdown
+/// history (kept whole as one JSON string, so redaction treats it like any other value).
 pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
+    if aider::sniff_text(bytes) {
+        return Recognised::Known {
+            format: Format::AiderHistory,
+            content: Content::Whole(Value::String(String::from_utf8_lossy(bytes).into_owned())),
+            complete_offset: bytes.len() as u64,
+        };
+    }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) if qwen::sniff_json(&value) => Recognised::Known {
             format: Format::QwenJson,
@@ -199,6 +210,7 @@ pub fn parse(
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
         (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
+        (Format::AiderHistory, Content::Whole(text)) => aider::parse(path, text),
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
@@ -220,6 +232,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::PiSession,
         Format::FactorySession,
         Format::AmpThread,
+        Format::AiderHistory,
     ]
     .into_iter()
     .find(|format| format.name() == name)

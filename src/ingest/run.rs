@@ -509,8 +509,8 @@ fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
     bar
 }
 
-/// Every `.jsonl` / `.json` file under `paths` (sidecar `.meta.json` files excluded), sorted,
-/// deduplicated.
+/// Every `.jsonl` / `.json` file (sidecar `.meta.json` files excluded) and aider history
+/// under `paths`, sorted, deduplicated.
 pub fn discover_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     discover_reporting(paths, false, &mut IndexSummary::default())
 }
@@ -554,7 +554,8 @@ fn is_candidate(path: &Path) -> bool {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("");
-    (name.ends_with(".jsonl") || name.ends_with(".json")) && !name.ends_with(".meta.json")
+    ((name.ends_with(".jsonl") || name.ends_with(".json")) && !name.ends_with(".meta.json"))
+        || name == super::aider::HISTORY_FILE
 }
 
 /// Identity of a file on disk.
@@ -720,7 +721,7 @@ fn read_content(
         complete_offset: 0,
         content_hash: String::new(),
     };
-    if !matches!(streamed.first_byte, Some(b'{') | Some(b'[')) {
+    if !matches!(streamed.first_byte, Some(b'{') | Some(b'[') | Some(b'#')) {
         return Ok(Some(unknown));
     }
     if identity.size > options.limits.max_json_file_bytes {

@@ -179,5 +179,7 @@ fn is_log_file(path: &Path) -> bool {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("");
-    name.ends_with(".jsonl") || (name.ends_with(".json") && !name.ends_with(".meta.json"))
+    name.ends_with(".jsonl")
+        || (name.ends_with(".json") && !name.ends_with(".meta.json"))
+        || name == super::aider::HISTORY_FILE
 }

@@ -334,6 +334,37 @@ fn amp_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Aider: the `> Tokens: 2.3k sent, 150 received.` lines, as printed (rounded).
+fn aider_tokens(path: &Path) -> Tokens {
+    let count_of = |text: &str| -> i64 {
+        let (digits, scale) = match text.strip_suffix('k') {
+            Some(digits) => (digits, 1_000.0),
+            None => (text, 1.0),
+        };
+        (digits.parse::<f64>().unwrap_or(0.0) * scale).round() as i64
+    };
+    let mut sum = Tokens::default();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for line in text.lines() {
+        let Some(counts) = line.strip_prefix("> Tokens: ") else {
+            continue;
+        };
+        let counts = counts.split(". ").next().unwrap_or(counts);
+        let mut tokens = Tokens::default();
+        for item in counts.split(", ") {
+            match item.split_once(' ') {
+                Some((number, "sent")) => tokens.input = count_of(number),
+                Some((number, "received")) => tokens.output = count_of(number),
+                Some((number, "cache hit")) => tokens.cached_input = count_of(number),
+                _ => {}
+            }
+        }
+        tokens.total = tokens.input + tokens.output;
+        sum.add(tokens);
+    }
+    sum
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -376,6 +407,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "pi" => pi_tokens(Path::new(path)),
             "factory" => factory_tokens(Path::new(path)),
             "amp" => amp_tokens(Path::new(path)),
+            "aider" => aider_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -3,6 +3,7 @@
 //! tool pairing, failed tools, token usage, titles, injected context), plus an append that adds
 //! exactly the new events. Shared helpers live here.
 
+mod aider;
 mod amp;
 mod copilot;
 mod cursor;

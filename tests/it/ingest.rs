@@ -196,6 +196,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("pi", ".jsonl", "pi_session"),
         ("factory", ".jsonl", "factory_session"),
         ("amp", ".json", "amp_thread"),
+        ("aider", ".aider.chat.history.md", "aider_history"),
     ];
     for (harness, extension, format) in expectations {
         for entry in walkdir::WalkDir::new(corpus.join(harness)) {
