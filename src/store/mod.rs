@@ -11,9 +11,12 @@
 //!     file_touches/part-b07-g000042.parquet   16 files, bucketed like turns
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state.json                          checkpoints of every source file + session locations
+//!     memories/, memory_index/, memory_fold.json   memory entries folded from the journal
+//!                                         (`crate::memory`), carried forward by every commit
 //!   tantivy/                              the master (writable) tantivy index
 //!   index.lock                            flock held by the one writer (`esker index` or a
 //!                                         server's watcher); released by the kernel on death
+//!   memory/journal.jsonl                  memory entries as saved; kept by `--rebuild`
 //! ```
 //! Readers pin the generation they read (a shared flock on `generations/gNNNNNN.pin`); a
 //! writer removes only old generations nobody pins, so a query never loses its files.
@@ -117,7 +120,13 @@ fn format_of(generation_root: &Path) -> u32 {
 }
 
 /// The table directories of a generation.
-pub const TABLES: [&str; 4] = ["events", "turns", "sessions", "file_touches"];
+pub const TABLES: [&str; 5] = [
+    "events",
+    "turns",
+    "sessions",
+    "file_touches",
+    crate::memory::table::TABLE_DIR,
+];
 const GENERATIONS_DIR: &str = "generations";
 /// How often `pin_current` retries when writers keep removing what it resolved.
 const PIN_ATTEMPTS: usize = 50;

@@ -220,7 +220,7 @@ fn touch_column(name: &str, rows: &[&TouchRow]) -> Option<ArrayRef> {
 }
 
 /// Builds a batch with exactly `schema`'s columns, each cast to the declared type.
-fn build_batch(
+pub fn build_batch(
     schema: &SchemaRef,
     column_for: impl Fn(&str) -> Option<ArrayRef>,
 ) -> Result<RecordBatch, String> {

@@ -11,6 +11,7 @@ mod file_attention;
 mod fuzz;
 mod golden;
 mod list_sessions;
+pub(crate) mod memory;
 mod moraine_additions;
 mod open;
 mod protocol;
