@@ -9,7 +9,7 @@
 //!   committed atomically; checkpoints for incremental indexing.
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
-//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`; other tool sets as
+//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`, `file_attention`; other tool sets as
 //!   profiles).
 //! - [`memory`]: memory entries (seed 001): a journal folded into the `memories` table and its
 //!   index at each commit, and the operations the `memory` profile serves.

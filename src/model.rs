@@ -218,6 +218,9 @@ pub struct RawEvent {
     pub line: u64,
     /// Token usage of the model call this event belongs to, set on exactly one event per call.
     pub usage: Option<TokenUsage>,
+    /// The working directory recorded with this tool call when the log records one per record
+    /// (Claude); `None` means the session's `cwd`. Roots the files the call touched.
+    pub cwd: Option<String>,
 }
 
 /// Token counts of one model call (or a sum of calls), normalized across harnesses:

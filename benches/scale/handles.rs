@@ -1,6 +1,6 @@
 //! Ids to drive the tools with, picked from the store by SQL: sessions of 100, ≤250 and 1000
 //! turns, the widest turns (≤100 and ~500 events), small and 1 MiB events, the first sessions of
-//! 10-session chains, plus document counts.
+//! 10-session chains, touched file paths, plus document counts.
 
 use std::path::Path;
 
@@ -24,6 +24,8 @@ pub struct Handles {
     pub regular_turns: Vec<(String, String)>,
     /// The first session of each 10-session chain (the generator's shared-slug chains).
     pub chains_10: Vec<String>,
+    /// Project-relative paths of touched files: the most touched ones and rarely touched ones.
+    pub touched_paths: Vec<String>,
 }
 
 /// Counts of the store at one stage.
@@ -76,7 +78,24 @@ pub async fn pick(root: &Path) -> anyhow::Result<Handles> {
             .map(|row| (row[0].clone(), row[1].clone()))
             .collect(),
         chains_10: column(strings(&context, "SELECT session_id FROM sessions WHERE chain_length = 10 AND chain_number = 1 ORDER BY session_id LIMIT 20").await?),
+        touched_paths: touched_paths(&context).await?,
     })
+}
+
+/// Tails under a known root, alternating between the most and the least touched.
+async fn touched_paths(context: &SessionContext) -> anyhow::Result<Vec<String>> {
+    let by_count = |order: &str| {
+        format!(
+            "SELECT tail FROM (SELECT tail, count(*) AS touches FROM file_touches WHERE root IS NOT NULL GROUP BY tail) ORDER BY touches {order}, tail LIMIT 25"
+        )
+    };
+    let most = strings(context, &by_count("DESC")).await?;
+    let least = strings(context, &by_count("ASC")).await?;
+    Ok(most
+        .into_iter()
+        .zip(least)
+        .flat_map(|(mut most, mut least)| [most.swap_remove(0), least.swap_remove(0)])
+        .collect())
 }
 
 /// Runs `sql` and returns every row as strings.

@@ -301,7 +301,7 @@ async fn ingest_figures(
         "≤ 2048 MiB",
         Some(peak <= 2048.0),
     );
-    for table in ["events", "turns", "sessions", "tantivy"] {
+    for table in ["events", "turns", "sessions", "file_touches", "tantivy"] {
         report.figure(
             &format!("on disk: {table}"),
             format!("{:.1} MB", disk_bytes(&root.join(table)) as f64 / MB),

@@ -6,6 +6,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::ids;
+use crate::ingest::touches::touch_rows;
 use crate::model::{EventType, ParsedSession, RawEvent, TokenUsage, TurnEnd};
 use crate::store::rows::{AssembledSession, EventExcerpt, EventRow, SessionRow, TurnRow, month_of};
 
@@ -75,6 +76,7 @@ pub fn assemble(
     }
 
     let session = summarize_session(parsed, source_path, session_id, &turns, &events, started_at);
+    let touches = touch_rows(&parsed.events, &events, parsed.meta.cwd.as_deref());
     AssembledSession {
         session: SessionRow {
             source_path: source_path_text,
@@ -82,6 +84,7 @@ pub fn assemble(
         },
         turns,
         events,
+        touches,
     }
 }
 

@@ -24,6 +24,7 @@ pub mod reader;
 pub mod run;
 pub mod sqlite;
 pub mod status;
+pub mod touches;
 pub mod watch;
 
 use std::path::Path;

@@ -11,20 +11,23 @@ use serde_json::{Map, Value, json};
 /// The schema version of every error envelope.
 pub const ERROR_SCHEMA_VERSION: &str = "moraine.mcp.error.v1";
 
-/// The tools of the moraine contract: spec 000's three, then Moraine's later additions.
+/// The tools of the moraine contract: spec 000's three, then Moraine's later additions
+/// (`file_attention`, `get_ingest_status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolName {
     SearchSessions,
     Open,
     ListSessions,
+    FileAttention,
     GetIngestStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 5] = [
         ToolName::SearchSessions,
         ToolName::Open,
         ToolName::ListSessions,
+        ToolName::FileAttention,
         ToolName::GetIngestStatus,
     ];
 
@@ -33,6 +36,7 @@ impl ToolName {
             ToolName::SearchSessions => "search_sessions",
             ToolName::Open => "open",
             ToolName::ListSessions => "list_sessions",
+            ToolName::FileAttention => "file_attention",
             ToolName::GetIngestStatus => "get_ingest_status",
         }
     }
@@ -43,6 +47,7 @@ impl ToolName {
             ToolName::SearchSessions => "moraine.mcp.search_sessions.v1",
             ToolName::Open => "moraine.mcp.open.v1",
             ToolName::ListSessions => "moraine.mcp.list_sessions.v1",
+            ToolName::FileAttention => "moraine.mcp.file_attention.v1",
             ToolName::GetIngestStatus => "moraine.mcp.get_ingest_status.v1",
         }
     }

@@ -1,5 +1,6 @@
-//! `esker serve`: the MCP server (stdio). Its default profile serves `search_sessions`, `open`
-//! and `list_sessions`, implementing the Moraine MCP search interface contract; other profiles
+//! `esker serve`: the MCP server (stdio). Its default profile serves `search_sessions`, `open`,
+//! `list_sessions` and `file_attention`, implementing the Moraine MCP search interface
+//! contract; other profiles
 //! ([`profiles`]) serve other contracts over the same service layer.
 //!
 //! Layout, request order:
@@ -9,7 +10,8 @@
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
 //! - [`handler`]: the shared lifecycle: validate, run under a deadline, wrap in an envelope.
 //! - [`validate`], [`cursor`]: strict argument validation, typed ids, list cursors.
-//! - [`search_sessions`], [`open`], [`list_sessions`]: one module per tool.
+//! - [`search_sessions`], [`open`], [`list_sessions`], [`file_attention`]: one module per
+//!   tool; [`harness`]: Moraine's harness names of esker's sources.
 //! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
 //!   queries from `queries/*.sql`; [`rows`]: typed access to query results.
 //! - [`envelope`], [`text`], [`usage`]: response envelopes, errors, SLA; timestamps, snippets,
@@ -23,6 +25,7 @@ pub mod chain;
 pub mod cursor;
 pub mod directory;
 pub mod envelope;
+pub mod file_attention;
 pub mod handler;
 pub mod ingest_status;
 pub mod list_sessions;

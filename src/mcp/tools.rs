@@ -1,5 +1,5 @@
-//! What the server advertises: the three tool definitions (descriptions, strict input
-//! schemas, output schemas, read-only annotations) and the server instructions.
+//! What the server advertises: the tool definitions (descriptions, strict input schemas,
+//! output schemas, read-only annotations) and the server instructions.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::mcp::envelope::{ERROR_SCHEMA_VERSION, ErrorCode, ToolName};
+use crate::mcp::file_attention::request as file_attention;
 use crate::mcp::list_sessions::{self, MODES};
 use crate::mcp::search_sessions;
 use crate::model::{EventType, Source};
@@ -18,12 +19,13 @@ pub const INSTRUCTIONS: &str = "esker indexes local coding-agent session history
 3. open(turn id) shows the surrounding exchange; open(session id) maps the whole conversation.
 4. Follow traversal ids (previous/next event or turn, parent session) instead of searching again.
 For time-based questions (\"yesterday\", \"this morning\") call list_sessions with an explicit-timezone window, then open a listed session.
+For \"who touched this file?\" call file_attention with the file's project-relative path: every session (or event) that read or changed it, across worktrees, with open handles.
 IDs are opaque: pass them back exactly as returned. Errors come back as a moraine.mcp.error.v1 envelope with a code (invalid_request, invalid_id, not_found, ...).";
 
 const ID_PATTERN: &str = "^(session|turn|event):[A-Za-z0-9_-]{1,256}$";
 const SCOPE_ID_PATTERN: &str = "^(session|turn):[A-Za-z0-9_-]{1,256}$";
 
-/// The three tools, in a stable order.
+/// The tools, in a stable order.
 pub fn tool_definitions() -> Vec<Tool> {
     ToolName::ALL.into_iter().map(tool_definition).collect()
 }
@@ -44,6 +46,11 @@ fn tool_definition(tool: ToolName) -> Tool {
             "List sessions by time window",
             LIST_DESCRIPTION,
             list_input_schema(),
+        ),
+        ToolName::FileAttention => (
+            "Sessions that touched a file",
+            FILE_ATTENTION_DESCRIPTION,
+            file_attention_input_schema(),
         ),
         ToolName::GetIngestStatus => (
             "Ingestion status",
@@ -77,6 +84,65 @@ const OPEN_DESCRIPTION: &str = "Expand an id from search_sessions, list_sessions
 const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort. With slug, only that continuation chain, oldest first, each with its session_number.";
 
 const STATUS_DESCRIPTION: &str = "Health, historical coverage, freshness and readiness of the index, with the progress of a running indexing pass, the last passes and the ingest rate. Call with {}. Use it when a search finds nothing and you need to know whether the history is fully indexed.";
+
+const FILE_ATTENTION_DESCRIPTION: &str = "Every session that touched a file (edits, writes, reads, patches, shell commands naming it), across every worktree of the project. The path is reduced to a project-relative tail and matched by suffix, so the main checkout, sibling worktrees and agent worktrees unify; roots lists the distinct worktree roots that matched (ambiguous when more than one). granularity sessions (default) gives one rollup per session (touch_count, tools), most recent touch first; events gives the touch-by-touch timeline. Each item carries session/event/turn ids for open. scope project (default) keeps sessions run inside the launch directory's project; all drops that.";
+
+fn file_attention_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["path"],
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The file: a project-relative path (src/lib.rs, resolved from the launch directory) or an absolute one. No surrounding whitespace, no file:// URI, no trailing slash.",
+            },
+            "scope": {
+                "type": ["string", "null"],
+                "enum": ["project", "all", null],
+                "default": "project",
+                "description": "project (default): only sessions whose working directory is inside the launch directory's project (its Git checkout and linked worktrees); all: every session.",
+            },
+            "granularity": {
+                "type": ["string", "null"],
+                "enum": ["sessions", "events", null],
+                "default": "sessions",
+                "description": "sessions (default): one rollup per session; events: the flat touch-by-touch timeline.",
+            },
+            "start_datetime": {
+                "type": ["string", "null"],
+                "description": "Only touches at or after this time: RFC 3339 with an explicit offset or Z, at most millisecond precision.",
+            },
+            "end_datetime": {
+                "type": ["string", "null"],
+                "description": "Only touches before this time (exclusive), RFC 3339 with an explicit offset or Z; later than start_datetime.",
+            },
+            "tool": {
+                "type": ["string", "null"],
+                "description": "Only touches by this tool name (Edit, Read, apply_patch, exec_command, ...).",
+            },
+            "harness": harness_schema(),
+            "source": source_schema(),
+            "mutations_only": {
+                "type": ["boolean", "null"],
+                "default": false,
+                "description": "Only touches that changed the file (edits, writes, patches, deletes, shell writes); excludes reads.",
+            },
+            "limit": {
+                "type": ["integer", "null"],
+                "minimum": 1,
+                "maximum": file_attention::MAX_LIMIT,
+                "default": file_attention::DEFAULT_LIMIT,
+                "description": "Most sessions (or events) to return, an integer from 1 to 50. Default 25.",
+            },
+            "cursor": {
+                "type": ["string", "null"],
+                "description": "next_cursor from a previous file_attention response with the same path and filters.",
+            },
+        },
+    })
+}
 
 fn search_input_schema() -> Value {
     let searchable: Vec<&str> = EventType::SEARCHABLE
@@ -320,6 +386,38 @@ fn data_schema(tool: ToolName) -> Value {
                 "next_cursor": nullable_string,
             },
         }),
+        ToolName::FileAttention => json!({
+            "type": "object",
+            "required": ["path", "tail", "scope", "granularity", "summary", "roots", "result_count", "limit", "truncated", "next_cursor"],
+            "properties": {
+                "path": { "type": "string" },
+                "tail": { "type": "string" },
+                "tail_is_absolute": { "type": "boolean" },
+                "stripped_root": nullable_string,
+                "scope": { "type": "string", "enum": ["project", "all"] },
+                "granularity": { "type": "string", "enum": ["sessions", "events"] },
+                "summary": {
+                    "type": "object",
+                    "required": ["total_touches", "distinct_sessions", "distinct_roots", "distinct_known_roots", "unknown_root_touches", "first_touch", "last_touch", "ambiguous", "scan_truncated"],
+                },
+                "roots": {
+                    "type": "array",
+                    "items": { "type": "object", "required": ["root", "touch_count", "session_count"] },
+                },
+                "result_count": { "type": "integer" },
+                "limit": { "type": "integer" },
+                "truncated": { "type": "boolean" },
+                "sessions": {
+                    "type": "array",
+                    "items": { "type": "object", "required": ["rank", "id", "session", "open"] },
+                },
+                "events": {
+                    "type": "array",
+                    "items": { "type": "object", "required": ["rank", "id", "event", "open"] },
+                },
+                "next_cursor": nullable_string,
+            },
+        }),
         ToolName::GetIngestStatus => json!({
             "type": "object",
             "required": ["observed_at_unix_ms", "current", "conditions", "alerts", "rate", "eta", "history"],
@@ -350,6 +448,7 @@ mod tests {
                 "search_sessions",
                 "open",
                 "list_sessions",
+                "file_attention",
                 "get_ingest_status"
             ]
         );

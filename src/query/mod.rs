@@ -1,5 +1,6 @@
-//! DataFusion access to a store snapshot: registers `events`, `turns`, `sessions` and `memories` from the
-//! DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for `esker query`.
+//! DataFusion access to a store snapshot: registers `events`, `turns`, `sessions`,
+//! `file_touches` and `memories` from the DDL in `tables/*.sql`, and runs read-only ad-hoc SQL
+//! for `esker query`.
 
 pub mod output;
 
@@ -13,10 +14,14 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use crate::store::Snapshot;
 
 /// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
-pub const TABLE_DDL: [(&str, &str); 4] = [
+pub const TABLE_DDL: [(&str, &str); 5] = [
     ("events", include_str!("../../tables/events.sql")),
     ("turns", include_str!("../../tables/turns.sql")),
     ("sessions", include_str!("../../tables/sessions.sql")),
+    (
+        "file_touches",
+        include_str!("../../tables/file_touches.sql"),
+    ),
     ("memories", include_str!("../../tables/memories.sql")),
 ];
 
@@ -33,7 +38,7 @@ pub enum QueryError {
     UnknownTable(String),
 }
 
-/// A fresh context with the three tables of `snapshot` registered.
+/// A fresh context with the tables of `snapshot` registered.
 pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryError> {
     context_at(&snapshot.root).await
 }

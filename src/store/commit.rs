@@ -1,5 +1,6 @@
 //! One atomic commit: writes the next generation with the touched sessions replaced (events,
-//! turns, sessions, search index, checkpoints), compacts crowded partitions, flips `current`.
+//! turns, sessions, file touches, search index, checkpoints), compacts crowded partitions,
+//! flips `current`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
@@ -10,7 +11,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use super::faults::crash_point;
 use super::parquet_io::{self as pio};
-use super::rows::{AssembledSession, EventRow, SessionRow, TurnRow};
+use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
 use super::state::{Checkpoint, SessionLocation, StoreState};
 use super::{Store, StoreError};
 use crate::model::EventType;
@@ -21,6 +22,8 @@ use crate::search::writer::{SearchWriter, publish};
 pub const MAX_FILES_PER_PARTITION: usize = 8;
 
 const ID_BLOOM_COLUMNS: [&str; 3] = ["event_id", "session_id", "turn_id"];
+/// `file_touches` is looked up by file name (`queries/file_attention_touches.sql`).
+const TOUCH_BLOOM_COLUMNS: [&str; 1] = ["file_name"];
 
 /// What one commit changes.
 #[derive(Debug, Default)]
@@ -94,6 +97,7 @@ pub async fn commit_from(
         ),
         turns: table_schema(&previous.root, "turns").await?,
         sessions: table_schema(&previous.root, "sessions").await?,
+        file_touches: table_schema(&previous.root, "file_touches").await?,
     };
     // The search index and the Parquet tables are written at the same time (one core each).
     let started = std::time::Instant::now();
@@ -162,11 +166,12 @@ pub async fn commit_from(
     Ok((summary, state))
 }
 
-/// The declared schemas of the three tables (events without its partition columns).
+/// The declared schemas of the tables (events without its partition columns).
 struct TableSchemas {
     events: SchemaRef,
     turns: SchemaRef,
     sessions: SchemaRef,
+    file_touches: SchemaRef,
 }
 
 /// Writes the Parquet tables of one commit.
@@ -209,6 +214,15 @@ impl TableWrite<'_> {
             self.touched,
         )?;
         tracing::debug!("turns written");
+        write_file_touches(
+            self.previous_root,
+            self.root,
+            self.generation,
+            &self.schemas.file_touches,
+            sessions,
+            self.touched,
+        )?;
+        tracing::debug!("file touches written");
         write_sessions(
             self.previous_root,
             self.root,
@@ -346,9 +360,19 @@ fn write_sorted(
     batches: &[RecordBatch],
     sort_columns: &[&str],
 ) -> Result<(), StoreError> {
+    write_sorted_with_blooms(file, schema, batches, sort_columns, &ID_BLOOM_COLUMNS)
+}
+
+fn write_sorted_with_blooms(
+    file: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    sort_columns: &[&str],
+    bloom_columns: &[&str],
+) -> Result<(), StoreError> {
     let sorted =
         pio::concat_sorted(schema, batches, sort_columns).map_err(parquet_failure(file))?;
-    pio::write_parquet(file, schema, &[sorted], &ID_BLOOM_COLUMNS)
+    pio::write_parquet(file, schema, &[sorted], bloom_columns)
 }
 
 /// `source=<s>/month=<m>` -> its Parquet files, for an `events/` directory.
@@ -419,19 +443,28 @@ fn untouched_rows(
     Ok(kept)
 }
 
-/// `turns/` is split into this many files by a hash of the session id, so a commit rewrites
-/// only the buckets of the sessions it touches.
+/// `turns/` and `file_touches/` are split into this many files by a hash of the session id,
+/// so a commit rewrites only the buckets of the sessions it touches.
 pub const TURN_BUCKETS: u64 = 16;
 
 pub(crate) fn turn_bucket(session_id: &str) -> u64 {
     (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
 }
 
-/// The bucket a `turns/part-bNN-gNNNNNN.parquet` file holds; `None` for a file of the
-/// unbucketed layout (rewritten into buckets on the next commit).
+/// The bucket a `part-bNN-gNNNNNN.parquet` file holds; `None` for a file of the unbucketed
+/// layout (rewritten into buckets on the next commit).
 pub(crate) fn bucket_of_file(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
+}
+
+/// A table stored as [`TURN_BUCKETS`] files by a hash of the session id.
+struct BucketedTable<'a> {
+    /// The table's directory in a generation.
+    name: &'static str,
+    schema: &'a SchemaRef,
+    sort_columns: &'static [&'static str],
+    bloom_columns: &'static [&'static str],
 }
 
 fn write_turns(
@@ -442,9 +475,61 @@ fn write_turns(
     sessions: &[AssembledSession],
     touched: &HashSet<String>,
 ) -> Result<(), StoreError> {
-    let turns_dir = root.join("turns");
-    fs::create_dir_all(&turns_dir).map_err(StoreError::io(&turns_dir))?;
-    let previous_files: Vec<PathBuf> = read_dir_sorted(&previous_root.join("turns"))?
+    let table = BucketedTable {
+        name: "turns",
+        schema,
+        sort_columns: &["session_id", "ordinal"],
+        bloom_columns: &ID_BLOOM_COLUMNS,
+    };
+    let mut new_rows = Vec::with_capacity(sessions.len());
+    for session in sessions {
+        let rows: Vec<&TurnRow> = session.turns.iter().collect();
+        let batch = pio::turns_batch(schema, &rows).map_err(parquet_failure(root))?;
+        new_rows.push((session.session.session_id.as_str(), batch));
+    }
+    write_bucketed(previous_root, root, generation, &table, new_rows, touched)
+}
+
+fn write_file_touches(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    schema: &SchemaRef,
+    sessions: &[AssembledSession],
+    touched: &HashSet<String>,
+) -> Result<(), StoreError> {
+    let table = BucketedTable {
+        name: "file_touches",
+        schema,
+        sort_columns: &["file_name", "tail", "session_id"],
+        bloom_columns: &TOUCH_BLOOM_COLUMNS,
+    };
+    let mut new_rows = Vec::new();
+    for session in sessions
+        .iter()
+        .filter(|session| !session.touches.is_empty())
+    {
+        let rows: Vec<&TouchRow> = session.touches.iter().collect();
+        let batch = pio::touches_batch(schema, &rows).map_err(parquet_failure(root))?;
+        new_rows.push((session.session.session_id.as_str(), batch));
+    }
+    write_bucketed(previous_root, root, generation, &table, new_rows, touched)
+}
+
+/// Writes a bucketed table of the new generation: buckets holding no touched session are hard
+/// links to the previous files; the others are rewritten without the touched sessions' old rows
+/// plus `new_rows` (the new rows of each touched session).
+fn write_bucketed(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    table: &BucketedTable<'_>,
+    new_rows: Vec<(&str, RecordBatch)>,
+    touched: &HashSet<String>,
+) -> Result<(), StoreError> {
+    let table_dir = root.join(table.name);
+    fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
+    let previous_files: Vec<PathBuf> = read_dir_sorted(&previous_root.join(table.name))?
         .into_iter()
         .filter(|path| {
             path.extension()
@@ -476,12 +561,10 @@ fn write_turns(
             split_by_bucket(&batch, &mut rows_by_bucket).map_err(parquet_failure(file))?;
         }
     }
-    link_files(&kept, &turns_dir)?;
-    for session in sessions {
-        let rows: Vec<&TurnRow> = session.turns.iter().collect();
-        let batch = pio::turns_batch(schema, &rows).map_err(parquet_failure(&turns_dir))?;
+    link_files(&kept, &table_dir)?;
+    for (session_id, batch) in new_rows {
         rows_by_bucket
-            .entry(turn_bucket(&session.session.session_id))
+            .entry(turn_bucket(session_id))
             .or_default()
             .push(batch);
     }
@@ -489,8 +572,14 @@ fn write_turns(
         if batches.iter().all(|batch| batch.num_rows() == 0) {
             continue;
         }
-        let file = turns_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
-        write_sorted(&file, schema, &batches, &["session_id", "ordinal"])?;
+        let file = table_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
+        write_sorted_with_blooms(
+            &file,
+            table.schema,
+            &batches,
+            table.sort_columns,
+            table.bloom_columns,
+        )?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 //!     events/source=codex/month=2026-04/part-g000042-0.parquet
 //!     turns/part-b07-g000042.parquet          16 files, by a hash of the session id
 //!     sessions/part-g000042.parquet
+//!     file_touches/part-b07-g000042.parquet   16 files, bucketed like turns
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state.json                          checkpoints of every source file + session locations
 //!     memories/, memory_index/, memory_fold.json   memory entries folded from the journal
@@ -98,8 +99,9 @@ pub struct Snapshot {
 /// Version of the store's layout, table schemas and index schema. A generation records the
 /// version that wrote it; readers refuse another one and the indexer rebuilds it.
 /// 1: wave 1 (no marker file). 2: inferred timestamps, token usage columns. 3: chain
-/// positions on sessions. 4: CJK and Thai bigrams in the search index (issue #23).
-pub const FORMAT_VERSION: u32 = 4;
+/// positions on sessions. 4: CJK and Thai bigrams in the search index (issue #23). 5: the
+/// `file_touches` table.
+pub const FORMAT_VERSION: u32 = 5;
 /// The file in each generation that holds its format version.
 const FORMAT_FILE: &str = "format";
 
@@ -117,6 +119,14 @@ fn format_of(generation_root: &Path) -> u32 {
         .unwrap_or(1)
 }
 
+/// The table directories of a generation.
+pub const TABLES: [&str; 5] = [
+    "events",
+    "turns",
+    "sessions",
+    "file_touches",
+    crate::memory::table::TABLE_DIR,
+];
 const GENERATIONS_DIR: &str = "generations";
 /// How often `pin_current` retries when writers keep removing what it resolved.
 const PIN_ATTEMPTS: usize = 50;
@@ -368,12 +378,7 @@ impl Store {
         if staging.exists() {
             fs::remove_dir_all(&staging).map_err(StoreError::io(&staging))?;
         }
-        for table in [
-            "events",
-            "turns",
-            "sessions",
-            crate::memory::table::TABLE_DIR,
-        ] {
+        for table in TABLES {
             fs::create_dir_all(staging.join(table)).map_err(StoreError::io(staging.join(table)))?;
         }
         crate::search::SearchIndex::create_empty(&staging.join("tantivy"))?;

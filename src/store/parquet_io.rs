@@ -22,7 +22,7 @@ use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::parquet::schema::types::ColumnPath;
 
 use super::StoreError;
-use super::rows::{EventRow, SessionRow, TurnRow};
+use super::rows::{EventRow, SessionRow, TouchRow, TurnRow};
 use crate::model::TokenUsage;
 
 /// Rows per row group: small enough that bloom filters and min/max stats prune lookups well.
@@ -199,6 +199,26 @@ fn session_column(name: &str, rows: &[&SessionRow]) -> Option<ArrayRef> {
     })
 }
 
+fn touch_column(name: &str, rows: &[&TouchRow]) -> Option<ArrayRef> {
+    Some(match name {
+        "event_id" => strings(rows, |row| Some(&row.event_id)),
+        "session_id" => strings(rows, |row| Some(&row.session_id)),
+        "turn_id" => strings(rows, |row| Some(&row.turn_id)),
+        "timestamp" => timestamps(rows, |row| Some(row.timestamp)),
+        "source" => strings(rows, |row| Some(row.source.as_str())),
+        "cwd" => strings(rows, |row| row.cwd.as_deref()),
+        "root" => strings(rows, |row| row.root.as_deref()),
+        "path" => strings(rows, |row| Some(&row.path)),
+        "resolved_path" => strings(rows, |row| Some(&row.resolved_path)),
+        "tail" => strings(rows, |row| Some(&row.tail)),
+        "file_name" => strings(rows, |row| Some(&row.file_name)),
+        "tool" => strings(rows, |row| Some(&row.tool)),
+        "mutation" => booleans(rows, |row| Some(row.mutation)),
+        "match_kind" => strings(rows, |row| Some(row.match_kind)),
+        _ => return None,
+    })
+}
+
 /// Builds a batch with exactly `schema`'s columns, each cast to the declared type.
 pub fn build_batch(
     schema: &SchemaRef,
@@ -230,6 +250,10 @@ pub fn turns_batch(schema: &SchemaRef, rows: &[&TurnRow]) -> Result<RecordBatch,
 
 pub fn sessions_batch(schema: &SchemaRef, rows: &[&SessionRow]) -> Result<RecordBatch, String> {
     build_batch(schema, |name| session_column(name, rows))
+}
+
+pub fn touches_batch(schema: &SchemaRef, rows: &[&TouchRow]) -> Result<RecordBatch, String> {
+    build_batch(schema, |name| touch_column(name, rows))
 }
 
 /// The schema without `drop` columns (the partition columns, which live in directory names).

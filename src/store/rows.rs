@@ -1,4 +1,5 @@
-//! Row types of the `events`, `turns` and `sessions` tables, as the assembler produces them.
+//! Row types of the `events`, `turns`, `sessions` and `file_touches` tables, as the assembler
+//! produces them.
 
 use chrono::{DateTime, Utc};
 
@@ -115,12 +116,41 @@ pub struct ChainPosition {
     pub length: i32,
 }
 
+/// One row of `file_touches`: a file one tool call touched (see `ingest::touches`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TouchRow {
+    pub event_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub timestamp: DateTime<Utc>,
+    pub source: Source,
+    /// The working directory of the call (or its session), when the log records one.
+    pub cwd: Option<String>,
+    /// The worktree root `tail` is relative to; `None` when the path is under no known root.
+    pub root: Option<String>,
+    /// The path as the call wrote it.
+    pub path: String,
+    /// The path resolved against the call's directory and normalized.
+    pub resolved_path: String,
+    /// `resolved_path` relative to `root`, or `resolved_path` when there is no root.
+    pub tail: String,
+    /// The last segment of `tail`.
+    pub file_name: String,
+    pub tool: String,
+    /// The call changed the file.
+    pub mutation: bool,
+    /// `argument`, `patch` or `shell`.
+    pub match_kind: &'static str,
+}
+
 /// Everything one parsed session becomes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssembledSession {
     pub session: SessionRow,
     pub turns: Vec<TurnRow>,
     pub events: Vec<EventRow>,
+    /// The files its tool calls touched, in event order.
+    pub touches: Vec<TouchRow>,
 }
 
 impl AssembledSession {

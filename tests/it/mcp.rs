@@ -7,6 +7,7 @@ mod answer_paths;
 mod chains;
 pub(crate) mod client;
 mod exact_words;
+mod file_attention;
 mod fuzz;
 mod golden;
 mod list_sessions;

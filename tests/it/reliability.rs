@@ -19,12 +19,14 @@ fn path_arg(path: &Path) -> &str {
 }
 
 /// What must be equal between a store and a clean reference: every event id (and the rows
-/// that hang off it), turn and session counts, and one search document per searchable event.
+/// that hang off it), turn, session and file touch counts, and one search document per
+/// searchable event.
 #[derive(Debug, PartialEq)]
 struct StoreContent {
     event_ids: Vec<String>,
     turns: i64,
     sessions: i64,
+    file_touches: i64,
     search_documents: u64,
     searchable_events: i64,
 }
@@ -41,6 +43,7 @@ fn store_content(data_dir: &Path) -> StoreContent {
         event_ids,
         turns: query_count(data_dir, "SELECT count(*) FROM turns"),
         sessions: query_count(data_dir, "SELECT count(*) FROM sessions"),
+        file_touches: query_count(data_dir, "SELECT count(*) FROM file_touches"),
         search_documents: index.document_count(),
         searchable_events: query_count(
             data_dir,

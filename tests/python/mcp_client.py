@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A third-party MCP client against `esker serve`: the official Python `mcp` SDK lists the
-tools, searches, and opens a hit's event, turn and session, asserting on every result.
+tools, searches, and opens a hit's event, turn and session, asks which sessions touched a file,
+asserting on every result.
 
 Usage: mcp_client.py ESKER_BIN DATA_DIR   (exits non-zero on the first failed check)
 CI: `pip install mcp` then `cargo test --test it python_mcp_sdk_client_round_trip`
@@ -15,7 +16,7 @@ import jsonschema  # installed with the mcp SDK
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-EXPECTED_TOOLS = {"search_sessions", "open", "list_sessions", "get_ingest_status"}
+EXPECTED_TOOLS = {"search_sessions", "open", "list_sessions", "file_attention", "get_ingest_status"}
 
 
 def field(obj, snake, camel):
@@ -102,6 +103,22 @@ async def check_list_and_errors(session, output_schemas):
     jsonschema.validate(missing_error, output_schemas["open"])
 
 
+async def check_file_attention(session, output_schemas):
+    arguments = {"path": "src/migrate.rs", "scope": "all"}
+    data = envelope_of(await session.call_tool("file_attention", arguments), "file_attention")["data"]
+    assert data["tail"] == "src/migrate.rs" and data["summary"]["total_touches"] >= 1, data
+    handles = data["sessions"][0]["open"]
+    envelope_of(await session.call_tool("open", {"id": handles["event_id"]}), "open")
+    events = {**arguments, "granularity": "events"}
+    timeline = envelope_of(await session.call_tool("file_attention", events), "file_attention")["data"]
+    assert len(timeline["events"]) == data["summary"]["total_touches"], timeline
+
+    rejected = await session.call_tool("file_attention", {"path": "src/"})
+    error = field(rejected, "structured_content", "structuredContent")
+    assert error["error"]["code"] == "invalid_request", error
+    jsonschema.validate(error, output_schemas["file_attention"])
+
+
 async def main(esker_bin, data_dir):
     server = StdioServerParameters(command=esker_bin, args=["serve", "--no-index", "--data-dir", data_dir])
     async with stdio_client(server) as (read_stream, write_stream):
@@ -113,6 +130,7 @@ async def main(esker_bin, data_dir):
             output_schemas = await check_tools(session)
             await check_search_and_open(session)
             await check_list_and_errors(session, output_schemas)
+            await check_file_attention(session, output_schemas)
     print("mcp_client.py: all checks passed")
 
 

@@ -105,6 +105,10 @@ impl Parser<'_> {
                     event.tool_name = Some(name.to_string());
                     event.tool_call_id = str_field_of(block, "id").map(str::to_string);
                     event.payload = Some(arguments);
+                    event.cwd = record
+                        .get("cwd")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                 }
                 kind if kind.ends_with("_tool_result") => {
                     // Server-side tool results (web search) arrive inside the assistant message.

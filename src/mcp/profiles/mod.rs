@@ -230,6 +230,7 @@ mod tests {
                 "search_sessions",
                 "open",
                 "list_sessions",
+                "file_attention",
                 "get_ingest_status"
             ]
         );

@@ -1,9 +1,11 @@
 //! The `moraine` profile (the default): `search_sessions`, `open` and `list_sessions` of the
-//! Moraine MCP contract (spec 000) plus Moraine's later `get_ingest_status`, with the
-//! `moraine.mcp.*.v1` envelopes; every retrieval answer carries `data.coverage`.
+//! Moraine MCP contract (spec 000) plus Moraine's later `file_attention` and
+//! `get_ingest_status`, with the `moraine.mcp.*.v1` envelopes; every retrieval answer carries
+//! `data.coverage`.
 
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::{Timer, ToolName};
+use crate::mcp::file_attention::FileAttention;
 use crate::mcp::handler::handle;
 use crate::mcp::ingest_status::{GetIngestStatus, Observation, annotate_coverage};
 use crate::mcp::list_sessions::ListSessions;
@@ -42,6 +44,7 @@ impl Profile for Moraine {
                 }
                 ToolName::Open => handle::<Open>(catalog, arguments, timer).await,
                 ToolName::ListSessions => handle::<ListSessions>(catalog, arguments, timer).await,
+                ToolName::FileAttention => handle::<FileAttention>(catalog, arguments, timer).await,
                 ToolName::GetIngestStatus => {
                     return Some(handle::<GetIngestStatus>(catalog, arguments, timer).await);
                 }

@@ -30,6 +30,22 @@ impl EskerClient {
 
     /// Starts `esker serve --data-dir DATA_DIR EXTRA_ARGS...` with `HOME` set to `home`.
     pub async fn start_with(data_dir: &Path, extra_args: &[&str], home: &str) -> EskerClient {
+        EskerClient::spawn(data_dir, extra_args, home, None).await
+    }
+
+    /// Starts `esker serve --no-index` on `data_dir` with `launch_dir` as its working directory
+    /// (the launch project of `file_attention`).
+    pub async fn start_in(data_dir: &Path, launch_dir: &Path) -> EskerClient {
+        let home = "/nonexistent-esker-test-home";
+        EskerClient::spawn(data_dir, &["--no-index"], home, Some(launch_dir)).await
+    }
+
+    async fn spawn(
+        data_dir: &Path,
+        extra_args: &[&str],
+        home: &str,
+        launch_dir: Option<&Path>,
+    ) -> EskerClient {
         let command = tokio::process::Command::new(esker_bin()).configure(|command| {
             command
                 .args(["serve", "--data-dir"])
@@ -42,6 +58,9 @@ impl EskerClient {
                 .env_remove("GEMINI_CLI_HOME");
             for name in esker::ingest::locations::ENV_VARS {
                 command.env_remove(name);
+            }
+            if let Some(launch_dir) = launch_dir {
+                command.current_dir(launch_dir);
             }
         });
         let transport = TokioChildProcess::new(command).expect("esker serve starts");

@@ -22,7 +22,7 @@ async fn the_server_introduces_itself_as_esker() {
 }
 
 #[tokio::test]
-async fn exactly_four_strict_read_only_tools_are_advertised() {
+async fn exactly_the_strict_read_only_moraine_tools_are_advertised() {
     let client = EskerClient::fixtures().await;
     let tools = client.service().list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
@@ -32,6 +32,7 @@ async fn exactly_four_strict_read_only_tools_are_advertised() {
             "search_sessions",
             "open",
             "list_sessions",
+            "file_attention",
             "get_ingest_status"
         ]
     );
