@@ -1,5 +1,5 @@
 -- The server's in-memory directory: what a search hit, an open(event) or a list_sessions
--- page shows of a session.
+-- page shows of a session (`parent_session_id` only says whether it is a sub-agent's).
 SELECT
   session_id,
   title,
@@ -19,5 +19,6 @@ SELECT
   chain_slug,
   chain_number,
   chain_length,
+  parent_session_id,
   session_summary
 FROM sessions

@@ -12,6 +12,7 @@ use esker::cli::sample::{IndexPlan, discard_sample_store, plan_index, reading_lo
 use esker::cli::{CliError, ERROR_EXIT, Outcome, Reader};
 use esker::config::resolve_data_dir;
 use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, index_paths};
+use esker::ingest::status::IngestMonitor;
 use esker::ingest::watch::{WatchOptions, watch_and_index};
 use esker::query::output::{OutputFormat, write_batches};
 use esker::redact::Redactor;
@@ -99,9 +100,10 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         full_pass_every: u64,
         /// Tool sets to serve, comma-separated: `moraine` (search_sessions, open,
-        /// list_sessions) or `agtrace` (list_sessions, get_project_info, get_session_details,
-        /// analyze_session, search_event_previews, get_event_details). Profiles defining the
-        /// same tool name cannot be combined.
+        /// list_sessions), `agtrace` (list_sessions, get_project_info, get_session_details,
+        /// analyze_session, search_event_previews, get_event_details) or `relay`
+        /// (search_history, get_conversation, list_sessions). Profiles defining the same tool
+        /// name cannot be combined.
         #[arg(long, value_name = "NAME[,NAME...]", default_value = "moraine")]
         profile: String,
         #[command(flatten)]
@@ -489,9 +491,15 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if !no_index && !plan.location.sample && discard_sample_store(&data_dir)? {
                 tracing::warn!("removed the sample store: real history is indexed now");
             }
+            let monitor = if plan.paths.is_empty() {
+                IngestMonitor::external()
+            } else {
+                IngestMonitor::in_process()
+            };
             if !plan.paths.is_empty() {
                 let options = IndexOptions {
                     paths: plan.paths.clone(),
+                    monitor: Some(monitor.clone()),
                     writer_role: "esker serve (background indexer)".to_string(),
                     redact: !ingest.no_redact,
                     redactor: ingest.redactor()?,
@@ -503,7 +511,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 });
                 spawn_background_index(store, options, watch)?;
             }
-            esker::mcp::serve_stdio(data_dir, profiles).await?;
+            esker::mcp::serve_stdio(data_dir, profiles, monitor).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Redact {
@@ -632,6 +640,9 @@ fn spawn_background_index(
                 Some(watch) => {
                     if let Err(error) = watch_and_index(&store, &options, &watch, log_pass) {
                         tracing::warn!("background indexer stopped: {error}");
+                        if let Some(monitor) = &options.monitor {
+                            monitor.indexer_stopped();
+                        }
                     }
                 }
                 None => index_once(&store, &options, log_pass),

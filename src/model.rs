@@ -55,6 +55,34 @@ impl Source {
             .into_iter()
             .find(|source| source.as_str() == text)
     }
+
+    /// The harness name Moraine's clients filter by (`claude-code`, `gemini-cli`, ...).
+    pub fn harness(self) -> &'static str {
+        match self {
+            Source::Codex => "codex",
+            Source::Claude => "claude-code",
+            Source::Gemini => "gemini-cli",
+            Source::Copilot => "copilot-cli",
+            Source::Cursor => "cursor",
+            Source::Qwen => "qwen-code",
+            Source::Pi => "pi-coding-agent",
+            Source::Factory => "factory-droid",
+            Source::Amp => "amp",
+            Source::Aider => "aider",
+        }
+    }
+
+    /// The source of a Moraine harness name.
+    pub fn from_harness(harness: &str) -> Option<Source> {
+        Source::ALL
+            .into_iter()
+            .find(|source| source.harness() == harness)
+    }
+}
+
+/// The harness name of a `source` column value (the value itself when it names no source).
+pub fn harness_of(source: &str) -> &str {
+    Source::parse(source).map_or(source, |known| known.harness())
 }
 
 /// The normalized event vocabulary of the MCP contract, in its canonical order.

@@ -1,5 +1,6 @@
 //! Ids to drive the tools with, picked from the store by SQL: sessions of 100, ≤250 and 1000
-//! turns, the widest turns (≤100 and ~500 events), small and 1 MiB events, plus document counts.
+//! turns, the widest turns (≤100 and ~500 events), small and 1 MiB events, the first sessions of
+//! 10-session chains, plus document counts.
 
 use std::path::Path;
 
@@ -21,6 +22,8 @@ pub struct Handles {
     pub sessions_1000: Vec<String>,
     /// `(turn_id, session_id)` of regular turns, for scoped searches.
     pub regular_turns: Vec<(String, String)>,
+    /// The first session of each 10-session chain (the generator's shared-slug chains).
+    pub chains_10: Vec<String>,
 }
 
 /// Counts of the store at one stage.
@@ -72,6 +75,7 @@ pub async fn pick(root: &Path) -> anyhow::Result<Handles> {
             .into_iter()
             .map(|row| (row[0].clone(), row[1].clone()))
             .collect(),
+        chains_10: column(strings(&context, "SELECT session_id FROM sessions WHERE chain_length = 10 AND chain_number = 1 ORDER BY session_id LIMIT 20").await?),
     })
 }
 

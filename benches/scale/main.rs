@@ -3,7 +3,8 @@
 //! events/s, peak RSS, size on disk), drives every SLA row of the spec in-process at 10%, 50%
 //! and 100% of the corpus, samples the stdio server (cold start, RSS, round trips) and times
 //! single-event appends, measures rare-word recall@10 (issue #10) on the generated corpus
-//! and on `../shared/corpus`; the agtrace profile's rows (issue 14) run on the full store.
+//! and on `../shared/corpus`, and the question benchmark (issue #23) on `../shared/corpus`;
+//! the agtrace profile's rows (issue 14) run on the full store.
 //! Prints a Markdown figures table (also written to WORK/figures.md).
 //!
 //! Run: `cargo bench --bench scale -- --docs 100000 [--rounds 200] [--seed 42] [--work DIR]`
@@ -14,6 +15,7 @@
 mod handles;
 mod indexing;
 mod profile;
+mod questions;
 mod recall;
 mod serve;
 mod stats;
@@ -201,7 +203,8 @@ async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-/// Rare-word recall@10 on the generated store in `full` and on `../shared/corpus`.
+/// Rare-word recall@10 on the generated store in `full` and on `../shared/corpus`, and the
+/// question benchmark on `../shared/corpus`.
 async fn recall_figures(
     work: &Path,
     full: &Path,
@@ -219,7 +222,8 @@ async fn recall_figures(
         std::fs::remove_dir_all(&shared)?;
     }
     index_with_child(&shared, &[corpus])?;
-    recall::rare_word_recall(&shared, "../shared/corpus", options.rounds, report).await
+    recall::rare_word_recall(&shared, "../shared/corpus", options.rounds, report).await?;
+    questions::question_figures(&shared, report)
 }
 
 /// Opens a fresh in-process server on `data_dir` and measures default-type searches.

@@ -1,6 +1,7 @@
 //! The SLA workloads, driven in-process through `EskerServer::call` (the same entry point the
 //! stdio server uses, envelopes included): searches with rare, common and multi-term queries,
-//! scoped searches, opens of each shape and list_sessions windows.
+//! scoped searches, opens of each shape (and of a chain's sessions by range) and list_sessions
+//! windows.
 
 use std::time::Instant;
 
@@ -180,7 +181,33 @@ pub async fn full_store(
         Some(Targets::new(100.0, 10.0, 50.0)),
     );
     opens(server, handles, rounds, report).await?;
+    chain_ranges(server, handles, rounds, report).await?;
     lists(server, rounds, report).await
+}
+
+/// Issue 15's target: open with a range over a 10-session chain, p50 ≤ 50 ms.
+const CHAIN_RANGE: Targets = Targets::new(500.0, 50.0, 250.0);
+
+/// open({id, sessions: "1-10"}): every member of a 10-session chain, addressed by its first.
+async fn chain_ranges(
+    server: &EskerServer,
+    handles: &Handles,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let name = "open with a range over a 10-session chain";
+    if handles.chains_10.is_empty() {
+        eprintln!("{name}: no 10-session chain in this corpus, skipped");
+        return Ok(());
+    }
+    let arguments: Vec<Value> = handles
+        .chains_10
+        .iter()
+        .map(|id| json!({"id": id, "sessions": "1-10"}))
+        .collect();
+    let samples = measure(server, "open", &arguments, rounds).await?;
+    report.latency(name, samples, Some(CHAIN_RANGE));
+    Ok(())
 }
 
 async fn opens(

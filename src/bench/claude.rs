@@ -3,7 +3,7 @@
 //! records with thinking, text and `tool_use` blocks, `tool_result` user records with
 //! `toolUseResult`, `turn_duration` system records, and for some sessions a sub-agent
 //! transcript under `<uuid>/subagents/agent-<id>.jsonl` with its `.meta.json`, spawned by a
-//! `Task` tool call.
+//! `Task` tool call. Sessions of a chain carry their shared `slug` on every record.
 
 use serde_json::{Value, json};
 
@@ -194,6 +194,9 @@ impl<'a> Transcript<'a> {
         });
         if let Some(agent_id) = self.agent_id {
             record["agentId"] = json!(agent_id);
+        }
+        if let Some(slug) = &self.plan.slug {
+            record["slug"] = json!(slug);
         }
         if let (Value::Object(fields), Value::Object(extra)) = (&mut record, body) {
             fields.extend(extra);

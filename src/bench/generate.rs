@@ -2,13 +2,15 @@
 //! sub-directories (`part-00`, ...) so a benchmark can index 10%, 50% and 100% of it. Each
 //! session is drawn from its own PRNG stream (seed, part, index): the same options always give
 //! the same bytes. Each part holds its share of special shapes (sessions of 100, 250 and 1000
-//! turns, turns of 500 events, 1 MiB tool outputs).
+//! turns, turns of 500 events, 1 MiB tool outputs) and one chain of [`CHAIN_SESSIONS`] Claude
+//! sessions continuing one conversation (a shared slug), drawn from a stream of its own so the
+//! other sessions are the same with or without it.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::bench::GeneratedFile;
-use crate::bench::plan::{Harness, SessionPlan, Shape, plan_session};
+use crate::bench::plan::{Harness, SessionPlan, Shape, plan_chain, plan_session};
 use crate::bench::rng::Rng;
 use crate::bench::vocab::Vocabulary;
 use crate::bench::{claude, codex, gemini};
@@ -63,8 +65,14 @@ const SPECIALS_PER_100K: [(Shape, f64); 6] = [
     (Shape::BigPayload(1 << 20), 2.0),
 ];
 
-/// Corpora smaller than this get no special shapes (a 1000-turn session alone is ~3k documents).
+/// Corpora smaller than this get no special shapes (a 1000-turn session alone is ~3k documents)
+/// and no chains.
 const MIN_DOCS_FOR_SPECIALS: u64 = 20_000;
+
+/// Sessions of each part's chain.
+pub const CHAIN_SESSIONS: usize = 10;
+/// Mixed into the seed of a part's chain stream.
+const CHAIN_STREAM: u64 = 0xC4A1_0000_0000;
 
 /// Writes the corpus under `out`.
 pub fn generate(out: &Path, options: &GenerateOptions) -> Result<CorpusSummary, GenerateError> {
@@ -82,12 +90,14 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<CorpusSummary, 
             .collect();
         let directory = out.join(format!("part-{part:02}"));
         let mut writer = PartWriter::new(&directory);
+        let chained = options.docs >= MIN_DOCS_FOR_SPECIALS;
         let planned = part_files(
             &vocabulary,
             options.seed,
             part,
             budget,
             &part_specials,
+            chained,
             &mut |file| writer.write(file),
         )?;
         summary.planned_documents += planned.documents;
@@ -106,13 +116,15 @@ struct PartPlan {
     sessions: u64,
 }
 
-/// Emits the files of one part: its special sessions first, then regular ones until the budget.
+/// Emits the files of one part: its special sessions first, then regular ones until the
+/// budget, then (when `chained`) its chain.
 fn part_files(
     vocabulary: &Vocabulary,
     seed: u64,
     part: u64,
     budget: u64,
     specials: &[Shape],
+    chained: bool,
     emit: &mut dyn FnMut(GeneratedFile) -> Result<(), GenerateError>,
 ) -> Result<PartPlan, GenerateError> {
     let mut planned = PartPlan::default();
@@ -130,6 +142,16 @@ fn part_files(
         planned.sessions += 1 + u64::from(plan.subagent.is_some());
         for file in render(&plan, &mut rng) {
             emit(file)?;
+        }
+    }
+    if chained {
+        let mut rng = Rng::for_item(seed ^ (part << 48) ^ CHAIN_STREAM, 0);
+        for plan in plan_chain(&mut rng, vocabulary, CHAIN_SESSIONS) {
+            planned.documents += plan.planned_documents();
+            planned.sessions += 1;
+            for file in render(&plan, &mut rng) {
+                emit(file)?;
+            }
         }
     }
     Ok(planned)
@@ -210,6 +232,7 @@ mod tests {
             0,
             400,
             &[Shape::WideTurn(40)],
+            true,
             &mut |file| {
                 files.push(file);
                 Ok(())
@@ -249,5 +272,33 @@ mod tests {
             sessions += output.sessions.len();
         }
         assert!(sessions >= 10, "{sessions} sessions");
+    }
+
+    #[test]
+    fn each_part_holds_one_chain_sharing_a_slug() {
+        let mut starts_by_slug: std::collections::HashMap<String, Vec<i64>> = Default::default();
+        for file in corpus(5) {
+            let Recognised::Known {
+                format, content, ..
+            } = recognise(&file.bytes, None)
+            else {
+                continue;
+            };
+            let output = parse(format, Path::new(&file.path), &content, None);
+            for session in output.sessions {
+                if let Some(slug) = session.meta.slug.clone() {
+                    let started = session.meta.started_at.map(|time| time.timestamp());
+                    starts_by_slug
+                        .entry(slug)
+                        .or_default()
+                        .push(started.unwrap_or(0));
+                }
+            }
+        }
+        assert_eq!(starts_by_slug.len(), 1, "{starts_by_slug:?}");
+        let mut starts = starts_by_slug.into_values().next().unwrap();
+        assert_eq!(starts.len(), CHAIN_SESSIONS);
+        starts.sort_unstable();
+        assert!(starts.windows(2).all(|pair| pair[1] - pair[0] >= 23 * 3600));
     }
 }

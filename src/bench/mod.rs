@@ -7,6 +7,7 @@
 //! - [`codex`], [`claude`], [`gemini`]: render a plan in each harness's real format.
 //! - [`vocab`], [`rng`], [`clock`]: vocabulary, seeded PRNG, simulated timestamps.
 //! - [`recall`]: rare-word recall@k of the search index (issue #10).
+//! - [`questions`]: the question benchmark over `../shared/corpus` (issue #23).
 
 pub mod claude;
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod codex;
 pub mod gemini;
 pub mod generate;
 pub mod plan;
+pub mod questions;
 pub mod recall;
 pub mod rng;
 pub mod vocab;

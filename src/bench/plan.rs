@@ -63,6 +63,8 @@ pub struct SessionPlan {
     pub turns: Vec<TurnPlan>,
     /// A Claude sub-agent transcript spawned from the first turn.
     pub subagent: Option<Box<SessionPlan>>,
+    /// Claude's `slug`, shared by the sessions of one continued conversation ([`plan_chain`]).
+    pub slug: Option<String>,
 }
 
 impl SessionPlan {
@@ -141,7 +143,36 @@ pub fn plan_session(rng: &mut Rng, vocabulary: &Vocabulary, shape: Shape) -> Ses
         model,
         turns,
         subagent,
+        slug: None,
     }
+}
+
+/// A day between the starts of two sessions of a chain: continuations never overlap.
+const CHAIN_STEP_SECONDS: i64 = 24 * 3600;
+
+/// `length` Claude sessions continuing one conversation (`claude --continue`): regular
+/// sessions of one project and branch sharing a slug, started a day apart.
+pub fn plan_chain(rng: &mut Rng, vocabulary: &Vocabulary, length: usize) -> Vec<SessionPlan> {
+    // Three mid-frequency words: distinct chains get distinct slugs.
+    let mut word = || vocabulary.word(rng.between(500, 5_000) as usize).to_owned();
+    let slug = format!("{}-{}-{}", word(), word(), word());
+    let first_start = EPOCH_START + rng.below((SPAN_SECONDS / 2) as u64) as i64;
+    let project = rng.pick(PROJECTS).to_string();
+    let branch = format!("fix/{}", vocabulary.sample(rng));
+    let model = *rng.pick(MODELS_CLAUDE);
+    (0..length)
+        .map(|position| SessionPlan {
+            harness: Harness::Claude,
+            native_id: rng.uuid(),
+            started_at: first_start + position as i64 * CHAIN_STEP_SECONDS,
+            project: project.clone(),
+            branch: branch.clone(),
+            model,
+            turns: plan_turns(rng, vocabulary, Shape::Regular, 0.45),
+            subagent: None,
+            slug: Some(slug.clone()),
+        })
+        .collect()
 }
 
 fn plan_subagent(rng: &mut Rng, vocabulary: &Vocabulary, model: &'static str) -> SessionPlan {
@@ -154,6 +185,7 @@ fn plan_subagent(rng: &mut Rng, vocabulary: &Vocabulary, model: &'static str) ->
         model,
         turns: vec![plan_turn(rng, vocabulary, 3, 0.6)],
         subagent: None,
+        slug: None,
     }
 }
 

@@ -17,6 +17,7 @@ pub mod pi;
 pub mod qwen;
 pub mod reader;
 pub mod run;
+pub mod status;
 pub mod watch;
 
 use std::path::Path;

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::assemble::assemble;
 use super::lines::SplitLines;
 use super::reader::{ReadLimits, stream_json_lines};
+use super::status::IngestMonitor;
 use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
 use crate::ids::stable_hash_hex;
 use crate::redact::Redactor;
@@ -56,6 +57,8 @@ pub struct IndexOptions {
     /// crash loses at most one batch of work.
     pub batch_bytes: u64,
     pub limits: ReadLimits,
+    /// Where the pass reports its progress and outcome (the server's `get_ingest_status`).
+    pub monitor: Option<IngestMonitor>,
 }
 
 impl Default for IndexOptions {
@@ -72,6 +75,7 @@ impl Default for IndexOptions {
             redactor: Redactor::builtin(),
             batch_bytes: 128 << 20,
             limits: ReadLimits::default(),
+            monitor: None,
         }
     }
 }
@@ -198,6 +202,20 @@ pub async fn index_paths(
     store: &Store,
     options: &IndexOptions,
 ) -> Result<IndexSummary, IndexError> {
+    let outcome = run_pass(store, options).await;
+    if let Some(monitor) = &options.monitor {
+        match &outcome {
+            Ok(summary) => monitor.pass_finished(summary),
+            Err(error) => monitor.pass_failed(matches!(
+                error,
+                IndexError::Store(StoreError::Locked { .. })
+            )),
+        }
+    }
+    outcome
+}
+
+async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary, IndexError> {
     let started = Instant::now();
     for path in &options.paths {
         if fs::symlink_metadata(path).is_err() {
@@ -225,6 +243,12 @@ pub async fn index_paths(
     let files = discover_reporting(&paths, options.report_issues, &mut summary);
     let progress = progress_bar(options.progress, files.len() as u64);
     summary.files_seen = files.len();
+    if let Some(monitor) = &options.monitor {
+        monitor.pass_started(
+            files.len() as u64,
+            files.iter().map(|file| file_size(file)).sum(),
+        );
+    }
 
     // Switching redaction on or off, or to other rules, re-reads every file, so the store is
     // all one way.
@@ -246,18 +270,35 @@ pub async fn index_paths(
             &mut batch,
             &mut summary,
         );
+        if let Some(monitor) = &options.monitor {
+            monitor.file_done(file_size(file));
+        }
         if batch.bytes >= options.batch_bytes {
             batch.input.redacted = Some(options.redact);
             batch.input.redaction_rules = Some(redaction_rules.clone());
             commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
+            report_commit(options, &summary);
         }
     }
     progress.finish_and_clear();
     batch.input.redacted = Some(options.redact);
     batch.input.redaction_rules = Some(redaction_rules);
     commit_batch(store, &mut state, batch, &mut summary).await?;
+    report_commit(options, &summary);
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Tells the monitor a commit landed (when this pass has committed at all).
+fn report_commit(options: &IndexOptions, summary: &IndexSummary) {
+    if let (Some(monitor), Some(_)) = (&options.monitor, summary.generation) {
+        monitor.committed();
+    }
+}
+
+/// A file's size now; 0 when it cannot be read (the pass reports that file on its own).
+fn file_size(file: &Path) -> u64 {
+    fs::metadata(file).map_or(0, |metadata| metadata.len())
 }
 
 /// The files an older store had indexed that still exist: a format upgrade re-reads them too,

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::run::{IndexError, IndexOptions, IndexSummary, index_paths};
+use super::status::Watching;
 use crate::store::{Store, StoreError};
 
 /// How a watch loop behaves.
@@ -53,6 +54,13 @@ pub fn watch_and_index(
         .map_err(StoreError::io(store.data_dir()))?;
     let (sender, events) = channel::<notify::Result<notify::Event>>();
     let watcher = start_watcher(&options.paths, sender);
+    if let Some(monitor) = &options.monitor {
+        monitor.set_watching(if watcher.is_some() {
+            Watching::Events
+        } else {
+            Watching::Polling
+        });
+    }
     let full_pass_every = if watcher.is_some() {
         watch.full_pass_every
     } else {

@@ -12,11 +12,13 @@ use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
 
+use crate::ingest::status::IngestMonitor;
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::{QueryError, context_for, read_only_options};
+use crate::search::boolean::MatchExpression;
 use crate::search::{
     EventLocation, IndexedEvent, SearchError, SearchIndex, SearchQuery, SearchResults,
 };
@@ -83,6 +85,8 @@ pub struct Catalog {
     store: Store,
     path: AnswerPath,
     warm: Mutex<Option<Arc<WarmSnapshot>>>,
+    /// What the indexer says about itself (an external one unless the server indexes).
+    ingest: IngestMonitor,
 }
 
 /// Readers opened on one generation; shared by the requests that run while it is current.
@@ -123,7 +127,22 @@ impl Catalog {
             store: Store::open(data_dir)?,
             path,
             warm: Mutex::new(None),
+            ingest: IngestMonitor::external(),
         })
+    }
+
+    /// The catalog reporting the progress of the indexer that `monitor` follows.
+    pub fn with_ingest_monitor(mut self, monitor: IngestMonitor) -> Catalog {
+        self.ingest = monitor;
+        self
+    }
+
+    pub fn ingest_monitor(&self) -> &IngestMonitor {
+        &self.ingest
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The readers of the current generation, reopened when a new one was committed.
@@ -323,6 +342,33 @@ impl WarmSnapshot {
                 source: search.source.as_deref(),
                 limit: search.limit,
             })
+        })
+        .await
+        .map_err(|error| CatalogError::SearchTask(error.to_string()))?
+        .map_err(CatalogError::from)
+    }
+}
+
+impl WarmSnapshot {
+    /// Runs a boolean combination of relevance queries ([`MatchExpression`]) over events of
+    /// `event_types`, on the blocking pool; the best `limit` hits.
+    pub async fn search_expression(
+        self: &Arc<Self>,
+        expression: MatchExpression,
+        event_types: Vec<EventType>,
+        limit: usize,
+    ) -> Result<SearchResults, CatalogError> {
+        let snapshot = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let scope = SearchQuery {
+                text: "",
+                session_id: None,
+                turn_id: None,
+                event_types: &event_types,
+                source: None,
+                limit,
+            };
+            snapshot.index.search_expression(&expression, &scope)
         })
         .await
         .map_err(|error| CatalogError::SearchTask(error.to_string()))?

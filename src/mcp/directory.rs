@@ -31,6 +31,8 @@ pub struct SessionBrief {
     pub session_summary: Option<String>,
     pub usage: Option<TokenUsage>,
     pub chain: Option<ChainBrief>,
+    /// A sub-agent's session (it may carry its parent's slug, but is no member of its chain).
+    pub sub_agent: bool,
 }
 
 /// A list_sessions request as the directory evaluates it (the semantics of
@@ -45,6 +47,23 @@ pub struct SessionWindow<'a> {
     pub after: Option<(i64, &'a str)>,
     pub newest_first: bool,
     pub limit: usize,
+    /// Only sessions of this source (`None`: any).
+    pub source: Option<&'a str>,
+}
+
+impl SessionWindow<'_> {
+    /// Whether `brief` is active in the window and of its mode.
+    fn admits(&self, brief: &SessionBrief) -> bool {
+        let in_window = match (brief.updated_at, brief.started_at) {
+            (Some(updated_at), Some(started_at)) => {
+                updated_at >= self.start && started_at < self.end
+            }
+            _ => false,
+        };
+        in_window
+            && self.mode.is_none_or(|mode| brief.mode == mode)
+            && self.source.is_none_or(|source| brief.source == source)
+    }
 }
 
 /// What a hit or an opened event shows of its turn.
@@ -110,6 +129,7 @@ impl Directory {
         let chain_slugs = optional_strings(batch, "chain_slug")?;
         let chain_numbers = optional_integers(batch, "chain_number")?;
         let chain_lengths = optional_integers(batch, "chain_length")?;
+        let parents = optional_strings(batch, "parent_session_id")?;
         let usage_columns = USAGE_COLUMNS
             .iter()
             .map(|column| optional_integers(batch, column))
@@ -151,6 +171,7 @@ impl Directory {
                             length: chain_lengths.value(row),
                         },
                     ),
+                    sub_agent: !parents.is_null(row),
                 },
             );
         }
@@ -164,8 +185,6 @@ impl Directory {
             .iter()
             .filter_map(|(session_id, brief)| {
                 let updated_at = brief.updated_at?;
-                let in_window = updated_at >= window.start && brief.started_at? < window.end;
-                let of_mode = window.mode.is_none_or(|mode| brief.mode == mode);
                 let position = (updated_at, session_id.as_ref());
                 let after = window.after.is_none_or(|cursor| {
                     if window.newest_first {
@@ -174,7 +193,7 @@ impl Directory {
                         position > cursor
                     }
                 });
-                (in_window && of_mode && after).then_some((updated_at, session_id.as_ref(), brief))
+                (window.admits(brief) && after).then_some((updated_at, session_id.as_ref(), brief))
             })
             .collect();
         let order = |left: &(i64, &str, &SessionBrief), right: &(i64, &str, &SessionBrief)| {
@@ -185,12 +204,38 @@ impl Directory {
                 ascending
             }
         };
-        if matches.len() > window.limit && window.limit > 0 {
-            matches.select_nth_unstable_by(window.limit - 1, order);
-            matches.truncate(window.limit);
-        }
+        first_in_order(&mut matches, window.limit, order);
         matches.truncate(window.limit);
-        matches.sort_unstable_by(order);
+        matches
+            .into_iter()
+            .map(|(_, session_id, brief)| (session_id, brief))
+            .collect()
+    }
+
+    /// The sessions of a list_sessions(slug) page: the members of the chain named `slug` (or
+    /// the one session that carries it alone, not a sub-agent) active in the window, in chain
+    /// order (started_at, then id), after `window.after` read as (started_at, session id);
+    /// `newest_first` does not apply. The semantics of `queries/list_sessions_chain.sql`.
+    pub fn list_chain(&self, slug: &str, window: &SessionWindow<'_>) -> Vec<(&str, &SessionBrief)> {
+        let mut matches: Vec<(i64, &str, &SessionBrief)> = self
+            .sessions
+            .iter()
+            .filter_map(|(session_id, brief)| {
+                let started_at = brief.started_at?;
+                let position = (started_at, session_id.as_ref());
+                let after = window.after.is_none_or(|cursor| position > cursor);
+                (is_named_by_slug(brief, slug) && window.admits(brief) && after).then_some((
+                    started_at,
+                    session_id.as_ref(),
+                    brief,
+                ))
+            })
+            .collect();
+        let order = |left: &(i64, &str, &SessionBrief), right: &(i64, &str, &SessionBrief)| {
+            (left.0, left.1).cmp(&(right.0, right.1))
+        };
+        first_in_order(&mut matches, window.limit, order);
+        matches.truncate(window.limit);
         matches
             .into_iter()
             .map(|(_, session_id, brief)| (session_id, brief))
@@ -273,6 +318,25 @@ impl Directory {
     pub fn turn_count(&self) -> usize {
         self.turns.len()
     }
+}
+
+/// Whether `slug` names the chain `brief` belongs to: its chain's slug, or for a session alone
+/// (and no sub-agent) its own slug.
+fn is_named_by_slug(brief: &SessionBrief, slug: &str) -> bool {
+    match &brief.chain {
+        Some(chain) => chain.slug.as_deref() == Some(slug),
+        None => !brief.sub_agent && brief.session_slug.as_deref() == Some(slug),
+    }
+}
+
+/// Puts the first `limit` items of `items` by `order` at its front, sorted (the rest follow
+/// in no particular order).
+fn first_in_order<T>(items: &mut [T], limit: usize, order: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    if items.len() > limit && limit > 0 {
+        items.select_nth_unstable_by(limit - 1, &order);
+    }
+    let sorted = limit.min(items.len());
+    items[..sorted].sort_unstable_by(&order);
 }
 
 /// A column normalized as [`Rows`](crate::mcp::rows::Rows) normalizes it (strings to Utf8,

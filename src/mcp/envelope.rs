@@ -11,19 +11,21 @@ use serde_json::{Map, Value, json};
 /// The schema version of every error envelope.
 pub const ERROR_SCHEMA_VERSION: &str = "moraine.mcp.error.v1";
 
-/// The three tools esker serves.
+/// The tools of the moraine contract: spec 000's three, then Moraine's later additions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolName {
     SearchSessions,
     Open,
     ListSessions,
+    GetIngestStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 3] = [
+    pub const ALL: [ToolName; 4] = [
         ToolName::SearchSessions,
         ToolName::Open,
         ToolName::ListSessions,
+        ToolName::GetIngestStatus,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -31,6 +33,7 @@ impl ToolName {
             ToolName::SearchSessions => "search_sessions",
             ToolName::Open => "open",
             ToolName::ListSessions => "list_sessions",
+            ToolName::GetIngestStatus => "get_ingest_status",
         }
     }
 
@@ -40,6 +43,7 @@ impl ToolName {
             ToolName::SearchSessions => "moraine.mcp.search_sessions.v1",
             ToolName::Open => "moraine.mcp.open.v1",
             ToolName::ListSessions => "moraine.mcp.list_sessions.v1",
+            ToolName::GetIngestStatus => "moraine.mcp.get_ingest_status.v1",
         }
     }
 

@@ -1,5 +1,7 @@
 //! `list_sessions`: compact metadata of the sessions overlapping a datetime window, optionally
-//! of one mode, sorted by (updated_at, id) and keyset-paginated with an opaque cursor.
+//! of one mode, sorted by (updated_at, id) and keyset-paginated with an opaque cursor. With a
+//! `slug` (additive, seed 002) only that continuation chain is listed, in chain order
+//! (started_at, id) with each session's `session_number`.
 
 use std::time::Duration;
 
@@ -13,6 +15,7 @@ use crate::mcp::cursor::{self, CursorError, KeysetPosition};
 use crate::mcp::directory::{Directory, SessionBrief, SessionWindow};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
+use crate::mcp::origin::{Contradictory, OriginFilter};
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
 use crate::mcp::usage::{usage_json, usage_of};
@@ -21,18 +24,24 @@ use crate::mcp::validate::{
     reject_unknown_fields, required_string,
 };
 use crate::model::TokenUsage;
+use crate::model::harness_of;
 
-pub const FIELDS: [&str; 6] = [
+pub const FIELDS: [&str; 9] = [
     "start_datetime",
     "end_datetime",
     "limit",
     "cursor",
     "mode",
     "sort",
+    "slug",
+    "harness",
+    "source",
 ];
 pub const MODES: [&str; 4] = ["web_search", "mcp_internal", "tool_calling", "chat"];
 pub const SORTS: [&str; 2] = ["desc", "asc"];
 pub const DEFAULT_LIMIT: i64 = 20;
+/// Longest `slug` accepted (Claude's are three short words).
+pub const MAX_SLUG_CHARS: usize = 256;
 pub const MAX_LIMIT: i64 = 50;
 /// A window longer than this is a "broad window" in the spec's SLA table.
 pub const BROAD_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
@@ -50,6 +59,10 @@ const NEWEST_FIRST: NamedQuery = NamedQuery {
 const OLDEST_FIRST: NamedQuery = NamedQuery {
     name: "list_sessions_asc",
     sql: include_str!("../../queries/list_sessions_asc.sql"),
+};
+const ONE_CHAIN: NamedQuery = NamedQuery {
+    name: "list_sessions_chain",
+    sql: include_str!("../../queries/list_sessions_chain.sql"),
 };
 
 /// Listing order by (updated_at, session id).
@@ -74,10 +87,16 @@ pub struct ListRequest {
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
     pub limit: usize,
-    /// The cursor as given, and the position it decodes to.
+    /// The cursor as given, and the position it decodes to (in a slug listing the position's
+    /// `updated_at_nanos` holds the session's started_at, the key of chain order).
     pub cursor: Option<(String, KeysetPosition)>,
     pub mode: Option<&'static str>,
+    /// `Asc` in a slug listing (chain order).
     pub sort: Sort,
+    /// Only the chain of this slug, in chain order.
+    pub slug: Option<String>,
+    /// Moraine's `harness` / `source` filters.
+    pub origin: OriginFilter,
 }
 
 impl ListRequest {
@@ -86,7 +105,14 @@ impl ListRequest {
     }
 
     fn fingerprint(&self) -> String {
-        fingerprint_of(self.start, self.end, self.mode, self.sort)
+        fingerprint_of(
+            self.start,
+            self.end,
+            self.mode,
+            self.sort,
+            self.slug.as_deref(),
+            &self.origin,
+        )
     }
 }
 
@@ -95,14 +121,25 @@ fn fingerprint_of(
     end: DateTime<Utc>,
     mode: Option<&str>,
     sort: Sort,
+    slug: Option<&str>,
+    origin: &OriginFilter,
 ) -> String {
-    let canonical_filter = format!(
+    let mut canonical_filter = format!(
         "{}|{}|{}|{}",
         nanos_of(start),
         nanos_of(end),
         mode.unwrap_or_default(),
         sort.as_str()
     );
+    if let Some(slug) = slug {
+        canonical_filter.push_str(&format!("|slug={slug}"));
+    }
+    if let Some(harness) = origin.harness {
+        canonical_filter.push_str(&format!("|harness={}", harness.harness()));
+    }
+    if let Some(source) = origin.source {
+        canonical_filter.push_str(&format!("|source={}", source.as_str()));
+    }
     cursor::filter_fingerprint(&canonical_filter)
 }
 
@@ -137,11 +174,20 @@ impl ToolHandler for ListSessions {
         let limit = optional_integer_in_range(arguments, "limit", 1, MAX_LIMIT)?
             .unwrap_or(DEFAULT_LIMIT) as usize;
         let mode = parse_choice(arguments, "mode", &MODES)?;
-        let sort = match parse_choice(arguments, "sort", &SORTS)? {
-            Some("asc") => Sort::Asc,
+        let slug = parse_slug(arguments)?;
+        let sort = match (parse_choice(arguments, "sort", &SORTS)?, &slug) {
+            (Some("desc"), Some(_)) => {
+                return Err(ToolError::invalid_request(
+                    "sort",
+                    "a slug lists its chain oldest first: sort must be asc or absent",
+                ));
+            }
+            (Some("asc"), _) | (None, Some(_)) => Sort::Asc,
             _ => Sort::Desc,
         };
-        let cursor = parse_cursor(arguments, &fingerprint_of(start, end, mode, sort))?;
+        let origin = OriginFilter::parse(arguments)?;
+        let fingerprint = fingerprint_of(start, end, mode, sort, slug.as_deref(), &origin);
+        let cursor = parse_cursor(arguments, &fingerprint)?;
         Ok(ListRequest {
             start,
             end,
@@ -149,6 +195,8 @@ impl ToolHandler for ListSessions {
             cursor,
             mode,
             sort,
+            slug,
+            origin,
         })
     }
 
@@ -157,14 +205,19 @@ impl ToolHandler for ListSessions {
     }
 
     fn canonical(request: &ListRequest) -> Value {
-        json!({
+        let mut canonical = json!({
             "start_datetime": canonical_datetime(request.start),
             "end_datetime": canonical_datetime(request.end),
             "limit": request.limit,
             "cursor": request.cursor.as_ref().map(|(text, _)| text.as_str()),
             "mode": request.mode,
             "sort": request.sort.as_str(),
-        })
+        });
+        request.origin.echo(&mut canonical);
+        if let Some(slug) = &request.slug {
+            canonical["slug"] = json!(slug);
+        }
+        canonical
     }
 
     fn sla(request: &ListRequest) -> SlaTarget {
@@ -186,13 +239,15 @@ impl ToolHandler for ListSessions {
     async fn execute(catalog: &Catalog, request: &ListRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
         let page = match snapshot.directory() {
+            _ if request.origin.source() == Err(Contradictory) => build_page(request, &[]),
             Some(directory) => page_from_directory(request, directory),
             None => {
-                let query = match request.sort {
-                    Sort::Desc => NEWEST_FIRST,
-                    Sort::Asc => OLDEST_FIRST,
+                let (query, parameters) = match (&request.slug, request.sort) {
+                    (Some(slug), _) => (ONE_CHAIN, chain_parameters(slug, request)),
+                    (None, Sort::Desc) => (NEWEST_FIRST, parameters(request)),
+                    (None, Sort::Asc) => (OLDEST_FIRST, parameters(request)),
                 };
-                let rows = snapshot.run(query, parameters(request)).await?;
+                let rows = snapshot.run(query, parameters).await?;
                 let listed: Vec<ListedSession<'_>> = rows
                     .iter()
                     .map(|row| ListedSession::from_row(&row))
@@ -234,6 +289,20 @@ fn parse_choice(
     Ok(Some(*choice))
 }
 
+/// The optional `slug`: a non-blank string of at most [`MAX_SLUG_CHARS`] characters.
+fn parse_slug(arguments: &Arguments) -> Result<Option<String>, ToolError> {
+    let Some(slug) = optional_string(arguments, "slug")? else {
+        return Ok(None);
+    };
+    if slug.trim().is_empty() || slug.chars().count() > MAX_SLUG_CHARS {
+        return Err(ToolError::invalid_request(
+            "slug",
+            format!("slug must be a non-blank string of at most {MAX_SLUG_CHARS} characters"),
+        ));
+    }
+    Ok(Some(slug.to_owned()))
+}
+
 fn parse_cursor(
     arguments: &Arguments,
     fingerprint: &str,
@@ -262,7 +331,14 @@ fn canonical_datetime(time: DateTime<Utc>) -> String {
     }
 }
 
-/// `$1..$7` of `list_sessions_{asc,desc}.sql`; one row beyond the limit tells if more exist.
+/// `$1..$9` of `list_sessions_chain.sql`: the slug, then [`parameters`].
+fn chain_parameters(slug: &str, request: &ListRequest) -> Vec<ScalarValue> {
+    let mut parameters = parameters(request);
+    parameters.insert(0, text_parameter(slug));
+    parameters
+}
+
+/// `$1..$8` of `list_sessions_{asc,desc}.sql`; one row beyond the limit tells if more exist.
 fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     let (has_cursor, cursor_nanos, cursor_session_id) = match &request.cursor {
         Some((_, position)) => (
@@ -280,6 +356,14 @@ fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
         timestamp_parameter(cursor_nanos),
         text_parameter(cursor_session_id),
         ScalarValue::Int64(Some(request.limit as i64 + 1)),
+        text_parameter(
+            request
+                .origin
+                .source()
+                .ok()
+                .flatten()
+                .map_or("", |s| s.as_str()),
+        ),
     ]
 }
 
@@ -295,9 +379,13 @@ fn page_from_directory(request: &ListRequest, directory: &Directory) -> Value {
             .map(|(_, position)| (position.updated_at_nanos, position.session_id.as_str())),
         newest_first: request.sort == Sort::Desc,
         limit: request.limit + 1,
+        source: request.origin.source().ok().flatten().map(|s| s.as_str()),
     };
-    let listed: Vec<ListedSession<'_>> = directory
-        .list(&window)
+    let page = match &request.slug {
+        Some(slug) => directory.list_chain(slug, &window),
+        None => directory.list(&window),
+    };
+    let listed: Vec<ListedSession<'_>> = page
         .into_iter()
         .map(|(session_id, brief)| ListedSession::from_brief(session_id, brief))
         .collect();
@@ -373,9 +461,17 @@ fn build_page(request: &ListRequest, listed: &[ListedSession<'_>]) -> Value {
     let mut last_position = None;
     for (offset, session) in listed.iter().take(request.limit).enumerate() {
         let rank = first_rank + offset;
-        sessions.push(listed_session_json(rank, session));
+        let mut item = listed_session_json(rank, session);
+        let sort_key = match &request.slug {
+            Some(_) => {
+                item["session_number"] = json!(session.chain.as_ref().map_or(1, |c| c.number));
+                session.started_at
+            }
+            None => session.updated_at,
+        };
+        sessions.push(item);
         last_position = Some(KeysetPosition {
-            updated_at_nanos: session.updated_at.unwrap_or_default(),
+            updated_at_nanos: sort_key.unwrap_or_default(),
             session_id: session.session_id.to_owned(),
             rank,
         });
@@ -401,6 +497,7 @@ fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
             "id": session.session_id,
             "title": session.title,
             "source": session.source,
+            "harness": harness_of(session.source),
             "started_at": session.started_at.map(format_timestamp),
             "updated_at": session.updated_at.map(format_timestamp),
             "completed": session.completed,
@@ -417,8 +514,12 @@ fn listed_session_json(rank: usize, session: &ListedSession<'_>) -> Value {
 }
 
 fn summarize(request: &ListRequest, page: &Value) -> String {
+    let chain = match &request.slug {
+        Some(slug) => format!(" of the chain {slug}"),
+        None => String::new(),
+    };
     let mut text = format!(
-        "{} sessions active between {} and {} ({}, {})",
+        "{} sessions{chain} active between {} and {} ({}, {})",
         page["result_count"],
         canonical_datetime(request.start),
         canonical_datetime(request.end),
@@ -427,8 +528,12 @@ fn summarize(request: &ListRequest, page: &Value) -> String {
     );
     for listed in page["sessions"].as_array().into_iter().flatten() {
         let session = &listed["session"];
+        let number = match listed["session_number"].as_i64() {
+            Some(number) => format!(" session {number}"),
+            None => String::new(),
+        };
         text.push_str(&format!(
-            "\n{}. {} \"{}\" ({}, {}, {} turns) updated {}",
+            "\n{}.{number} {} \"{}\" ({}, {}, {} turns) updated {}",
             listed["rank"],
             plain(&listed["id"]),
             plain(&session["title"]),
@@ -528,6 +633,48 @@ mod tests {
                 error.message
             );
         }
+    }
+
+    #[test]
+    fn a_slug_lists_one_chain_oldest_first_and_binds_its_cursors() {
+        let request = parse(with(json!({"slug": "quiet-amber-fox"}))).unwrap();
+        assert_eq!(request.sort, Sort::Asc);
+        assert_eq!(
+            ListSessions::canonical(&request)["slug"],
+            json!("quiet-amber-fox")
+        );
+        assert!(parse(with(json!({"slug": "x", "sort": "asc"}))).is_ok());
+        for bad in [
+            json!({"slug": "x", "sort": "desc"}),
+            json!({"slug": ""}),
+            json!({"slug": "  "}),
+            json!({"slug": 3}),
+            json!({"slug": "s".repeat(MAX_SLUG_CHARS + 1)}),
+        ] {
+            let error = parse(with(bad.clone())).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidRequest, "{bad}");
+        }
+        let position = KeysetPosition {
+            updated_at_nanos: 5,
+            session_id: "session:s1".into(),
+            rank: 1,
+        };
+        let issued = cursor::encode(&request.fingerprint(), &position);
+        assert!(parse(with(json!({"slug": "quiet-amber-fox", "cursor": issued}))).is_ok());
+        for other in [
+            json!({"slug": "other-slug", "cursor": issued}),
+            json!({"sort": "asc", "cursor": issued}),
+            json!({"cursor": issued}),
+        ] {
+            let error = parse(with(other.clone())).unwrap_err();
+            assert!(error.message.contains("different filter"), "{other}");
+        }
+        assert!(
+            ListSessions::canonical(&parse(window()).unwrap())
+                .get("slug")
+                .is_none(),
+            "no slug key unless given"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! Layout, request order:
 //! - [`server`]: the rmcp `ServerHandler` (server info, instructions, tool routing).
-//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`), each a thin
+//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`, `relay`), each a thin
 //!   adapter over the modules below.
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
 //! - [`handler`]: the shared lifecycle: validate, run under a deadline, wrap in an envelope.
@@ -24,8 +24,10 @@ pub mod cursor;
 pub mod directory;
 pub mod envelope;
 pub mod handler;
+pub mod ingest_status;
 pub mod list_sessions;
 pub mod open;
+pub mod origin;
 pub mod profiles;
 pub mod rows;
 pub mod search_sessions;
@@ -41,14 +43,21 @@ use std::path::PathBuf;
 use anyhow::Context;
 use rmcp::ServiceExt;
 
+use crate::ingest::status::IngestMonitor;
 use crate::mcp::catalog::Catalog;
 use crate::mcp::profiles::ProfileSet;
 use crate::mcp::server::EskerServer;
 
 /// Serves the store at `data_dir` over stdio with `profiles` until the client disconnects.
-pub async fn serve_stdio(data_dir: PathBuf, profiles: ProfileSet) -> anyhow::Result<()> {
+/// `monitor` follows the indexer that keeps the store fresh (external when another process does).
+pub async fn serve_stdio(
+    data_dir: PathBuf,
+    profiles: ProfileSet,
+    monitor: IngestMonitor,
+) -> anyhow::Result<()> {
     let catalog = Catalog::open(&data_dir)
-        .with_context(|| format!("cannot open the esker store at {}", data_dir.display()))?;
+        .with_context(|| format!("cannot open the esker store at {}", data_dir.display()))?
+        .with_ingest_monitor(monitor);
     // Open the readers now so the first tool call is already on the warm path.
     catalog
         .snapshot()

@@ -13,6 +13,7 @@ use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
+use crate::mcp::origin::{Contradictory, OriginFilter};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, normalize_score, plain, snippet};
 use crate::mcp::validate::{
@@ -20,9 +21,17 @@ use crate::mcp::validate::{
     parse_id_field, reject_unknown_fields,
 };
 use crate::model::EventType;
+use crate::model::harness_of;
 use crate::search::SearchHit;
 
-pub const FIELDS: [&str; 4] = ["query", "within_id", "event_types", "n_hits"];
+pub const FIELDS: [&str; 6] = [
+    "query",
+    "within_id",
+    "event_types",
+    "n_hits",
+    "harness",
+    "source",
+];
 pub const DEFAULT_N_HITS: i64 = 10;
 pub const MAX_N_HITS: i64 = 50;
 pub const MAX_QUERY_CHARS: usize = 4096;
@@ -58,6 +67,8 @@ pub struct SearchRequest {
     pub n_hits: usize,
     /// The caller listed some event type more than once.
     pub had_duplicate_types: bool,
+    /// Moraine's `harness` / `source` filters.
+    pub origin: OriginFilter,
 }
 
 pub struct SearchSessions;
@@ -80,6 +91,7 @@ impl ToolHandler for SearchSessions {
             event_types,
             n_hits,
             had_duplicate_types,
+            origin: OriginFilter::parse(arguments)?,
         })
     }
 
@@ -88,12 +100,14 @@ impl ToolHandler for SearchSessions {
     }
 
     fn canonical(request: &SearchRequest) -> Value {
-        json!({
+        let mut canonical = json!({
             "query": request.query,
             "within_id": request.within.as_ref().map(|id| id.text.as_str()),
             "event_types": request.event_types.iter().map(|kind| kind.as_str()).collect::<Vec<_>>(),
             "n_hits": request.n_hits,
-        })
+        });
+        request.origin.echo(&mut canonical);
+        canonical
     }
 
     fn sla(request: &SearchRequest) -> SlaTarget {
@@ -111,13 +125,17 @@ impl ToolHandler for SearchSessions {
     async fn execute(catalog: &Catalog, request: &SearchRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
         let scope = resolve_scope(&snapshot, request.within.as_ref()).await?;
+        let source = match request.origin.source() {
+            Ok(source) => source,
+            Err(Contradictory) => return Ok(no_hits(request)),
+        };
         let results = snapshot
             .search(IndexSearch {
                 text: request.query.clone(),
                 session_id: scope.session_id,
                 turn_id: scope.turn_id,
                 event_types: request.event_types.clone(),
-                source: None,
+                source: source.map(|source| source.as_str().to_owned()),
                 limit: request.n_hits,
             })
             .await?;
@@ -144,6 +162,17 @@ impl ToolHandler for SearchSessions {
             ..ToolSuccess::new(data, text)
         })
     }
+}
+
+/// An answer with no hits (filters that no session can meet).
+fn no_hits(request: &SearchRequest) -> ToolSuccess {
+    let data = json!({
+        "result_count": 0,
+        "limit": request.n_hits,
+        "truncated": false,
+        "results": [],
+    });
+    ToolSuccess::new(data, summarize(request, &[], 0))
 }
 
 fn parse_query(arguments: &Arguments) -> Result<String, ToolError> {
@@ -437,6 +466,7 @@ fn hit_json(request: &SearchRequest, rank: usize, hit: &HitView<'_>) -> Value {
             "id": hit.session_id,
             "title": hit.title,
             "source": hit.source,
+            "harness": harness_of(hit.source),
             "started_at": timestamp(hit.started_at),
             "updated_at": timestamp(hit.updated_at),
             "completed": hit.session_completed,

@@ -134,8 +134,11 @@ fn vet_line(line: &[u8]) -> Vetted {
         ));
     }
     let text = String::from_utf8_lossy(line);
-    if text.trim().is_empty() || serde_json::from_str::<Value>(&text).is_ok() {
+    if text.trim().is_empty() {
         return Vetted::Forward(line.to_vec());
+    }
+    if let Ok(message) = serde_json::from_str::<Value>(&text) {
+        return Vetted::Forward(with_initialize_defaults(message).unwrap_or_else(|| line.to_vec()));
     }
     let repaired = replace_lone_surrogates(&text);
     if repaired != text && serde_json::from_str::<Value>(&repaired).is_ok() {
@@ -151,6 +154,40 @@ fn vet_line(line: &[u8]) -> Vetted {
         PARSE_ERROR,
         format!("Parse error: {reason}"),
     ))
+}
+
+/// The protocol version assumed for an `initialize` that names none.
+const DEFAULT_PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// An `initialize` request whose params lack `protocolVersion`, `capabilities` or `clientInfo`
+/// (Moraine's own test client sends `{}`), completed with defaults so rmcp answers it instead
+/// of closing the connection; `None` for every other message (forwarded untouched).
+fn with_initialize_defaults(mut message: Value) -> Option<Vec<u8>> {
+    if message.get("method").and_then(Value::as_str) != Some("initialize") {
+        return None;
+    }
+    let object = message.as_object_mut()?;
+    let params = object.entry("params").or_insert_with(|| json!({}));
+    if params.is_null() {
+        *params = json!({});
+    }
+    let params = params.as_object_mut()?;
+    let defaults = [
+        ("protocolVersion", json!(DEFAULT_PROTOCOL_VERSION)),
+        ("capabilities", json!({})),
+        (
+            "clientInfo",
+            json!({"name": "unknown-client", "version": "0"}),
+        ),
+    ];
+    let mut changed = false;
+    for (key, default) in defaults {
+        if !params.contains_key(key) {
+            params.insert(key.to_string(), default);
+            changed = true;
+        }
+    }
+    changed.then(|| message.to_string().into_bytes())
 }
 
 fn error_line(id: Value, code: i64, message: String) -> String {
@@ -197,6 +234,28 @@ fn recover_id(text: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_initialize_gets_the_default_params_and_a_full_one_passes_untouched() {
+        let bare = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let Vetted::Forward(forwarded) = vet_line(bare) else {
+            panic!("forwarded");
+        };
+        let repaired: Value = serde_json::from_slice(&forwarded).unwrap();
+        assert_eq!(repaired["params"]["capabilities"], json!({}));
+        assert_eq!(repaired["params"]["clientInfo"]["name"], "unknown-client");
+        assert_eq!(
+            repaired["params"]["protocolVersion"],
+            DEFAULT_PROTOCOL_VERSION
+        );
+        let no_params = br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
+        let Vetted::Forward(forwarded) = vet_line(no_params) else {
+            panic!("forwarded");
+        };
+        assert!(String::from_utf8(forwarded).unwrap().contains("clientInfo"));
+        let full = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(vet_line(full), Vetted::Forward(full.to_vec()));
+    }
 
     #[test]
     fn valid_lines_pass_untouched() {

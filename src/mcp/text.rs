@@ -5,7 +5,9 @@ use std::sync::OnceLock;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
-use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::search::filler::is_filler;
 
 /// Longest search snippet, in characters, ellipses included (issue 3: about 300).
 pub const SNIPPET_CHARS: usize = 300;
@@ -14,8 +16,6 @@ pub const SUMMARY_CHARS: usize = 200;
 /// Context kept before the first matched term of a snippet window.
 const SNIPPET_LEAD_CHARS: usize = 60;
 const ELLIPSIS: &str = "...";
-/// The tantivy tokenizer of the event text field (see `search::SearchFields::build`).
-const SEARCH_TOKENIZER: &str = "en_stem";
 
 /// UTC nanoseconds as the spec's timestamp format: `2026-04-29T18:42:31.125Z`.
 pub fn format_timestamp(nanos: i64) -> String {
@@ -65,11 +65,7 @@ pub fn one_line_summary(text: &str) -> Excerpt {
 fn search_analyzer() -> TextAnalyzer {
     static ANALYZER: OnceLock<TextAnalyzer> = OnceLock::new();
     ANALYZER
-        .get_or_init(|| {
-            TokenizerManager::default()
-                .get(SEARCH_TOKENIZER)
-                .expect("tantivy registers the en_stem tokenizer")
-        })
+        .get_or_init(crate::search::analyzer::stemming_analyzer)
         .clone()
 }
 
@@ -117,6 +113,38 @@ pub fn snippet(text: &str, query: &str) -> Excerpt {
     }
 }
 
+/// `text` with every word whose stem is a stem of `query` wrapped in `open` and `close` (the
+/// `>>>word<<<` marks of relay-search's snippets).
+pub fn mark_terms(text: &str, query: &str, open: &str, close: &str) -> String {
+    let query_terms: Vec<String> = stemmed_tokens(query)
+        .into_iter()
+        .map(|(_, term)| term)
+        .collect();
+    let mut analyzer = search_analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut marked = String::with_capacity(text.len());
+    let mut copied = 0;
+    while stream.advance() {
+        let token = stream.token();
+        if !query_terms.contains(&token.text) {
+            continue;
+        }
+        let (Some(before), Some(word)) = (
+            text.get(copied..token.offset_from),
+            text.get(token.offset_from..token.offset_to),
+        ) else {
+            continue;
+        };
+        marked.push_str(before);
+        marked.push_str(open);
+        marked.push_str(word);
+        marked.push_str(close);
+        copied = token.offset_to;
+    }
+    marked.push_str(&text[copied..]);
+    marked
+}
+
 /// Every token of `line` whose stem is a query term, as (char position, term index). One
 /// pass over the tokens, no per-token allocation: a 1 MiB tool output costs milliseconds.
 fn term_matches(line: &str, query: &str) -> Vec<(usize, usize)> {
@@ -125,6 +153,10 @@ fn term_matches(line: &str, query: &str) -> Vec<(usize, usize)> {
         if !query_terms.contains(&term) {
             query_terms.push(term);
         }
+    }
+    // As the search leaves filler words out of a question, the window is chosen by its topic.
+    if query_terms.iter().any(|term| !is_filler(term)) {
+        query_terms.retain(|term| !is_filler(term));
     }
     let mut analyzer = search_analyzer();
     let mut stream = analyzer.token_stream(line);
@@ -223,6 +255,24 @@ mod tests {
     }
 
     #[test]
+    fn query_words_are_marked_by_stem() {
+        assert_eq!(
+            mark_terms(
+                "The migrations failed; migrate again",
+                "migration",
+                ">>>",
+                "<<<"
+            ),
+            "The >>>migrations<<< failed; >>>migrate<<< again"
+        );
+        assert_eq!(mark_terms("naïve café", "café", "[", "]"), "naïve [café]");
+        assert_eq!(
+            mark_terms("nothing here", "parquet", "[", "]"),
+            "nothing here"
+        );
+    }
+
+    #[test]
     fn short_text_is_its_own_snippet() {
         let excerpt = snippet("cargo test\n  failed", "cargo");
         assert_eq!(excerpt.text, "cargo test failed");
@@ -286,6 +336,29 @@ mod tests {
         let excerpt = snippet(&text, "ÜNÏCÖDÉ");
         assert!(excerpt.text.contains("ünïcödé"));
         assert!(excerpt.text.chars().count() <= SNIPPET_CHARS);
+    }
+
+    #[test]
+    fn snippet_finds_cjk_words_inside_a_run() {
+        let text = format!(
+            "{}エラーハンドリングの共通パターンを確認しました{}",
+            "前置き".repeat(150),
+            "後書き".repeat(150)
+        );
+        let excerpt = snippet(&text, "エラーハンドリングはどうなっている？");
+        assert!(
+            excerpt.text.contains("エラーハンドリング"),
+            "{}",
+            excerpt.text
+        );
+    }
+
+    #[test]
+    fn snippet_windows_are_chosen_by_topic_words_not_filler() {
+        let padding = "x ".repeat(400);
+        let text = format!("where did we {padding} the deploy failed {padding}");
+        let excerpt = snippet(&text, "where did we fix the deploy");
+        assert!(excerpt.text.contains("deploy failed"), "{}", excerpt.text);
     }
 
     #[test]

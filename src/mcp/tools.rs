@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::mcp::envelope::{ERROR_SCHEMA_VERSION, ErrorCode, ToolName};
 use crate::mcp::list_sessions::{self, MODES};
 use crate::mcp::search_sessions;
-use crate::model::EventType;
+use crate::model::{EventType, Source};
 
 /// Server instructions: the narrow-to-wide workflow in a few lines.
 pub const INSTRUCTIONS: &str = "esker indexes local coding-agent session history (Codex, Claude Code, Gemini CLI) as sessions > turns > events. Work narrow to wide:
@@ -45,6 +45,11 @@ fn tool_definition(tool: ToolName) -> Tool {
             LIST_DESCRIPTION,
             list_input_schema(),
         ),
+        ToolName::GetIngestStatus => (
+            "Ingestion status",
+            STATUS_DESCRIPTION,
+            json!({"type": "object", "additionalProperties": false, "properties": {}}),
+        ),
     };
     Tool::new(tool.as_str(), description, object(input_schema))
         .with_title(title)
@@ -69,7 +74,9 @@ const SEARCH_DESCRIPTION: &str = "Find events in indexed coding-agent sessions b
 
 const OPEN_DESCRIPTION: &str = "Expand an id from search_sessions, list_sessions or open. event id: full content (text, tool arguments, tool output and exit code) plus traversal to adjacent events and turns. turn id: turn metadata, one-line summaries of all its events, adjacent turns, first and last event. session id: session metadata, a compact summary of every turn, continuation/parent/sub-agent links.";
 
-const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort.";
+const LIST_DESCRIPTION: &str = "List sessions active in a time window (updated_at >= start_datetime and started_at < end_datetime), newest first by default, with compact metadata only (no transcript text). Datetimes need an explicit timezone offset or Z. Paginate with next_cursor; a cursor only continues the same filter and sort. With slug, only that continuation chain, oldest first, each with its session_number.";
+
+const STATUS_DESCRIPTION: &str = "Health, historical coverage, freshness and readiness of the index, with the progress of a running indexing pass, the last passes and the ingest rate. Call with {}. Use it when a search finds nothing and you need to know whether the history is fully indexed.";
 
 fn search_input_schema() -> Value {
     let searchable: Vec<&str> = EventType::SEARCHABLE
@@ -110,7 +117,29 @@ fn search_input_schema() -> Value {
                 "default": search_sessions::DEFAULT_N_HITS,
                 "description": "Number of hits to return, an integer from 1 to 50. Default 10.",
             },
+            "harness": harness_schema(),
+            "source": source_schema(),
         },
+    })
+}
+
+/// Moraine's `harness` filter: exact harness names of the sources esker reads.
+fn harness_schema() -> Value {
+    let names: Vec<&str> = Source::ALL.into_iter().map(Source::harness).collect();
+    json!({
+        "type": ["string", "null"],
+        "enum": names.into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
+        "description": "Only sessions of this harness (exact, case-sensitive: codex, claude-code, gemini-cli, ...).",
+    })
+}
+
+/// Moraine's `source` filter: esker's source names.
+fn source_schema() -> Value {
+    let names: Vec<&str> = Source::ALL.into_iter().map(Source::as_str).collect();
+    json!({
+        "type": ["string", "null"],
+        "enum": names.into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
+        "description": "Only sessions of this ingest source (exact: codex, claude, gemini, ...).",
     })
 }
 
@@ -128,6 +157,16 @@ fn open_input_schema() -> Value {
             "sessions": {
                 "type": "string",
                 "description": "Only with a session id: the members of its continuation chain to open, 1-based by start time (\"4\", \"4-5\", \"1,3-5\"); each session object's chain.session_count says how many there are.",
+            },
+            "limit": {
+                "type": ["integer", "null"],
+                "minimum": 1,
+                "maximum": 1000,
+                "description": "Page a session's turns or a turn's events: at most this many per answer, with next_cursor for the rest. Omit to get every child.",
+            },
+            "cursor": {
+                "type": ["string", "null"],
+                "description": "next_cursor from a previous open of the same id: the next page.",
             },
         },
     })
@@ -158,18 +197,25 @@ fn list_input_schema() -> Value {
             },
             "cursor": {
                 "type": ["string", "null"],
-                "description": "next_cursor from a previous list_sessions response with the same window, mode and sort.",
+                "description": "next_cursor from a previous list_sessions response with the same window, mode, sort and slug.",
             },
             "mode": {
                 "type": ["string", "null"],
                 "enum": [MODES[0], MODES[1], MODES[2], MODES[3], null],
                 "description": "Only sessions of this mode: web_search, mcp_internal, tool_calling or chat.",
             },
+            "harness": harness_schema(),
+            "source": source_schema(),
             "sort": {
                 "type": ["string", "null"],
                 "enum": ["desc", "asc", null],
                 "default": "desc",
                 "description": "desc (newest first, default) or asc (oldest first), by updated_at then id.",
+            },
+            "slug": {
+                "type": ["string", "null"],
+                "maxLength": list_sessions::MAX_SLUG_CHARS,
+                "description": "Only the continuation chain of this slug (a session's chain.slug or session_slug), oldest first by started_at, each with its session_number; the window and mode still apply; sort must be asc or absent.",
             },
         },
     })
@@ -274,6 +320,19 @@ fn data_schema(tool: ToolName) -> Value {
                 "next_cursor": nullable_string,
             },
         }),
+        ToolName::GetIngestStatus => json!({
+            "type": "object",
+            "required": ["observed_at_unix_ms", "current", "conditions", "alerts", "rate", "eta", "history"],
+            "properties": {
+                "observed_at_unix_ms": { "type": "integer" },
+                "current": { "type": ["object", "null"] },
+                "conditions": { "type": "array", "items": { "type": "object", "required": ["condition_type", "state", "reason", "observed_at_unix_ms"] } },
+                "alerts": { "type": "array" },
+                "rate": { "type": ["object", "null"] },
+                "eta": { "type": ["object", "null"] },
+                "history": { "type": "array" },
+            },
+        }),
     }
 }
 
@@ -285,7 +344,15 @@ mod tests {
     fn every_tool_is_strict_read_only_and_has_an_output_schema() {
         let tools = tool_definitions();
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names, ["search_sessions", "open", "list_sessions"]);
+        assert_eq!(
+            names,
+            [
+                "search_sessions",
+                "open",
+                "list_sessions",
+                "get_ingest_status"
+            ]
+        );
         for tool in &tools {
             assert_eq!(tool.input_schema["additionalProperties"], json!(false));
             assert_eq!(tool.input_schema["type"], "object");

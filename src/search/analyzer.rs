@@ -1,34 +1,52 @@
-//! The exact-form analyzer (issue #10): splits text into identifier runs and indexes each run
-//! whole and by its parts, lowercased and never stemmed, so that `datetimes`,
-//! `supports_websockets`, `getUserName`, `kebab-case`, `a.b.c` and `src/search/mod.rs` are
-//! found as typed while the `en_stem` field keeps finding word variants.
+//! The analyzers of esker's index (issues #10 and #23): both cut text into *runs* and each run
+//! into tokens, so the index and the query side (which reads runs and parts through the same
+//! functions) always agree.
 //!
-//! Text is read as a sequence of *runs*: maximal stretches of word characters joined by
-//! connectors (`_ - . / : \ @`), trimmed of connectors at either end. A run yields its whole
-//! form when it has more than one part, then each part: the alphanumeric pieces between
-//! connectors, further split at camelCase humps (`getUserName` → `get user name`,
-//! `HTTPServer` → `http server`). Every run today is of one kind, [`RunKind::Word`]; scripts
-//! written without spaces (issue #23: CJK) are meant to become a second kind whose runs are
-//! cut out by [`Runs`] and emitted as overlapping bigrams by [`parts_of`], with no change to
-//! the stream or to the query side, which reads runs and parts through the same functions.
+//! A run is either a *word* run — a maximal stretch of letters and digits of a script written
+//! with spaces, joined by connectors (`_ - . / : \ @`) and trimmed of connectors at either end —
+//! or a *bigram* run: a maximal stretch of a script written without spaces (Chinese, Japanese,
+//! Korean, Thai, Lao, Khmer, Myanmar; [`super::script`]). Runs end where the script changes, so
+//! `APIのエラー` is the word run `API` then the bigram run `のエラー`.
+//!
+//! - The exact-form analyzer (`exact` field) yields, for a word run, its whole form when it has
+//!   more than one part, then each part: the alphanumeric pieces between connectors, further
+//!   split at camelCase humps (`getUserName` → `getusername get user name`), lowercased and
+//!   never stemmed; for a bigram run, its overlapping bigrams of characters (grapheme clusters)
+//!   as Lucene's CJKAnalyzer does (`エラー処理` → `エラ ラー ー処 処理`; a lone character stays a
+//!   unigram).
+//! - The stemming analyzer (`text` field) yields the alphanumeric pieces of word runs (what
+//!   tantivy's `en_stem` yields, camelCase kept whole) and the same bigrams, then drops tokens
+//!   over 40 bytes and stems with the English Snowball stemmer (bigrams pass through unchanged).
+//!   Consecutive bigrams take consecutive positions, so a CJK word is a phrase of its bigrams.
 
 use tantivy::Index;
-use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{
+    Language, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::script::{CharClass, class_of, fold_width};
 
 /// Name the exact-form analyzer is registered under in every esker index.
 pub const EXACT_TOKENIZER: &str = "esker_exact";
 
+/// Name the stemming analyzer of the event text is registered under.
+pub const STEM_TOKENIZER: &str = "esker_stem";
+
 /// Longest exact token, in bytes; longer runs are still found through their parts.
 pub const MAX_EXACT_TOKEN_BYTES: usize = 80;
+
+/// Longest stemmed token, in bytes (as tantivy's `en_stem`).
+const MAX_STEM_TOKEN_BYTES: usize = 40;
 
 /// Characters that join the parts of an identifier inside one run.
 fn is_connector(character: char) -> bool {
     matches!(character, '_' | '-' | '.' | '/' | ':' | '\\' | '@')
 }
 
-/// Characters that make up the parts of a run.
+/// Characters that make up the parts of a word run.
 fn is_word_character(character: char) -> bool {
-    character.is_alphanumeric()
+    class_of(character) == CharClass::Word
 }
 
 /// Registers the analyzers an esker index needs beyond tantivy's defaults; called on every
@@ -36,8 +54,19 @@ fn is_word_character(character: char) -> bool {
 pub fn register_analyzers(index: &Index) {
     index.tokenizers().register(
         EXACT_TOKENIZER,
-        TextAnalyzer::from(ExactTokenizer::default()),
+        TextAnalyzer::from(RunTokenizer::new(Cut::Exact)),
     );
+    index
+        .tokenizers()
+        .register(STEM_TOKENIZER, stemming_analyzer());
+}
+
+/// The analyzer of the `text` field (also what snippets match query terms with).
+pub fn stemming_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(RunTokenizer::new(Cut::Stem))
+        .filter(RemoveLongFilter::limit(MAX_STEM_TOKEN_BYTES))
+        .filter(Stemmer::new(Language::English))
+        .build()
 }
 
 /// What a run is made of; decides how it is cut into parts.
@@ -45,6 +74,8 @@ pub fn register_analyzers(index: &Index) {
 pub enum RunKind {
     /// Letters and digits of space-separated scripts, with connectors.
     Word,
+    /// Characters of a script written without spaces, cut into overlapping bigrams.
+    Bigram,
 }
 
 /// One run of `text`: its byte offset and its (connector-trimmed) slice.
@@ -66,30 +97,58 @@ pub fn runs(text: &str) -> Runs<'_> {
     Runs { text, cursor: 0 }
 }
 
+impl<'a> Runs<'a> {
+    /// The end of the word run starting at `start` and where scanning stopped.
+    fn word_run_end(&self, start: usize) -> (usize, usize) {
+        let mut end_of_last_word_character = start;
+        for (offset, character) in self.text[start..].char_indices() {
+            if is_word_character(character) {
+                end_of_last_word_character = start + offset + character.len_utf8();
+            } else if !is_connector(character) {
+                return (end_of_last_word_character, start + offset);
+            }
+        }
+        (end_of_last_word_character, self.text.len())
+    }
+
+    /// The end of the bigram run starting at `start`.
+    fn bigram_run_end(&self, start: usize) -> usize {
+        self.text[start..]
+            .char_indices()
+            .find(|(_, character)| class_of(*character) != CharClass::Bigram)
+            .map_or(self.text.len(), |(offset, _)| start + offset)
+    }
+}
+
 impl<'a> Iterator for Runs<'a> {
     type Item = Run<'a>;
 
     fn next(&mut self) -> Option<Run<'a>> {
         let rest = self.text.get(self.cursor..)?;
-        let (start_in_rest, _) = rest
-            .char_indices()
-            .find(|(_, character)| is_word_character(*character))?;
+        let (start_in_rest, kind) =
+            rest.char_indices()
+                .find_map(|(offset, character)| match class_of(character) {
+                    CharClass::Word => Some((offset, RunKind::Word)),
+                    CharClass::Bigram => Some((offset, RunKind::Bigram)),
+                    CharClass::Other => None,
+                })?;
         let start = self.cursor + start_in_rest;
-        let mut end_of_last_word_character = start;
-        let mut scan_end = self.text.len();
-        for (offset, character) in self.text[start..].char_indices() {
-            if is_word_character(character) {
-                end_of_last_word_character = start + offset + character.len_utf8();
-            } else if !is_connector(character) {
-                scan_end = start + offset;
-                break;
+        let end = match kind {
+            RunKind::Word => {
+                let (end, scan_end) = self.word_run_end(start);
+                self.cursor = scan_end.max(end);
+                end
             }
-        }
-        self.cursor = scan_end.max(end_of_last_word_character);
+            RunKind::Bigram => {
+                let end = self.bigram_run_end(start);
+                self.cursor = end;
+                end
+            }
+        };
         Some(Run {
             offset: start,
-            text: &self.text[start..end_of_last_word_character],
-            kind: RunKind::Word,
+            text: &self.text[start..end],
+            kind,
         })
     }
 }
@@ -104,12 +163,23 @@ pub fn parts_of<'a>(run: &Run<'a>) -> Vec<(usize, &'a str)> {
 /// Calls `emit` with each part of `run` (byte offset within the run, part), left to right.
 fn for_each_part<'a>(run: &Run<'a>, emit: impl FnMut(usize, &'a str)) {
     match run.kind {
-        RunKind::Word => word_parts(run.text, emit),
+        RunKind::Word => word_parts(run.text, true, emit),
+        RunKind::Bigram => bigrams(run.text, emit),
     }
 }
 
-/// Alphanumeric pieces between connectors, split at camelCase humps.
-fn word_parts<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
+/// Calls `emit` with each token the stemming analyzer takes from `run`: the pieces between
+/// connectors of a word run (camelCase kept whole, as tantivy's simple tokenizer does), the
+/// bigrams of a bigram run.
+fn for_each_stem_piece<'a>(run: &Run<'a>, emit: impl FnMut(usize, &'a str)) {
+    match run.kind {
+        RunKind::Word => word_parts(run.text, false, emit),
+        RunKind::Bigram => bigrams(run.text, emit),
+    }
+}
+
+/// Alphanumeric pieces between connectors, split at camelCase humps when `split_camel_case`.
+fn word_parts<'a>(text: &'a str, split_camel_case: bool, mut emit: impl FnMut(usize, &'a str)) {
     let mut part_start: Option<usize> = None;
     let mut previous: Option<char> = None;
     let mut characters = text.char_indices().peekable();
@@ -121,7 +191,8 @@ fn word_parts<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
             }
         } else if part_start.is_none() {
             part_start = Some(offset);
-        } else if previous.is_some_and(|previous| is_camel_hump(previous, character, next))
+        } else if split_camel_case
+            && previous.is_some_and(|previous| is_camel_hump(previous, character, next))
             && let Some(start) = part_start.replace(offset)
         {
             emit(start, &text[start..offset]);
@@ -130,6 +201,28 @@ fn word_parts<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
     }
     if let Some(start) = part_start {
         emit(start, &text[start..]);
+    }
+}
+
+/// Overlapping pairs of grapheme clusters (a base character with its combining marks); a run of
+/// one cluster is emitted whole.
+fn bigrams<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
+    let mut clusters = text.grapheme_indices(true).map(|(offset, _)| offset);
+    let Some(mut first) = clusters.next() else {
+        return;
+    };
+    let mut second = match clusters.next() {
+        Some(second) => second,
+        None => return emit(first, text),
+    };
+    loop {
+        let next = clusters.next();
+        let end = next.unwrap_or(text.len());
+        emit(first, &text[first..end]);
+        let Some(next) = next else {
+            return;
+        };
+        (first, second) = (second, next);
     }
 }
 
@@ -143,23 +236,23 @@ fn is_camel_hump(previous: char, current: char, next: Option<char>) -> bool {
         || (previous.is_uppercase() && next.is_some_and(|next| next.is_lowercase()))
 }
 
-/// `text` lowercased into `out` (cleared first).
+/// `text` lowercased, with fullwidth ASCII folded to ASCII, into `out` (cleared first).
 pub fn lowercase_into(text: &str, out: &mut String) {
     out.clear();
     if text.is_ascii() {
         out.push_str(text);
         out.make_ascii_lowercase();
     } else {
-        out.extend(text.chars().flat_map(char::to_lowercase));
+        out.extend(text.chars().map(fold_width).flat_map(char::to_lowercase));
     }
 }
 
-/// The exact forms of one run, lowercased: its whole form when it has several parts, and the
-/// parts. `None` for text without a run.
+/// The exact forms of one run, lowercased: its whole form when it is a word run of several
+/// parts, and the parts. `None` for text without a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactForms {
-    /// The run as one term (`supports_websockets`, `getusername`); set only when it differs
-    /// from its single part.
+    /// The run as one term (`supports_websockets`, `getusername`); set only for word runs whose
+    /// form differs from their single part.
     pub whole: Option<String>,
     pub parts: Vec<String>,
 }
@@ -175,7 +268,7 @@ pub fn forms_of(run: &Run<'_>) -> ExactForms {
         .into_iter()
         .map(|(_, part)| lowercased(part))
         .collect();
-    let whole = (parts.len() > 1).then(|| lowercased(run.text));
+    let whole = (run.kind == RunKind::Word && parts.len() > 1).then(|| lowercased(run.text));
     ExactForms { whole, parts }
 }
 
@@ -185,14 +278,39 @@ fn lowercased(text: &str) -> String {
     out
 }
 
-/// The tantivy tokenizer of the `exact` field.
-#[derive(Clone, Default)]
-pub struct ExactTokenizer {
+/// Which tokens a [`RunTokenizer`] takes from each run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// Whole word runs of several parts, then the parts (the `exact` field).
+    Exact,
+    /// The pieces the stemmer reads (the `text` field).
+    Stem,
+}
+
+/// A tantivy tokenizer over runs; tokens are lowercased with fullwidth ASCII folded.
+#[derive(Clone)]
+pub struct RunTokenizer {
+    cut: Cut,
     token: Token,
 }
 
-/// Tokens of one text: for each run, the whole form (when it has several parts) then its parts.
-pub struct ExactTokenStream<'a> {
+impl RunTokenizer {
+    fn new(cut: Cut) -> RunTokenizer {
+        RunTokenizer {
+            cut,
+            token: Token::default(),
+        }
+    }
+
+    /// The tokenizer of the `exact` field.
+    pub fn exact() -> RunTokenizer {
+        RunTokenizer::new(Cut::Exact)
+    }
+}
+
+/// Tokens of one text, run by run.
+pub struct RunTokenStream<'a> {
+    cut: Cut,
     runs: Runs<'a>,
     text: &'a str,
     /// Byte ranges (within `text`) of the current run's tokens, emitted from `next_pending`.
@@ -201,12 +319,13 @@ pub struct ExactTokenStream<'a> {
     token: &'a mut Token,
 }
 
-impl Tokenizer for ExactTokenizer {
-    type TokenStream<'a> = ExactTokenStream<'a>;
+impl Tokenizer for RunTokenizer {
+    type TokenStream<'a> = RunTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> ExactTokenStream<'a> {
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> RunTokenStream<'a> {
         self.token.reset();
-        ExactTokenStream {
+        RunTokenStream {
+            cut: self.cut,
             runs: runs(text),
             text,
             pending: Vec::new(),
@@ -216,7 +335,7 @@ impl Tokenizer for ExactTokenizer {
     }
 }
 
-impl ExactTokenStream<'_> {
+impl RunTokenStream<'_> {
     /// Queues the tokens of the next run; false when no run is left.
     fn queue_next_run(&mut self) -> bool {
         let Some(run) = self.runs.next() else {
@@ -224,21 +343,29 @@ impl ExactTokenStream<'_> {
         };
         self.pending.clear();
         self.next_pending = 0;
-        self.pending.push((run.offset, run.offset + run.text.len()));
         let pending = &mut self.pending;
-        for_each_part(&run, |offset, part| {
+        let mut push = |offset: usize, part: &str| {
             let from = run.offset + offset;
             pending.push((from, from + part.len()));
-        });
-        let single_part = self.pending.len() == 2;
-        if single_part {
-            self.next_pending = 1;
+        };
+        match self.cut {
+            Cut::Exact => {
+                if run.kind == RunKind::Word {
+                    push(0, run.text);
+                }
+                for_each_part(&run, &mut push);
+                let single_part = run.kind == RunKind::Word && self.pending.len() == 2;
+                if single_part {
+                    self.next_pending = 1;
+                }
+            }
+            Cut::Stem => for_each_stem_piece(&run, push),
         }
         true
     }
 }
 
-impl TokenStream for ExactTokenStream<'_> {
+impl TokenStream for RunTokenStream<'_> {
     fn advance(&mut self) -> bool {
         loop {
             while let Some(&(from, to)) = self.pending.get(self.next_pending) {
@@ -272,13 +399,28 @@ mod tests {
     use super::*;
 
     fn tokens(text: &str) -> Vec<String> {
-        let mut tokenizer = ExactTokenizer::default();
+        let mut tokenizer = RunTokenizer::exact();
         let mut stream = tokenizer.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
             out.push(stream.token().text.clone());
         }
         out
+    }
+
+    /// The stemming analyzer's tokens with their positions.
+    fn stems(text: &str) -> Vec<(String, usize)> {
+        let mut analyzer = stemming_analyzer();
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push((stream.token().text.clone(), stream.token().position));
+        }
+        out
+    }
+
+    fn stem_texts(text: &str) -> Vec<String> {
+        stems(text).into_iter().map(|(stem, _)| stem).collect()
     }
 
     #[test]
@@ -345,5 +487,66 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn cjk_runs_become_overlapping_bigrams_split_from_latin_words() {
+        assert_eq!(
+            tokens("他のAPIのエラー処理"),
+            ["他の", "api", "のエ", "エラ", "ラー", "ー処", "処理"]
+        );
+        assert_eq!(
+            tokens("已改成全局方案了。"),
+            ["已改", "改成", "成全", "全局", "局方", "方案", "案了"]
+        );
+        assert_eq!(
+            tokens("我 是"),
+            ["我", "是"],
+            "a lone character is a unigram"
+        );
+        assert_eq!(tokens("검색 엔진"), ["검색", "엔진"]);
+        assert_eq!(
+            tokens("ＡＰＩ　キー"),
+            ["api", "キー"],
+            "fullwidth ASCII folds"
+        );
+        assert_eq!(
+            exact_forms("エラー"),
+            [ExactForms {
+                whole: None,
+                parts: vec!["エラ".into(), "ラー".into()],
+            }]
+        );
+    }
+
+    #[test]
+    fn thai_is_cut_into_bigrams_of_syllable_clusters_not_one_token_per_line() {
+        let thai = tokens("ค้นหาข้อมูล");
+        assert!(thai.len() > 3, "{thai:?}");
+        assert_eq!(thai[0], "ค้น", "a tone mark stays with its consonant");
+        assert!(
+            thai.iter().all(|token| token.chars().count() <= 3),
+            "{thai:?}"
+        );
+    }
+
+    #[test]
+    fn the_stemming_analyzer_stems_latin_words_and_keeps_bigrams_in_positions() {
+        assert_eq!(
+            stem_texts("Parsing datetimes getUserName supports_websockets"),
+            ["pars", "datetim", "getusernam", "support", "websocket"]
+        );
+        assert_eq!(
+            stems("エラー処理 errors"),
+            [
+                ("エラ".to_owned(), 0),
+                ("ラー".to_owned(), 1),
+                ("ー処".to_owned(), 2),
+                ("処理".to_owned(), 3),
+                ("error".to_owned(), 4),
+            ]
+        );
+        let long = "x".repeat(MAX_STEM_TOKEN_BYTES + 1);
+        assert!(stem_texts(&long).is_empty(), "over-long stems are dropped");
     }
 }

@@ -2,7 +2,11 @@
 //! and the scoped, type-filtered BM25 query that `search_sessions` runs.
 
 pub mod analyzer;
+pub mod boolean;
+pub mod damping;
+pub mod filler;
 pub mod query;
+pub mod script;
 pub mod writer;
 
 use std::path::Path;
@@ -69,7 +73,7 @@ impl SearchFields {
     pub fn build() -> (Schema, SearchFields) {
         let mut builder = Schema::builder();
         let text_indexing = TextFieldIndexing::default()
-            .set_tokenizer(STEM_TOKENIZER)
+            .set_tokenizer(analyzer::STEM_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         let fields = SearchFields {
             event_id: builder.add_text_field("event_id", STRING | STORED),
@@ -223,9 +227,6 @@ pub struct SearchIndex {
 /// Name of the exact-forms field.
 const EXACT_FIELD: &str = "exact";
 
-/// Name of the stemmed text field's analyzer.
-const STEM_TOKENIZER: &str = "en_stem";
-
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
 
@@ -274,8 +275,27 @@ impl SearchIndex {
 
     /// Runs `query`: BM25 over the event text, restricted to the scope and types.
     pub fn search(&self, query: &SearchQuery<'_>) -> Result<SearchResults, SearchError> {
+        self.search_matching(query, |relevance| relevance.build(query.text))
+    }
+
+    /// Runs `query` with `expression` in place of its text (which is not read): the boolean
+    /// combination of relevance queries, restricted to the scope and types.
+    pub fn search_expression(
+        &self,
+        expression: &boolean::MatchExpression,
+        query: &SearchQuery<'_>,
+    ) -> Result<SearchResults, SearchError> {
+        self.search_matching(query, |relevance| relevance.build_expression(expression))
+    }
+
+    /// Runs the relevance query `relevance` builds, restricted to `query`'s scope and types.
+    fn search_matching(
+        &self,
+        query: &SearchQuery<'_>,
+        relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
+    ) -> Result<SearchResults, SearchError> {
         let searcher = self.reader.searcher();
-        let combined = self.build_query(&searcher, query)?;
+        let combined = self.build_query(&searcher, query, relevance)?;
         let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
         let (top_docs, total_matches) = searcher.search(
             &combined,
@@ -447,19 +467,16 @@ impl SearchIndex {
         &self,
         searcher: &tantivy::Searcher,
         query: &SearchQuery<'_>,
+        relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
     ) -> Result<BooleanQuery, SearchError> {
-        let stemmer = self.index.tokenizers().get(STEM_TOKENIZER).ok_or_else(|| {
-            SearchError::Tantivy(tantivy::TantivyError::SchemaError(format!(
-                "tokenizer {STEM_TOKENIZER} is not registered"
-            )))
-        })?;
-        let relevance = query::RelevanceBuilder {
+        // The analyzer the index was made with (`en_stem` in stores before issue #23).
+        let stemmer = self.index.tokenizer_for_field(self.fields.text)?;
+        let relevance = relevance(&query::RelevanceBuilder {
             searcher,
             text: self.fields.text,
             exact: self.fields.exact,
             stemmer,
-        }
-        .build(query.text)?;
+        })?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
         let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
             .event_types
@@ -546,7 +563,7 @@ mod tests {
     use crate::store::rows::EventRow;
     use writer::{SearchWriter, publish};
 
-    fn event(id: &str, session: &str, text: &str) -> EventRow {
+    pub(super) fn event(id: &str, session: &str, text: &str) -> EventRow {
         EventRow {
             event_id: id.into(),
             session_id: session.into(),
@@ -574,7 +591,7 @@ mod tests {
         }
     }
 
-    fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
+    pub(super) fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
         let dir = tempfile::tempdir().expect("temp dir");
         let empty = dir.path().join("empty");
         SearchIndex::create_empty(&empty).expect("empty index");
@@ -733,7 +750,7 @@ mod tests {
         }
         builder.add_i64_field("timestamp_micros", STORED | FAST);
         let text_indexing = TextFieldIndexing::default()
-            .set_tokenizer(STEM_TOKENIZER)
+            .set_tokenizer("en_stem")
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         builder.add_text_field(
             "text",

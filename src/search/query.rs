@@ -11,6 +11,14 @@
 //! exact beats stem-only for that run, and proportional to idf, so a filler word (`the`, idf ≈
 //! 0) never decides the ranking. A whole identifier (`supports_websockets`) earns its presence
 //! on top of the presence of all its parts, so it ranks above the parts found apart.
+//!
+//! Questions (issue #23): the filler words of a question ([`super::filler`]) are left out when
+//! any other word remains, and when two or more runs remain each presence score is damped by
+//! the event's length ([`LengthDamped`]): an event holding several of the question's rarer
+//! words still ranks above one holding a single common word, but a dump that holds them all
+//! somewhere among thousands of words no longer collects every presence at full weight. A
+//! query of one run keeps the constant presence above. Runs of scripts written without spaces
+//! (CJK, Thai) are matched through their bigrams, in `text` (BM25, positions) and in `exact`.
 
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery,
@@ -20,7 +28,9 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Searcher, Term};
 
 use super::SearchError;
-use super::analyzer::{ExactForms, forms_of, runs};
+use super::analyzer::{ExactForms, RunKind, forms_of, runs};
+use super::damping::LengthDamped;
+use super::filler::is_filler;
 
 /// BM25's k1 + 1: the most one occurrence statistic can multiply an idf by in tantivy's BM25.
 const BM25_TF_CEILING: f32 = 2.2;
@@ -81,10 +91,47 @@ pub struct RelevanceBuilder<'a> {
     pub stemmer: TextAnalyzer,
 }
 
+/// How an exact form's presence scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    /// The same for every event holding it: one word or identifier outranks its stem-only
+    /// matches in events of any length (issue #10).
+    Constant,
+    /// Damped by the event's length ([`LengthDamped`]): in a question of several words, an
+    /// event that holds them all because it is a dump of thousands of words does not outrank
+    /// the events that talk about them (issue #23).
+    Damped,
+}
+
 /// One run of the query: its stems and exact forms.
 struct QueryRun {
+    kind: RunKind,
     stems: Vec<String>,
     forms: ExactForms,
+}
+
+impl QueryRun {
+    /// A single plain word of the filler list ([`is_filler`]).
+    fn is_filler(&self) -> bool {
+        match (
+            self.kind,
+            self.forms.whole.as_ref(),
+            self.forms.parts.as_slice(),
+        ) {
+            (RunKind::Word, None, [word]) => is_filler(word),
+            _ => false,
+        }
+    }
+}
+
+/// The runs of a question that carry its topic: all but the filler words, unless nothing else
+/// would be left to search.
+fn topical(runs: Vec<QueryRun>, has_phrase: bool) -> Vec<QueryRun> {
+    let any_topical = runs.iter().any(|run| !run.is_filler());
+    if !any_topical && !has_phrase {
+        return runs;
+    }
+    runs.into_iter().filter(|run| !run.is_filler()).collect()
 }
 
 impl RelevanceBuilder<'_> {
@@ -92,7 +139,10 @@ impl RelevanceBuilder<'_> {
     /// of the unquoted runs, and every quoted phrase.
     pub fn build(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         let parsed = parse_query_text(text);
-        let runs = self.query_runs(&parsed.unquoted);
+        let runs = topical(
+            self.query_runs(&parsed.unquoted),
+            !parsed.phrases.is_empty(),
+        );
         let phrase_runs: Vec<Vec<QueryRun>> = parsed
             .phrases
             .iter()
@@ -110,8 +160,13 @@ impl RelevanceBuilder<'_> {
             .iter()
             .map(|stem| (Occur::Should, self.stem_query(stem)))
             .collect();
+        let presence = if runs.len() > 1 {
+            Presence::Damped
+        } else {
+            Presence::Constant
+        };
         for run in runs.iter().chain(phrase_runs.iter().flatten()) {
-            for presence in self.exact_presence(run)? {
+            for presence in self.exact_presence(run, presence)? {
                 any_match.push((Occur::Should, presence));
             }
         }
@@ -143,6 +198,7 @@ impl RelevanceBuilder<'_> {
     fn query_runs(&self, text: &str) -> Vec<QueryRun> {
         runs(text)
             .map(|run| QueryRun {
+                kind: run.kind,
                 stems: self.stems(run.text),
                 forms: forms_of(&run),
             })
@@ -205,7 +261,7 @@ impl RelevanceBuilder<'_> {
         }
         let mut alternatives: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for run in phrase {
-            for presence in self.exact_presence(run)? {
+            for presence in self.exact_presence(run, Presence::Constant)? {
                 alternatives.push((Occur::Should, presence));
             }
         }
@@ -217,7 +273,11 @@ impl RelevanceBuilder<'_> {
 
     /// The presence clauses of one run: its whole form and the conjunction of its parts (or
     /// its single part), each a constant score; forms absent from the index are left out.
-    fn exact_presence(&self, run: &QueryRun) -> Result<Vec<Box<dyn Query>>, SearchError> {
+    fn exact_presence(
+        &self,
+        run: &QueryRun,
+        kind: Presence,
+    ) -> Result<Vec<Box<dyn Query>>, SearchError> {
         let Some(exact) = self.exact else {
             return Ok(Vec::new());
         };
@@ -241,15 +301,26 @@ impl RelevanceBuilder<'_> {
                         .collect(),
                 )),
             };
-            clauses.push(presence(parts, rarest_part.max(stem_idf)));
+            clauses.push(self.presence(parts, rarest_part.max(stem_idf), kind));
         }
         if let Some(whole) = &run.forms.whole {
             let term = Term::from_field_text(exact, whole);
             if let Some(idf) = self.idf(&term)? {
-                clauses.push(presence(exact_term_query(exact, whole), idf.max(stem_idf)));
+                let query = exact_term_query(exact, whole);
+                clauses.push(self.presence(query, idf.max(stem_idf), kind));
             }
         }
         Ok(clauses)
+    }
+
+    /// A score of `EXACT_WEIGHT × idf` for the documents matching `query`, constant or damped
+    /// by the length of each document's text.
+    fn presence(&self, query: Box<dyn Query>, idf: f32, kind: Presence) -> Box<dyn Query> {
+        let constant = Box::new(ConstScoreQuery::new(query, EXACT_WEIGHT * idf));
+        match kind {
+            Presence::Constant => constant,
+            Presence::Damped => Box::new(LengthDamped::new(constant, self.text)),
+        }
     }
 
     fn stem_idf_sum(&self, stems: &[String]) -> Result<f32, SearchError> {
@@ -277,11 +348,6 @@ fn exact_term_query(exact: Field, form: &str) -> Box<dyn Query> {
         Term::from_field_text(exact, form),
         IndexRecordOption::Basic,
     ))
-}
-
-/// A constant score of `EXACT_WEIGHT × idf` for the documents matching `query`.
-fn presence(query: Box<dyn Query>, idf: f32) -> Box<dyn Query> {
-    Box::new(ConstScoreQuery::new(query, EXACT_WEIGHT * idf))
 }
 
 #[cfg(test)]

@@ -95,8 +95,8 @@ pub struct Snapshot {
 /// Version of the store's layout, table schemas and index schema. A generation records the
 /// version that wrote it; readers refuse another one and the indexer rebuilds it.
 /// 1: wave 1 (no marker file). 2: inferred timestamps, token usage columns. 3: chain
-/// positions on sessions.
-pub const FORMAT_VERSION: u32 = 3;
+/// positions on sessions. 4: CJK and Thai bigrams in the search index (issue #23).
+pub const FORMAT_VERSION: u32 = 4;
 /// The file in each generation that holds its format version.
 const FORMAT_FILE: &str = "format";
 

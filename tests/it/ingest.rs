@@ -803,3 +803,53 @@ fn gemini_json_caught_mid_rewrite_is_held_back_then_replaced_whole() {
     );
     assert_eq!(events_with_text(data.path(), "quokkas").len(), 1);
 }
+
+/// Issue #23 item 5: a file in the lean Claude Code layout that converters and retrieval
+/// benchmarks write (no `uuid`/`parentUuid`) is indexed, searchable, and appending a line keeps
+/// the ids of the earlier events (they derive from the session and the line).
+#[test]
+fn lean_claude_shaped_files_are_indexed_with_ids_from_session_and_line() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let lean = |kind: &str, second: u32, text: &str| {
+        serde_json::json!({"type": kind, "sessionId": "longmem-q17",
+            "timestamp": format!("2024-03-01T10:00:{second:02}Z"),
+            "message": {"role": kind, "content": text}})
+        .to_string()
+    };
+    let path = logs.path().join("longmem-q17.jsonl");
+    let first_lines = [
+        lean("user", 1, "Where did I park the car on Tuesday?"),
+        lean("assistant", 2, "In the north garage, level three."),
+    ];
+    fs::write(&path, format!("{}\n", first_lines.join("\n"))).expect("write");
+    index_into(data.path(), &[logs.path()]);
+    let ids_sql = "SELECT event_id FROM events ORDER BY seq";
+    let first_ids = query_rows(data.path(), ids_sql);
+    assert_eq!(first_ids.len(), 2, "{first_ids:?}");
+    assert_eq!(
+        query_count(
+            data.path(),
+            "SELECT count(*) FROM sessions WHERE session_id = 'session:claude-longmem-q17'"
+        ),
+        1
+    );
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    writeln!(file, "{}", lean("user", 3, "And on Friday, which level?")).expect("append");
+    index_into(data.path(), &[logs.path()]);
+    let ids_after = query_rows(data.path(), ids_sql);
+    assert_eq!(ids_after.len(), 3);
+    assert_eq!(ids_after[..2], first_ids[..], "earlier ids are stable");
+    let found = run_esker(&[
+        "search",
+        "--data-dir",
+        data.path().to_str().expect("utf-8 path"),
+        "--json",
+        "which garage level did I park in",
+    ]);
+    assert!(found.status.success(), "{}", stderr_of(&found));
+    assert!(String::from_utf8_lossy(&found.stdout).contains("north garage"));
+}

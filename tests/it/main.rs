@@ -6,6 +6,7 @@ mod harnesses;
 mod ingest;
 mod mcp;
 mod python;
+mod questions;
 mod redaction;
 mod reliability;
 mod support;

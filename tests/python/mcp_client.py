@@ -15,7 +15,7 @@ import jsonschema  # installed with the mcp SDK
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-EXPECTED_TOOLS = {"search_sessions", "open", "list_sessions"}
+EXPECTED_TOOLS = {"search_sessions", "open", "list_sessions", "get_ingest_status"}
 
 
 def field(obj, snake, camel):

@@ -40,7 +40,8 @@ use crate::model::ParseOutput;
 use parser::Parser;
 
 /// Record types that only Claude Code writes (besides `user`/`assistant`/`system`/`attachment`,
-/// which also need `sessionId` + `uuid` to count).
+/// which also need `sessionId` + `uuid` to count, or for `user`/`assistant` the lean layout of
+/// [`is_lean_message`]).
 const CLAUDE_ONLY_TYPES: &[&str] = &[
     "file-history-snapshot",
     "queue-operation",
@@ -75,7 +76,8 @@ pub fn sniff(lines: &[JsonLine]) -> bool {
                 record.contains_key("leafUuid")
                     || record.get("summary").is_some_and(Value::is_string)
             }
-            "user" | "assistant" | "system" | "attachment" | "progress" => has_ids,
+            "user" | "assistant" => has_ids || is_lean_message(record),
+            "system" | "attachment" | "progress" => has_ids,
             other if CLAUDE_ONLY_TYPES.contains(&other) => [
                 "sessionId",
                 "snapshot",
@@ -92,6 +94,19 @@ pub fn sniff(lines: &[JsonLine]) -> bool {
         positive |= looks_like_claude;
     }
     positive
+}
+
+/// A lean record in Claude Code's layout, as converters and public retrieval benchmarks write
+/// them (issue #23): `type`, `sessionId`, `timestamp` and `message{role, content}`, without
+/// `uuid`/`parentUuid`. Its events are keyed by line (`line<N>`), so their ids derive from the
+/// session and the line.
+fn is_lean_message(record: &serde_json::Map<String, Value>) -> bool {
+    let message = record.get("message").and_then(Value::as_object);
+    record.contains_key("sessionId")
+        && record.contains_key("timestamp")
+        && message.is_some_and(|message| {
+            message.get("role").is_some_and(Value::is_string) && message.contains_key("content")
+        })
 }
 
 /// Parses one Claude Code transcript file into its session and any sub-agent sessions.

@@ -70,6 +70,63 @@ fn sniff_rejects_other_formats() {
     assert!(!sniff(&lines(vec![json!([1, 2])])));
 }
 
+/// A lean record as converters and retrieval benchmarks write the Claude Code layout.
+fn lean(kind: &str, second: u32, content: Value) -> Value {
+    json!({"type": kind, "sessionId": "bench-q17", "timestamp": format!("2024-03-01T10:00:{second:02}Z"),
+        "message": {"role": kind, "content": content}})
+}
+
+#[test]
+fn lean_claude_shaped_records_are_read_with_ids_from_session_and_line() {
+    let records = vec![
+        lean("user", 1, json!("Where did I park the car on Tuesday?")),
+        lean("assistant", 2, json!("In the north garage, level 3.")),
+        lean(
+            "user",
+            3,
+            json!([{"type": "text", "text": "And on Friday?"}]),
+        ),
+        lean(
+            "assistant",
+            4,
+            json!([{"type": "text", "text": "Level 5."}]),
+        ),
+    ];
+    assert!(
+        sniff(&lines(records.clone())),
+        "lean records are Claude Code's"
+    );
+    let path = "/data/bench/bench-q17.jsonl";
+    let output = parse_values(path, records.clone());
+    assert!(output.warnings.is_empty(), "{:?}", output.warnings);
+    let [session] = output.sessions.as_slice() else {
+        panic!("one session: {:?}", output.sessions.len());
+    };
+    assert_eq!(session.native_id, "bench-q17");
+    assert_eq!(
+        kinds(session),
+        [
+            EventType::UserInput,
+            EventType::AssistantResponse,
+            EventType::UserInput,
+            EventType::AssistantResponse,
+        ]
+    );
+    let keys: Vec<&str> = session
+        .events
+        .iter()
+        .map(|event| event.key.as_str())
+        .collect();
+    assert_eq!(keys, ["line1", "line2:0", "line3", "line4:0"]);
+    let first_two = parse_values(path, records[..2].to_vec());
+    let earlier_keys: Vec<&str> = first_two.sessions[0]
+        .events
+        .iter()
+        .map(|event| event.key.as_str())
+        .collect();
+    assert_eq!(earlier_keys, keys[..2], "an append keeps the earlier ids");
+}
+
 #[test]
 fn assistant_blocks_split_over_lines_become_events_and_end_turn_marks_last_text() {
     let output = parse_values(

@@ -8,6 +8,7 @@ use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, plain};
+use crate::model::harness_of;
 use crate::search::IndexedEvent;
 
 const EVENT: NamedQuery = NamedQuery {
@@ -105,6 +106,7 @@ async fn open_indexed(
         "id": event.session_id,
         "title": session.title,
         "source": session.source,
+        "harness": harness_of(&session.source),
     });
     data["turn"] = json!({
         "id": event.turn_id,
@@ -297,6 +299,7 @@ fn parents_json(turn_row: &Row<'_>) -> Result<(Value, Value), RowError> {
         "id": turn_row.string("session_id")?,
         "title": turn_row.string("title")?,
         "source": turn_row.string("source")?,
+        "harness": harness_of(turn_row.string("source")?),
     });
     let turn = json!({
         "id": turn_row.string("turn_id")?,

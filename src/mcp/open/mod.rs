@@ -2,6 +2,7 @@
 //! dispatch live here; each kind's response is built in its own module.
 
 mod event;
+mod page;
 mod range;
 mod session;
 mod turn;
@@ -20,7 +21,7 @@ use crate::mcp::validate::{
     required_string,
 };
 
-pub const FIELDS: [&str; 2] = ["id", "sessions"];
+pub const FIELDS: [&str; 4] = ["id", "sessions", "limit", "cursor"];
 /// The spec sets no deadline for `open`; this bounds a pathological request.
 pub const DEADLINE: Duration = Duration::from_secs(5);
 
@@ -49,6 +50,8 @@ pub struct Open;
 pub struct OpenRequest {
     pub id: McpId,
     pub sessions: Option<String>,
+    /// Moraine's paging of the children (`limit`, `cursor`); `None`: every child.
+    pub page: Option<page::Page>,
 }
 
 impl ToolHandler for Open {
@@ -67,7 +70,14 @@ impl ToolHandler for Open {
                 "sessions selects members of a session's chain: pass a session id",
             ));
         }
-        Ok(OpenRequest { id, sessions })
+        let page = page::requested(arguments, &id)?;
+        if page.is_some() && sessions.is_some() {
+            return Err(ToolError::invalid_request(
+                "limit",
+                "limit and cursor page one session or turn; open a chain range without them",
+            ));
+        }
+        Ok(OpenRequest { id, sessions, page })
     }
 
     fn rejected_sla(arguments: &Arguments) -> SlaTarget {
@@ -80,10 +90,17 @@ impl ToolHandler for Open {
     }
 
     fn canonical(request: &OpenRequest) -> Value {
-        match &request.sessions {
-            Some(sessions) => json!({ "id": request.id.text, "sessions": sessions }),
-            None => json!({ "id": request.id.text }),
+        let mut canonical = json!({ "id": request.id.text });
+        if let Some(sessions) = &request.sessions {
+            canonical["sessions"] = json!(sessions);
         }
+        if let Some(page) = request.page {
+            canonical["limit"] = json!(page.limit);
+            if page.offset > 0 {
+                canonical["cursor"] = json!(page::encode(page, &request.id.text));
+            }
+        }
+        canonical
     }
 
     fn sla(request: &OpenRequest) -> SlaTarget {
@@ -100,11 +117,15 @@ impl ToolHandler for Open {
         if let Some(sessions) = &request.sessions {
             return range::open(&snapshot, &id.text, sessions).await;
         }
-        match id.kind {
+        let mut success = match id.kind {
             IdKind::Session => session::open(&snapshot, &id.text).await,
             IdKind::Turn => turn::open(&snapshot, &id.text).await,
             IdKind::Event => event::open(&snapshot, &id.text).await,
+        }?;
+        if let Some(page) = request.page {
+            page::apply(&mut success.data, page, &id.text);
         }
+        Ok(success)
     }
 }
 

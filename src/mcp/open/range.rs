@@ -2,6 +2,7 @@
 //! (`"4"`, `"4-5"`, `"1,3-5"`), each selected member opened as open(session) opens it, in
 //! chain order.
 
+use futures::future::try_join_all;
 use serde_json::{Value, json};
 
 use super::{row_error, session};
@@ -32,13 +33,19 @@ pub async fn open(
     }
     let positions = parse_session_range(range, members.len())
         .map_err(|message| ToolError::invalid_request("sessions", message))?;
+    // The members open at once (each is a few small queries).
+    let opened_members = try_join_all(
+        positions
+            .iter()
+            .map(|&position| session::open(snapshot, &members[position])),
+    )
+    .await?;
     let mut opened = Vec::with_capacity(positions.len());
     let mut text = format!(
         "sessions {range} of the {}-session chain of {session_id}",
         members.len()
     );
-    for position in positions {
-        let member = session::open(snapshot, &members[position]).await?;
+    for (position, member) in positions.into_iter().zip(opened_members) {
         text.push_str(&format!(
             "\n\n--- session {} of {} ---\n",
             position + 1,

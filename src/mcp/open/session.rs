@@ -13,6 +13,7 @@ use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::plain;
 use crate::mcp::usage::row_usage_json;
+use crate::model::harness_of;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "open_session",
@@ -62,6 +63,7 @@ fn session_json(row: &Row<'_>) -> Result<Value, RowError> {
         "id": row.string("session_id")?,
         "title": row.string("title")?,
         "source": row.string("source")?,
+        "harness": harness_of(row.string("source")?),
         "started_at": timestamp_json(row, "started_at")?,
         "updated_at": timestamp_json(row, "updated_at")?,
         "completed": row.bool("completed")?,

@@ -10,6 +10,7 @@ use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, one_line_summary, plain};
 use crate::mcp::usage::row_usage_json;
+use crate::model::harness_of;
 use crate::search::IndexedEvent;
 
 const TURN_ALONE: NamedQuery = NamedQuery {
@@ -142,6 +143,7 @@ fn turn_json(row: &Row<'_>, session: &SessionNames<'_>) -> Result<Value, RowErro
             "id": row.string("session_id")?,
             "title": session.title,
             "source": session.source,
+            "harness": harness_of(session.source),
         },
         "summary": {
             "user_input": excerpt_json(row, "user_input")?,

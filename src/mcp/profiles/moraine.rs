@@ -1,9 +1,11 @@
 //! The `moraine` profile (the default): `search_sessions`, `open` and `list_sessions` of the
-//! Moraine MCP contract, with the `moraine.mcp.*.v1` envelopes.
+//! Moraine MCP contract (spec 000) plus Moraine's later `get_ingest_status`, with the
+//! `moraine.mcp.*.v1` envelopes; every retrieval answer carries `data.coverage`.
 
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::{Timer, ToolName};
 use crate::mcp::handler::handle;
+use crate::mcp::ingest_status::{GetIngestStatus, Observation, annotate_coverage};
 use crate::mcp::list_sessions::ListSessions;
 use crate::mcp::open::Open;
 use crate::mcp::profiles::{Profile, ReplyFuture};
@@ -34,13 +36,17 @@ impl Profile for Moraine {
     ) -> ReplyFuture<'a> {
         Box::pin(async move {
             let timer = Timer::start();
-            let reply = match ToolName::parse(tool)? {
+            let mut reply = match ToolName::parse(tool)? {
                 ToolName::SearchSessions => {
                     handle::<SearchSessions>(catalog, arguments, timer).await
                 }
                 ToolName::Open => handle::<Open>(catalog, arguments, timer).await,
                 ToolName::ListSessions => handle::<ListSessions>(catalog, arguments, timer).await,
+                ToolName::GetIngestStatus => {
+                    return Some(handle::<GetIngestStatus>(catalog, arguments, timer).await);
+                }
             };
+            annotate_coverage(&mut reply, &Observation::of(catalog));
             Some(reply)
         })
     }

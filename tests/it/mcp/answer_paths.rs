@@ -1,7 +1,7 @@
 //! The fast answer path (stored events in the index + the in-memory directory) against the
 //! SQL-only reference: every id of the fixture store (and a sample of the real corpus) opens
 //! to the same envelope, searches, scoped or not, return the same hits, and list_sessions
-//! pages (every mode and sort, window edges, following cursors) are the same.
+//! pages (every mode and sort, window edges, slugs, following cursors) are the same.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -46,9 +46,12 @@ async fn answer(server: &EskerServer, tool: &str, arguments: Value) -> Value {
     json!({"envelope": envelope, "is_error": reply.is_error, "text": reply.text})
 }
 
+/// Removes timing and the moment of observation (`data.coverage.observed_at_unix_ms`): both
+/// differ between any two calls.
 fn strip_performance(value: &mut Value) {
     if let Value::Object(map) = value {
         map.remove("performance");
+        map.remove("observed_at_unix_ms");
         map.values_mut().for_each(strip_performance);
     }
 }
@@ -119,6 +122,49 @@ fn list_calls() -> Vec<(&'static str, Value)> {
             }
         }
     }
+    for source in ["codex", "claude", "gemini"] {
+        for sort in ["desc", "asc"] {
+            calls.push((
+                "list_sessions",
+                json!({
+                    "start_datetime": windows[0].0, "end_datetime": windows[0].1,
+                    "sort": sort, "limit": 2, "source": source,
+                }),
+            ));
+        }
+    }
+    calls
+}
+
+/// list_sessions({slug}) of every slug of the store (and one it lacks) over broad and narrow
+/// windows, with and without a mode, in pages of one and of fifty.
+fn slug_list_calls(data_dir: &Path) -> Vec<(&'static str, Value)> {
+    let mut slugs = strings(
+        data_dir,
+        "SELECT DISTINCT slug FROM (SELECT session_slug AS slug FROM sessions \
+         UNION ALL SELECT chain_slug AS slug FROM sessions) WHERE slug IS NOT NULL ORDER BY slug",
+    );
+    slugs.push("no-such-slug".to_owned());
+    let windows = [
+        ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z"),
+        ("2025-11-18T14:03:00Z", "2026-05-03T10:00:00Z"),
+    ];
+    let mut calls = Vec::new();
+    for slug in &slugs {
+        for (start, end) in windows {
+            for mode in [None, Some("tool_calling")] {
+                for limit in [1, 50] {
+                    let mut arguments = json!({
+                        "start_datetime": start, "end_datetime": end, "slug": slug, "limit": limit,
+                    });
+                    if let Some(mode) = mode {
+                        arguments["mode"] = json!(mode);
+                    }
+                    calls.push(("list_sessions", arguments));
+                }
+            }
+        }
+    }
     calls
 }
 
@@ -158,6 +204,7 @@ fn calls_for(data_dir: &Path, every: usize) -> Vec<(&'static str, Value)> {
         }
     }
     calls.extend(list_calls());
+    calls.extend(slug_list_calls(data_dir));
     for missing in ["event:nope", "turn:nope", "session:nope"] {
         calls.push(("open", json!({ "id": missing })));
         calls.push((
@@ -189,4 +236,27 @@ async fn the_fast_path_answers_exactly_like_sql_on_the_real_corpus() {
     let call_count = calls.len();
     let successes = assert_same_answers(data_dir, calls).await;
     assert!(successes > call_count / 2, "{successes} of {call_count}");
+}
+
+#[tokio::test]
+async fn the_fast_path_lists_slug_chains_exactly_like_sql() {
+    let data_dir = super::relay::chain_store();
+    let calls = slug_list_calls(data_dir);
+    let call_count = calls.len();
+    let successes = assert_same_answers(data_dir, calls).await;
+    assert!(
+        successes >= call_count,
+        "every slug listing succeeds ({successes} of {call_count}, cursors included)"
+    );
+    let chain_pages = query_rows(
+        data_dir,
+        &format!(
+            "SELECT count(*) AS members FROM sessions WHERE chain_slug = '{}'",
+            super::relay::CHAIN_SLUG
+        ),
+    );
+    assert_eq!(
+        chain_pages[0]["members"], 5,
+        "the store holds the five-session chain"
+    );
 }

@@ -22,11 +22,19 @@ async fn the_server_introduces_itself_as_esker() {
 }
 
 #[tokio::test]
-async fn exactly_three_strict_read_only_tools_are_advertised() {
+async fn exactly_four_strict_read_only_tools_are_advertised() {
     let client = EskerClient::fixtures().await;
     let tools = client.service().list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["search_sessions", "open", "list_sessions"]);
+    assert_eq!(
+        names,
+        [
+            "search_sessions",
+            "open",
+            "list_sessions",
+            "get_ingest_status"
+        ]
+    );
     for tool in &tools {
         let schema = Value::Object(tool.input_schema.as_ref().clone());
         assert_eq!(schema["type"], "object");

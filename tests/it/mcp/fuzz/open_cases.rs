@@ -9,7 +9,7 @@ use super::oracle;
 use super::rng::Rng;
 
 /// The fields open accepts (`sessions` is exercised by `mcp::chains`).
-const FIELDS: [&str; 2] = ["id", "sessions"];
+const FIELDS: [&str; 4] = ["id", "sessions", "limit", "cursor"];
 
 const MUTATIONS: [Mutation; 11] = [
     ("valid", |_, _, _| {}),

@@ -10,7 +10,14 @@ use super::known::Known;
 use super::oracle::{self, SEARCHABLE_TYPES};
 use super::rng::Rng;
 
-const FIELDS: [&str; 4] = ["query", "within_id", "event_types", "n_hits"];
+const FIELDS: [&str; 6] = [
+    "query",
+    "within_id",
+    "event_types",
+    "n_hits",
+    "harness",
+    "source",
+];
 
 /// Event type names outside the searchable vocabulary.
 const UNSUPPORTED_TYPES: [&str; 12] = [

@@ -1,0 +1,25 @@
+-- relay get_conversation / list_sessions(slug): the sessions a slug names, in chain order
+-- (started_at, then id): the members of the chain of that slug, the members of the slug-less
+-- chain whose id is $2 (relay slug "chain:<source>-<native id>"), or the one session that
+-- carries the slug alone (not a sub-agent). $1: slug; $2: chain id or ''.
+SELECT
+  session_id,
+  native_id,
+  source,
+  to_char(started_at, '%Y-%m') AS month,
+  cwd,
+  project,
+  git_branch,
+  started_at,
+  updated_at,
+  session_slug,
+  chain_id,
+  chain_slug,
+  chain_number,
+  chain_length,
+  parent_session_id
+FROM sessions
+WHERE chain_slug = $1
+  OR (chain_slug IS NULL AND chain_id = $2)
+  OR (chain_id IS NULL AND parent_session_id IS NULL AND session_slug = $1)
+ORDER BY started_at, session_id
