@@ -267,16 +267,6 @@ async fn synthetic_secrets_of_every_rule_never_reach_tables_index_or_mcp() {
         }
     }
 
-    // Sources whose logs got secrets planted (JSON records; aider's Markdown gets none).
-    let planted_sources: Vec<&str> = plain_text
-        .iter()
-        .filter(|(_, text)| {
-            planted
-                .iter()
-                .any(|secret| secret.values.iter().any(|value| text.contains(value)))
-        })
-        .map(|(source, _)| source.as_str())
-        .collect();
     let redacted = tempfile::tempdir().expect("temp dir");
     let stderr = index_into(redacted.path(), &[logs.path()]);
     assert!(!stderr.contains("secrets redacted: 0"), "{stderr}");
@@ -290,9 +280,7 @@ async fn synthetic_secrets_of_every_rule_never_reach_tables_index_or_mcp() {
                 );
             }
         }
-        if planted_sources.contains(&source.as_str()) {
-            assert!(text.contains("[REDACTED:"), "{source} has markers");
-        }
+        assert!(text.contains("[REDACTED:"), "{source} has markers");
     }
 
     let client = EskerClient::start(redacted.path()).await;
