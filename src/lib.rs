@@ -9,7 +9,10 @@
 //!   committed atomically; checkpoints for incremental indexing.
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
-//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`).
+//! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`; other tool sets as
+//!   profiles).
+//! - [`memory`]: memory entries (seed 001): a journal folded into the `memories` table and its
+//!   index at each commit, and the operations the `memory` profile serves.
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 
@@ -19,6 +22,7 @@ pub mod config;
 pub mod ids;
 pub mod ingest;
 pub mod mcp;
+pub mod memory;
 pub mod model;
 pub mod query;
 pub mod redact;

@@ -75,7 +75,7 @@ enum Command {
         /// Log files or directories to index.
         paths: Vec<PathBuf>,
     },
-    /// Run read-only SQL over the `events`, `turns` and `sessions` tables.
+    /// Run read-only SQL over the `events`, `turns`, `sessions` and `memories` tables.
     Query {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
@@ -101,11 +101,16 @@ enum Command {
         full_pass_every: u64,
         /// Tool sets to serve, comma-separated: `moraine` (search_sessions, open,
         /// list_sessions), `agtrace` (list_sessions, get_project_info, get_session_details,
-        /// analyze_session, search_event_previews, get_event_details) or `relay`
-        /// (search_history, get_conversation, list_sessions). Profiles defining the same tool
-        /// name cannot be combined.
+        /// analyze_session, search_event_previews, get_event_details), `relay`
+        /// (search_history, get_conversation, list_sessions) or `memory` (save_memory, search,
+        /// timeline, get_entries, ingest_docs, retention_dry_run). Profiles defining the same
+        /// tool name cannot be combined.
         #[arg(long, value_name = "NAME[,NAME...]", default_value = "moraine")]
         profile: String,
+        /// The project memory entries belong to when a call names none [default: the
+        /// working directory's name].
+        #[arg(long)]
+        project: Option<String>,
         #[command(flatten)]
         ingest: IngestArgs,
     },
@@ -207,6 +212,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Memory entries (what the `memory` MCP profile serves): add, search, list.
+    Memory {
+        #[command(subcommand)]
+        command: MemoryCommand,
+    },
     /// Token usage by day, week, month, session, model, source or project.
     Usage {
         #[arg(long, value_name = "DIR")]
@@ -223,6 +233,69 @@ enum Command {
         /// Add a cost column priced with this table (JSON, USD per million tokens).
         #[arg(long, value_name = "FILE")]
         prices: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MemoryCommand {
+    /// Save an entry (durable when the command returns).
+    Add {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// [default: the working directory's name]
+        #[arg(long)]
+        project: Option<String>,
+        /// Entry type (decision, constraint, finding, ...) [default: note].
+        #[arg(long = "type", value_name = "TYPE")]
+        entry_type: Option<String>,
+        /// [default: the text's first line]
+        #[arg(long)]
+        title: Option<String>,
+        /// Where the note comes from (a path, URL or ticket).
+        #[arg(long)]
+        source_ref: Option<String>,
+        /// A JSON object kept with the entry.
+        #[arg(long, value_name = "JSON")]
+        metadata: Option<String>,
+        /// Also refuse secrets matched by the rules of this gitleaks-format TOML file.
+        #[arg(long, value_name = "FILE")]
+        rules: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        /// The text (`-` reads it from standard input).
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// Search entries by keywords (BM25 over title and body).
+    Search {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long = "type", value_name = "TYPE")]
+        entry_type: Option<String>,
+        /// Number of entries (1 to 100).
+        #[arg(short = 'n', long = "limit", default_value_t = 20)]
+        limit: i64,
+        #[arg(long, default_value_t = 0)]
+        offset: i64,
+        #[arg(long)]
+        json: bool,
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+    },
+    /// The newest entries.
+    List {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long = "type", value_name = "TYPE")]
+        entry_type: Option<String>,
+        #[arg(short = 'n', long = "limit", default_value_t = 20)]
+        limit: usize,
         #[arg(long)]
         json: bool,
     },
@@ -458,16 +531,23 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             finish(outcome)
         }
+        Command::Memory { command } => finish(run_memory(command).await),
         Command::Serve {
             data_dir,
             no_index,
             no_watch,
             full_pass_every,
             profile,
+            project,
             ingest,
         } => {
-            let profiles =
-                esker::mcp::profiles::ProfileSet::parse(&profile).context("invalid --profile")?;
+            let redactor = ingest.redactor()?;
+            let settings = esker::mcp::profiles::ServeSettings {
+                memory: esker::memory::service::MemorySettings::from_cwd(project.as_deref()),
+                redactor: std::sync::Arc::clone(&redactor),
+            };
+            let profiles = esker::mcp::profiles::ProfileSet::parse_with(&profile, &settings)
+                .context("invalid --profile")?;
             let requested_dir = resolve_data_dir(data_dir.as_deref());
             let plan = if no_index {
                 IndexPlan {
@@ -502,7 +582,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     monitor: Some(monitor.clone()),
                     writer_role: "esker serve (background indexer)".to_string(),
                     redact: !ingest.no_redact,
-                    redactor: ingest.redactor()?,
+                    redactor,
                     ..IndexOptions::default()
                 };
                 let watch = (!no_watch).then(|| WatchOptions {
@@ -519,6 +599,107 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             rules,
             files,
         } => run_redact_check(rules.as_deref(), &files),
+    }
+}
+
+/// `esker memory add|search|list`.
+async fn run_memory(command: MemoryCommand) -> Result<esker::cli::Outcome, CliError> {
+    use esker::cli::memory::{self as memory_cli, AddOptions, ListOptions, SearchOptions};
+    use esker::memory::policy::Policy;
+    match command {
+        MemoryCommand::Add {
+            data_dir,
+            project,
+            entry_type,
+            title,
+            source_ref,
+            metadata,
+            rules,
+            json,
+            text,
+        } => {
+            let redactor = redactor_with(rules.as_deref())
+                .map_err(|error| CliError::Usage(format!("{error:#}")))?;
+            let service = memory_cli::open_service(
+                &resolve_data_dir(data_dir.as_deref()),
+                project.as_deref(),
+                Policy::new(redactor),
+            )?;
+            let draft = esker::memory::entry::Draft {
+                text: memory_text(&text)?,
+                title,
+                project,
+                entry_type,
+                source_ref,
+                session_id: None,
+                metadata: metadata.as_deref().map(metadata_object).transpose()?,
+            };
+            memory_cli::add(&service, &AddOptions { draft, json }).await
+        }
+        MemoryCommand::Search {
+            data_dir,
+            project,
+            entry_type,
+            limit,
+            offset,
+            json,
+            query,
+        } => {
+            let service = memory_cli::open_service(
+                &resolve_data_dir(data_dir.as_deref()),
+                None,
+                Policy::default(),
+            )?;
+            let request = esker::memory::service::SearchRequest {
+                query: query.join(" "),
+                project,
+                entry_type,
+                limit: Some(limit),
+                offset: Some(offset),
+            };
+            memory_cli::search(&service, &SearchOptions { request, json })
+        }
+        MemoryCommand::List {
+            data_dir,
+            project,
+            entry_type,
+            limit,
+            json,
+        } => {
+            let service = memory_cli::open_service(
+                &resolve_data_dir(data_dir.as_deref()),
+                None,
+                Policy::default(),
+            )?;
+            let options = ListOptions {
+                project,
+                entry_type,
+                limit,
+                json,
+            };
+            memory_cli::list(&service, &options)
+        }
+    }
+}
+
+/// The text of `esker memory add`: the words joined, or standard input for `-`.
+fn memory_text(words: &[String]) -> Result<String, CliError> {
+    if let [only] = words
+        && only == "-"
+    {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+        return Ok(text);
+    }
+    Ok(words.join(" "))
+}
+
+fn metadata_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        _ => Err(CliError::Usage(
+            "--metadata must be a JSON object".to_owned(),
+        )),
     }
 }
 

@@ -1,5 +1,5 @@
-//! The commands for people at a terminal: `setup`, `search`, `show`, `sessions`, `usage` (one
-//! module each), the sample-store rules every command follows ([`sample`]) and what they
+//! The commands for people at a terminal: `setup`, `search`, `show`, `sessions`, `usage`,
+//! `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
 //! share: opening the store for reading, calling the MCP tools' own code, colour and exit
 //! codes (0 results, 1 no results, 2 error).
 //!
@@ -7,6 +7,7 @@
 //! ([`crate::mcp::handler::handle`]), so a person sees what an agent sees; `--json` prints
 //! the envelope's `data`.
 
+pub mod memory;
 pub mod sample;
 pub mod search;
 pub mod sessions;
@@ -71,6 +72,9 @@ pub enum CliError {
     Usage(String),
     #[error(transparent)]
     Setup(#[from] setup::SetupError),
+    /// A memory operation failed (its seed error code and message).
+    #[error(transparent)]
+    Memory(#[from] crate::memory::MemoryError),
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
 }

@@ -285,6 +285,11 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     batch.input.redaction_rules = Some(redaction_rules);
     commit_batch(store, &mut state, batch, &mut summary).await?;
     report_commit(options, &summary);
+    // Memory entries saved while no log changed are folded too (a run without commits would
+    // otherwise leave them in the journal).
+    if let Err(error) = crate::memory::fold::commit_pending(store, &lock).await {
+        tracing::warn!("folding memory entries failed: {error}");
+    }
     summary.elapsed = started.elapsed();
     Ok(summary)
 }

@@ -141,6 +141,7 @@ impl Catalog {
         &self.ingest
     }
 
+    /// The store this catalog reads.
     pub fn store(&self) -> &Store {
         &self.store
     }

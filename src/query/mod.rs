@@ -1,4 +1,4 @@
-//! DataFusion access to a store snapshot: registers `events`, `turns` and `sessions` from the
+//! DataFusion access to a store snapshot: registers `events`, `turns`, `sessions` and `memories` from the
 //! DDL in `tables/*.sql`, and runs read-only ad-hoc SQL for `esker query`.
 
 pub mod output;
@@ -13,10 +13,11 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use crate::store::Snapshot;
 
 /// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
-pub const TABLE_DDL: [(&str, &str); 3] = [
+pub const TABLE_DDL: [(&str, &str); 4] = [
     ("events", include_str!("../../tables/events.sql")),
     ("turns", include_str!("../../tables/turns.sql")),
     ("sessions", include_str!("../../tables/sessions.sql")),
+    ("memories", include_str!("../../tables/memories.sql")),
 ];
 
 /// Partition columns of `events`, in directory order.
@@ -37,27 +38,56 @@ pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryErr
     context_at(&snapshot.root).await
 }
 
-/// A context with the tables under `root` (`root/events`, `root/turns`, `root/sessions`).
+/// A context with the tables under `root` (`root/events`, `root/turns`, ...).
 pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
-    // UTC session time zone: `TIMESTAMP WITH TIME ZONE` in the DDL becomes a UTC-adjusted
-    // timestamp, which Parquet readers (DuckDB, pyarrow, polars) then see as UTC, not naive.
-    let config = SessionConfig::new()
-        .with_information_schema(true)
-        .with_target_partitions(2)
-        .set_str("datafusion.execution.time_zone", "UTC");
-    let context = SessionContext::new_with_config(config);
+    let context = SessionContext::new_with_config(session_config());
     for (table_name, ddl) in TABLE_DDL {
-        let location = root.join(table_name);
-        let location_text = location
-            .to_str()
-            .ok_or_else(|| QueryError::NonUtf8Path(location.display().to_string()))?;
-        let statement = ddl.replace(
-            "{location}",
-            &format!("{}/", location_text.replace('\'', "''")),
-        );
-        context.sql(&statement).await?.collect().await?;
+        register(&context, root, table_name, ddl).await?;
     }
     Ok(context)
+}
+
+/// UTC session time zone: `TIMESTAMP WITH TIME ZONE` in the DDL becomes a UTC-adjusted
+/// timestamp, which Parquet readers (DuckDB, pyarrow, polars) then see as UTC, not naive.
+fn session_config() -> SessionConfig {
+    SessionConfig::new()
+        .with_information_schema(true)
+        .with_target_partitions(2)
+        .set_str("datafusion.execution.time_zone", "UTC")
+}
+
+/// Registers one table of `TABLE_DDL` at `root/<table_name>`.
+async fn register(
+    context: &SessionContext,
+    root: &Path,
+    table_name: &str,
+    ddl: &str,
+) -> Result<(), QueryError> {
+    let location = root.join(table_name);
+    let location_text = location
+        .to_str()
+        .ok_or_else(|| QueryError::NonUtf8Path(location.display().to_string()))?;
+    let statement = ddl.replace(
+        "{location}",
+        &format!("{}/", location_text.replace('\'', "''")),
+    );
+    context.sql(&statement).await?.collect().await?;
+    Ok(())
+}
+
+/// The declared schema of one table, registering only that table (no listing of the others).
+pub async fn declared_schema(root: &Path, table_name: &str) -> Result<SchemaRef, QueryError> {
+    let (_, ddl) = TABLE_DDL
+        .iter()
+        .find(|(name, _)| *name == table_name)
+        .ok_or_else(|| QueryError::UnknownTable(table_name.to_string()))?;
+    let context = SessionContext::new_with_config(session_config());
+    register(&context, root, table_name, ddl).await?;
+    let provider = context
+        .table_provider(table_name)
+        .await
+        .map_err(|_| QueryError::UnknownTable(table_name.to_string()))?;
+    Ok(provider.schema())
 }
 
 /// The full schema of a table as declared in `tables/*.sql` (partition columns included).

@@ -128,6 +128,9 @@ pub async fn commit_from(
     });
     tables?;
     state.search_opstamp = search?;
+    // Memory entries have no source log: every commit carries them forward and folds the
+    // journal lines saved since the previous one.
+    crate::memory::fold::fold_into(store, &previous.root, &root, generation).await?;
     crash_point("after-publish");
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);

@@ -10,9 +10,12 @@
 //!     sessions/part-g000042.parquet
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state.json                          checkpoints of every source file + session locations
+//!     memories/, memory_index/, memory_fold.json   memory entries folded from the journal
+//!                                         (`crate::memory`), carried forward by every commit
 //!   tantivy/                              the master (writable) tantivy index
 //!   index.lock                            flock held by the one writer (`esker index` or a
 //!                                         server's watcher); released by the kernel on death
+//!   memory/journal.jsonl                  memory entries as saved; kept by `--rebuild`
 //! ```
 //! Readers pin the generation they read (a shared flock on `generations/gNNNNNN.pin`); a
 //! writer removes only old generations nobody pins, so a query never loses its files.
@@ -365,7 +368,12 @@ impl Store {
         if staging.exists() {
             fs::remove_dir_all(&staging).map_err(StoreError::io(&staging))?;
         }
-        for table in ["events", "turns", "sessions"] {
+        for table in [
+            "events",
+            "turns",
+            "sessions",
+            crate::memory::table::TABLE_DIR,
+        ] {
             fs::create_dir_all(staging.join(table)).map_err(StoreError::io(staging.join(table)))?;
         }
         crate::search::SearchIndex::create_empty(&staging.join("tantivy"))?;

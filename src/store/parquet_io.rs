@@ -200,7 +200,7 @@ fn session_column(name: &str, rows: &[&SessionRow]) -> Option<ArrayRef> {
 }
 
 /// Builds a batch with exactly `schema`'s columns, each cast to the declared type.
-fn build_batch(
+pub fn build_batch(
     schema: &SchemaRef,
     column_for: impl Fn(&str) -> Option<ArrayRef>,
 ) -> Result<RecordBatch, String> {

@@ -5,6 +5,7 @@ mod fidelity;
 mod harnesses;
 mod ingest;
 mod mcp;
+mod memory;
 mod python;
 mod questions;
 mod redaction;

@@ -10,6 +10,7 @@ mod exact_words;
 mod fuzz;
 mod golden;
 mod list_sessions;
+pub(crate) mod memory;
 mod moraine_additions;
 mod open;
 mod protocol;

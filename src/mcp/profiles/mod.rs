@@ -1,23 +1,29 @@
 //! Profiles of `esker serve`: which tool set a client sees. Each profile is a thin adapter
 //! (its tool definitions, request validation, response shaping and error envelope) over the
-//! shared service layer in [`crate::mcp`] (`moraine`, the default; `agtrace`; `relay`);
+//! shared service layer in [`crate::mcp`] (`moraine`, the default; `agtrace`; `relay`; `memory`);
 //! `--profile a,b` serves several at once unless two of them define the same tool name.
 //!
-//! Adding a profile: one module implementing [`Profile`], plus one line in [`KNOWN`].
+//! Adding a profile: one module implementing [`Profile`], plus one line in [`KNOWN`]. A
+//! profile that needs the server's settings (the `memory` profile: its default project and
+//! redaction rules) reads them from [`ServeSettings`] when it is made.
 
 pub mod agtrace;
+pub mod memory;
 pub mod moraine;
 pub mod relay;
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use rmcp::model::Tool;
 
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::ToolReply;
 use crate::mcp::validate::Arguments;
+use crate::memory::service::MemorySettings;
+use crate::redact::Redactor;
 
 /// The profile served when none is named.
 pub const DEFAULT_PROFILE: &str = "moraine";
@@ -46,14 +52,36 @@ pub trait Profile: Send + Sync {
     ) -> ReplyFuture<'a>;
 }
 
+/// What `esker serve` tells the profiles it makes.
+#[derive(Debug, Clone)]
+pub struct ServeSettings {
+    /// Memory entries' default project (`--project`, else the working directory's name) and
+    /// the root `ingest_docs` reads from.
+    pub memory: MemorySettings,
+    /// The redaction rules (`--rules`), which the memory policy refuses secrets by.
+    pub redactor: Arc<Redactor>,
+}
+
+impl Default for ServeSettings {
+    fn default() -> ServeSettings {
+        ServeSettings {
+            memory: MemorySettings::from_cwd(None),
+            redactor: Redactor::builtin(),
+        }
+    }
+}
+
 /// Makes a fresh profile.
-type MakeProfile = fn() -> Box<dyn Profile>;
+type MakeProfile = fn(&ServeSettings) -> Box<dyn Profile>;
 
 /// Every profile esker knows, by name.
-const KNOWN: [(&str, MakeProfile); 3] = [
-    ("moraine", || Box::new(moraine::Moraine)),
-    ("agtrace", || Box::new(agtrace::AgTrace::default())),
-    ("relay", || Box::new(relay::Relay)),
+const KNOWN: [(&str, MakeProfile); 4] = [
+    ("moraine", |_| Box::new(moraine::Moraine)),
+    ("agtrace", |_| Box::new(agtrace::AgTrace::default())),
+    ("relay", |_| Box::new(relay::Relay)),
+    ("memory", |settings| {
+        Box::new(memory::MemoryProfile::new(settings))
+    }),
 ];
 
 /// The names `--profile` accepts.
@@ -103,8 +131,14 @@ impl Default for ProfileSet {
 }
 
 impl ProfileSet {
-    /// Parses a comma-separated list of profile names (`moraine,agtrace`).
+    /// Parses a comma-separated list of profile names (`moraine,memory`), with the default
+    /// settings.
     pub fn parse(names: &str) -> Result<ProfileSet, ProfileError> {
+        ProfileSet::parse_with(names, &ServeSettings::default())
+    }
+
+    /// Parses a comma-separated list of profile names, making them with `settings`.
+    pub fn parse_with(names: &str, settings: &ServeSettings) -> Result<ProfileSet, ProfileError> {
         let mut profiles: Vec<Box<dyn Profile>> = Vec::new();
         for name in names
             .split(',')
@@ -122,7 +156,7 @@ impl ProfileSet {
                     name: name.to_owned(),
                 });
             }
-            profiles.push(make());
+            profiles.push(make(settings));
         }
         ProfileSet::from_profiles(profiles)
     }
@@ -244,6 +278,18 @@ mod tests {
             Err(ProfileError::Repeated { .. })
         ));
         assert_eq!(ProfileSet::parse(" , ").unwrap_err(), ProfileError::Empty);
+    }
+
+    #[test]
+    fn memory_combines_with_the_default_and_with_agtrace() {
+        let set = ProfileSet::parse("moraine,memory").unwrap();
+        assert_eq!(set.names(), ["moraine", "memory"]);
+        let moraine_tools = ProfileSet::parse("moraine").unwrap().tools().len();
+        assert_eq!(
+            set.tools().len(),
+            moraine_tools + memory::tools::NAMES.len()
+        );
+        assert!(ProfileSet::parse("agtrace,memory").is_ok());
     }
 
     #[test]
