@@ -153,7 +153,11 @@ fn write_planted_logs(root: &Path, blob: &str) {
         let relative = entry.path().strip_prefix(&fixtures).expect("inside");
         let target = root.join(relative);
         fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
-        let text = fs::read_to_string(entry.path()).expect("fixture is text");
+        // Binary fixtures (SQLite stores) are copied as they are.
+        let Ok(text) = fs::read_to_string(entry.path()) else {
+            fs::copy(entry.path(), &target).expect("copy binary fixture");
+            continue;
+        };
         if entry.file_name() == ".aider.chat.history.md" {
             fs::write(&target, plant_in_markdown(&text, blob)).expect("write planted log");
             continue;
