@@ -15,16 +15,18 @@ pub enum Source {
     Antigravity,
     OpenCode,
     Kimi,
+    Goose,
 }
 
 impl Source {
-    pub const ALL: [Source; 6] = [
+    pub const ALL: [Source; 7] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
         Source::Antigravity,
         Source::OpenCode,
         Source::Kimi,
+        Source::Goose,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Source {
             Source::Antigravity => "antigravity",
             Source::OpenCode => "opencode",
             Source::Kimi => "kimi",
+            Source::Goose => "goose",
         }
     }
 

@@ -6,6 +6,7 @@ pub mod assemble;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod goose;
 pub mod grouped;
 pub mod kimi;
 pub mod lines;
@@ -41,6 +42,8 @@ pub enum Format {
     OpenCodeTree,
     /// A Kimi CLI session folder (`wire.jsonl`, `context.jsonl`, ...).
     Kimi,
+    /// Goose's `sessions.db` (SQLite).
+    GooseDb,
 }
 
 impl Format {
@@ -54,6 +57,7 @@ impl Format {
             Format::OpenCodeDb => "opencode_db",
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
+            Format::GooseDb => "goose_db",
         }
     }
 }
@@ -165,6 +169,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeDb,
         Format::OpenCodeTree,
         Format::Kimi,
+        Format::GooseDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -40,6 +40,7 @@ pub fn run_esker(args: &[&str]) -> Output {
         .env_remove("ANTIGRAVITY_DIR")
         .env_remove("OPENCODE_DB")
         .env_remove("KIMI_SHARE_DIR")
+        .env_remove("GOOSE_PATH_ROOT")
         .output()
         .expect("esker binary runs")
 }
