@@ -22,10 +22,11 @@ pub enum Source {
     Antigravity,
     OpenCode,
     Kimi,
+    Goose,
 }
 
 impl Source {
-    pub const ALL: [Source; 13] = [
+    pub const ALL: [Source; 14] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -39,6 +40,7 @@ impl Source {
         Source::Antigravity,
         Source::OpenCode,
         Source::Kimi,
+        Source::Goose,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +58,7 @@ impl Source {
             Source::Antigravity => "antigravity",
             Source::OpenCode => "opencode",
             Source::Kimi => "kimi",
+            Source::Goose => "goose",
         }
     }
 
@@ -81,6 +84,7 @@ impl Source {
             Source::Antigravity => "antigravity",
             Source::OpenCode => "opencode",
             Source::Kimi => "kimi-cli",
+            Source::Goose => "goose",
         }
     }
 

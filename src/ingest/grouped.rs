@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use super::Format;
 use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
+use super::goose;
 use super::kimi;
 use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
@@ -57,6 +58,69 @@ impl GroupKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum StoreKind {
     OpenCode,
+    Goose,
+}
+
+impl StoreKind {
+    fn format(self) -> Format {
+        match self {
+            StoreKind::OpenCode => Format::OpenCodeDb,
+            StoreKind::Goose => Format::GooseDb,
+        }
+    }
+
+    fn source(self) -> Source {
+        match self {
+            StoreKind::OpenCode => Source::OpenCode,
+            StoreKind::Goose => Source::Goose,
+        }
+    }
+
+    fn has_schema(self, connection: &rusqlite::Connection) -> rusqlite::Result<bool> {
+        match self {
+            StoreKind::OpenCode => opencode_store::has_schema(connection),
+            StoreKind::Goose => goose::has_schema(connection),
+        }
+    }
+
+    fn session_stamps(
+        self,
+        connection: &rusqlite::Connection,
+    ) -> rusqlite::Result<Vec<(String, String)>> {
+        match self {
+            StoreKind::OpenCode => opencode_store::session_stamps(connection),
+            StoreKind::Goose => goose::session_stamps(connection),
+        }
+    }
+
+    /// Reads, redacts and parses one session; returns the parse and the secrets redacted.
+    fn parse_session(
+        self,
+        connection: &rusqlite::Connection,
+        id: &str,
+        options: &IndexOptions,
+    ) -> rusqlite::Result<(ParseOutput, u64)> {
+        match self {
+            StoreKind::OpenCode => {
+                let mut record = opencode_store::read_session(connection, id)?;
+                let redacted = redact_record(options, &mut record);
+                Ok((opencode::parse(&record), redacted))
+            }
+            StoreKind::Goose => {
+                let mut session = goose::read_session(connection, id)?;
+                let mut redacted = 0;
+                if options.redact {
+                    for message in &mut session.messages {
+                        redacted += options.redactor.redact_value(&mut message.content) as u64;
+                    }
+                    for value in session.info.values_mut() {
+                        redacted += options.redactor.redact_value(value) as u64;
+                    }
+                }
+                Ok((goose::parse(&session), redacted))
+            }
+        }
+    }
 }
 
 /// One SQLite store file.
@@ -97,9 +161,16 @@ pub fn claim(path: &Path) -> Option<Claim> {
     }
     let name = path.file_name()?.to_str()?;
     let database = name.strip_suffix("-wal").unwrap_or(name);
-    if opencode_store::is_store_name(database) {
+    let store_kind = if opencode_store::is_store_name(database) {
+        Some(StoreKind::OpenCode)
+    } else if goose::is_store_name(database) {
+        Some(StoreKind::Goose)
+    } else {
+        None
+    };
+    if let Some(kind) = store_kind {
         return Some(Claim::Store(SqliteStore {
-            kind: StoreKind::OpenCode,
+            kind,
             path: path.with_file_name(database),
         }));
     }
@@ -363,9 +434,8 @@ pub(super) fn read_store(
     checkpoints: &BTreeMap<String, Checkpoint>,
     options: &IndexOptions,
 ) -> FileOutcome {
-    let format = match store.kind {
-        StoreKind::OpenCode => Format::OpenCodeDb,
-    };
+    let kind = store.kind;
+    let format = kind.format();
     let database = &store.path;
     let stamp = fingerprint(&[database.clone(), wal_path(database)], "");
     if unchanged(previous, &stamp, format) {
@@ -377,12 +447,12 @@ pub(super) fn read_store(
         Err(error) => return FileOutcome::Failed(error.to_string()),
     };
     let connection = &snapshot.connection;
-    match opencode_store::has_schema(connection) {
+    match kind.has_schema(connection) {
         Ok(true) => {}
         Ok(false) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
         Err(error) => return store_error(database, error),
     }
-    let stamps = match opencode_store::session_stamps(connection) {
+    let stamps = match kind.session_stamps(connection) {
         Ok(stamps) => stamps,
         Err(error) => return store_error(database, error),
     };
@@ -393,7 +463,7 @@ pub(super) fn read_store(
     let mut issues = Vec::new();
     let mut parser_warnings = 0;
     for (native_id, row_stamp) in stamps {
-        all_ids.push(session_id(Source::OpenCode, &native_id));
+        all_ids.push(session_id(kind.source(), &native_id));
         let key = row_key(database, &native_id);
         let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
         let row_unchanged = checkpoints
@@ -402,12 +472,11 @@ pub(super) fn read_store(
         if row_unchanged {
             continue;
         }
-        let mut record = match opencode_store::read_session(connection, &native_id) {
-            Ok(record) => record,
+        let (output, redacted) = match kind.parse_session(connection, &native_id, options) {
+            Ok(parsed) => parsed,
             Err(error) => return store_error(database, error),
         };
-        secrets_redacted += redact_record(options, &mut record);
-        let output = opencode::parse(&record);
+        secrets_redacted += redacted;
         parser_warnings += output.warnings.len() as u64;
         issues.extend(issues_of(&output));
         let parsed = assemble_all(&output, database, fallback_time(&stamp), options);
@@ -427,7 +496,9 @@ pub(super) fn read_store(
         })
         .unwrap_or_default();
     let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
-    if sessions.is_empty() && removed_sessions.is_empty() {
+    // A store read before whose changed rows gave nothing new only moves its checkpoint; one
+    // read for the first time is reported as recognised even when it holds no session yet.
+    if sessions.is_empty() && removed_sessions.is_empty() && previous.is_some() {
         return FileOutcome::CheckpointOnly(checkpoint);
     }
     FileOutcome::Ingested(Box::new(IngestedFile {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 9] = [
+pub const ENV_VARS: [&str; 10] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -15,6 +15,7 @@ pub const ENV_VARS: [&str; 9] = [
     "ANTIGRAVITY_DIR",
     "OPENCODE_DB",
     "KIMI_SHARE_DIR",
+    "GOOSE_PATH_ROOT",
 ];
 
 /// Candidate directories (existing or not) under `home`, with `env` looking variables up.

@@ -12,6 +12,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod factory;
 pub mod gemini;
+pub mod goose;
 pub mod grouped;
 pub mod kimi;
 pub mod lines;
@@ -60,6 +61,8 @@ pub enum Format {
     OpenCodeTree,
     /// A Kimi CLI session folder (`wire.jsonl`, `context.jsonl`, ...).
     Kimi,
+    /// Goose's `sessions.db` (SQLite).
+    GooseDb,
 }
 
 impl Format {
@@ -81,6 +84,7 @@ impl Format {
             Format::OpenCodeDb => "opencode_db",
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
+            Format::GooseDb => "goose_db",
         }
     }
 }
@@ -260,6 +264,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeDb,
         Format::OpenCodeTree,
         Format::Kimi,
+        Format::GooseDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

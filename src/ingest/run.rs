@@ -968,7 +968,7 @@ fn read_sidecar(path: &Path) -> Option<Value> {
 
 /// The harnesses' default log locations that exist on this machine, honouring `CODEX_HOME`,
 /// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR`, `ANTIGRAVITY_DIR`,
-/// `XDG_DATA_HOME` (OpenCode), `OPENCODE_DB` and `KIMI_SHARE_DIR`.
+/// `XDG_DATA_HOME` (OpenCode), `OPENCODE_DB`, `KIMI_SHARE_DIR` and `GOOSE_PATH_ROOT`.
 pub fn default_locations() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -994,9 +994,15 @@ pub fn default_locations() -> Vec<PathBuf> {
     ]
     .into_iter()
     .chain(super::locations::candidates(&home, env_dir))
-    .chain([env_dir("KIMI_SHARE_DIR")
-        .unwrap_or_else(|| home.join(".kimi"))
-        .join("sessions")])
+    .chain([
+        env_dir("KIMI_SHARE_DIR")
+            .unwrap_or_else(|| home.join(".kimi"))
+            .join("sessions"),
+        env_dir("GOOSE_PATH_ROOT").map_or_else(
+            || home.join(".local/share/goose/sessions"),
+            |root| root.join("data").join("sessions"),
+        ),
+    ])
     .filter(|path| path.is_dir())
     .chain(opencode_locations(&home, &env_dir))
     .collect()

@@ -549,6 +549,30 @@ fn aider_tokens(path: &Path) -> Tokens {
     sum
 }
 
+/// Goose: the accumulated session totals of `sessions.db` (Goose keeps no per-call usage),
+/// for the sessions that have messages.
+fn goose_tokens(database: &Path) -> Tokens {
+    let uri = format!("file:{}?mode=ro&immutable=1", database.display());
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    let connection = rusqlite::Connection::open_with_flags(uri, flags).expect("open goose store");
+    let (input, output, total): (i64, i64, i64) = connection
+        .query_row(
+            "SELECT coalesce(sum(accumulated_input_tokens), 0), \
+             coalesce(sum(accumulated_output_tokens), 0), coalesce(sum(accumulated_total_tokens), 0) \
+             FROM sessions s WHERE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .expect("sums");
+    Tokens {
+        input,
+        cached_input: 0,
+        output,
+        reasoning: 0,
+        total,
+    }
+}
+
 /// The stored sums per source file, from `events`.
 fn stored_tokens_by_file(data_dir: &Path) -> BTreeMap<String, (String, Tokens)> {
     let rows = query_rows(
@@ -595,6 +619,7 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "antigravity" => antigravity_tokens(Path::new(path)),
             "opencode" => opencode_tokens(Path::new(path)),
             "kimi" => kimi_tokens(Path::new(path)),
+            "goose" => goose_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

@@ -390,3 +390,47 @@ fn corpus_kimi_session_is_read() {
         1
     );
 }
+
+#[test]
+fn goose_store_sessions_with_tools_failures_and_session_usage() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let stderr = index_into(data.path(), &[&fixtures_dir().join("goose")]);
+    assert!(stderr.contains("goose_db=1"), "{stderr}");
+    let row = session(data.path(), "20260212_1");
+    assert_eq!(text(&row, "source"), "goose");
+    assert_eq!(text(&row, "title"), "Heron report");
+    assert_eq!(text(&row, "cwd"), "/srv/heron");
+    assert_eq!(row.get("total_tokens").and_then(Value::as_i64), Some(5300));
+    assert_eq!(row["completed"], json!(true));
+    let responses = query_rows(
+        data.path(),
+        "SELECT tool_name, tool_call_id, subtype, text FROM events WHERE source = 'goose' \
+         AND type = 'tool_response' ORDER BY seq",
+    );
+    assert_eq!(responses.len(), 2);
+    assert_eq!(text(&responses[0], "tool_name"), "developer__shell");
+    assert_eq!(text(&responses[0], "subtype"), "error");
+    assert_eq!(text(&responses[1], "text"), "Herons: 12 nests, 30 chicks.");
+    let again = index_into(data.path(), &[&fixtures_dir().join("goose")]);
+    assert!(again.contains(" 0 ingested"), "{again}");
+}
+
+#[test]
+fn corpus_goose_store_is_recognised() {
+    let Some((_, stderr)) = corpus_store() else {
+        return;
+    };
+    let database = corpus_dir()
+        .expect("corpus")
+        .join("goose/jwp23_dotfiles/sessions/sessions.db")
+        .canonicalize()
+        .expect("store");
+    assert!(
+        stderr.contains(&format!(
+            "{:<17}  {} (0 sessions",
+            "goose_db",
+            database.display()
+        )),
+        "the real store (one session, no messages yet) is recognised: {stderr}"
+    );
+}

@@ -1,0 +1,2 @@
+-- Goose: one session's row, every column (they vary by version and are read by name).
+SELECT * FROM sessions WHERE id = ?1
