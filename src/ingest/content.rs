@@ -180,6 +180,24 @@ pub fn plain_event(
     }
 }
 
+/// Which event carries the usage of a message whose events start at `first_event`: its reply,
+/// else its first event, else (a message with no event) the event before it.
+pub fn usage_carrier(events: &[RawEvent], first_event: usize) -> Option<usize> {
+    let own = first_event..events.len();
+    own.clone()
+        .find(|&index| events[index].kind == EventType::AssistantResponse)
+        .or_else(|| (!own.is_empty()).then_some(first_event))
+        .or_else(|| events.len().checked_sub(1))
+}
+
+/// Which event carries a whole session's totals: its last reply, else its last event.
+pub fn totals_carrier(events: &[RawEvent]) -> Option<usize> {
+    events
+        .iter()
+        .rposition(|event| event.kind == EventType::AssistantResponse)
+        .or_else(|| events.len().checked_sub(1))
+}
+
 /// The exit code a shell tool's output reports last (`exit code: 1`, `Exit code 1`,
 /// `<exited with exit code 1>`, `Command exited with code 1`), if any.
 pub fn reported_exit_code(text: &str) -> Option<i64> {

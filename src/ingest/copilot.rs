@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 use super::content::{
     UNKNOWN_TOOL, arguments_of, plain_event, reported_exit_code, text_field, tool_call,
-    tool_response,
+    tool_response, usage_carrier,
 };
 use super::lines::JsonLine;
 use crate::model::{
@@ -522,13 +522,7 @@ impl Parser {
 
     /// Sets a message's usage on its reply (else its first event, else the event before it).
     fn attach_usage(&mut self, first_event: usize, usage: TokenUsage) {
-        let own = first_event..self.events.len();
-        let target = own
-            .clone()
-            .find(|&index| self.events[index].kind == EventType::AssistantResponse)
-            .or_else(|| (!own.is_empty()).then_some(first_event))
-            .or_else(|| self.events.len().checked_sub(1));
-        match target {
+        match usage_carrier(&self.events, first_event) {
             Some(target) => TokenUsage::attach(&mut self.events[target], usage),
             None => self.run_output -= usage.output.unwrap_or(0),
         }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::content::{
     UNKNOWN_TOOL, block_text, only_tagged_blocks, plain_event, reported_exit_code, strip_tagged,
-    text_field, tool_call, tool_response,
+    text_field, tool_call, tool_response, totals_carrier,
 };
 use super::lines::JsonLine;
 use crate::model::{
@@ -240,12 +240,7 @@ impl Parser {
 
     /// The session's totals on its last reply (else its last event).
     fn attach_totals(&mut self, usage: TokenUsage) {
-        let target = self
-            .events
-            .iter()
-            .rposition(|event| event.kind == EventType::AssistantResponse)
-            .or_else(|| self.events.len().checked_sub(1));
-        if let Some(target) = target {
+        if let Some(target) = totals_carrier(&self.events) {
             TokenUsage::attach(&mut self.events[target], usage);
         }
     }

@@ -10,6 +10,7 @@
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
+use crate::ingest::content::totals_carrier;
 use crate::ingest::sqlite::table_names;
 use crate::model::{
     EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage, TurnEnd,
@@ -298,11 +299,7 @@ fn attach_session_usage(info: &Map<String, Value>, events: &mut [RawEvent]) {
         ..TokenUsage::default()
     }
     .with_derived_total();
-    let carrier = events
-        .iter()
-        .rposition(|event| event.kind == EventType::AssistantResponse)
-        .or_else(|| events.len().checked_sub(1));
-    if let Some(index) = carrier {
+    if let Some(index) = totals_carrier(events) {
         TokenUsage::attach(&mut events[index], usage);
     }
 }

@@ -19,7 +19,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::content::{
-    UNKNOWN_TOOL, block_text, plain_event, reported_exit_code, text_field, tool_call, tool_response,
+    UNKNOWN_TOOL, block_text, plain_event, reported_exit_code, text_field, tool_call,
+    tool_response, usage_carrier,
 };
 use super::lines::JsonLine;
 use crate::model::{
@@ -287,16 +288,10 @@ impl Parser {
             }
             _ => {}
         }
-        if let Some(usage) = message.get("usage").and_then(usage_of) {
-            let own = first_event..self.events.len();
-            let target = own
-                .clone()
-                .find(|&index| self.events[index].kind == EventType::AssistantResponse)
-                .or_else(|| (!own.is_empty()).then_some(first_event))
-                .or_else(|| self.events.len().checked_sub(1));
-            if let Some(target) = target {
-                TokenUsage::attach(&mut self.events[target], usage);
-            }
+        if let Some(usage) = message.get("usage").and_then(usage_of)
+            && let Some(target) = usage_carrier(&self.events, first_event)
+        {
+            TokenUsage::attach(&mut self.events[target], usage);
         }
     }
 

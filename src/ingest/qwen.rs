@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::content::{
     UNKNOWN_TOOL, arguments_of, plain_event, reported_exit_code, strip_tagged, text_field,
-    tool_call, tool_response,
+    tool_call, tool_response, usage_carrier,
 };
 use super::lines::JsonLine;
 use crate::model::{
@@ -414,13 +414,7 @@ impl Parser {
 
     /// Sets a record's usage on its reply (else its first event, else the event before it).
     fn attach_usage(&mut self, first_event: usize, usage: TokenUsage) {
-        let own = first_event..self.events.len();
-        let target = own
-            .clone()
-            .find(|&index| self.events[index].kind == EventType::AssistantResponse)
-            .or_else(|| (!own.is_empty()).then_some(first_event))
-            .or_else(|| self.events.len().checked_sub(1));
-        if let Some(target) = target {
+        if let Some(target) = usage_carrier(&self.events, first_event) {
             TokenUsage::attach(&mut self.events[target], usage);
         }
     }

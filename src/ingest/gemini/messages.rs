@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::classify::Class;
 use super::text::{has_function_responses, parts_text, thought_text};
 use super::{Slot, warning};
+use crate::ingest::content::usage_carrier;
 use crate::model::{
     EventType, ParseWarning, RawEvent, TokenUsage, TurnEnd, add_counts, parse_timestamp,
 };
@@ -226,13 +227,7 @@ impl Builder<'_> {
 
     /// Sets a message's usage on its reply (else its first event, else the event before it).
     fn attach_usage(&mut self, first_event: usize, usage: TokenUsage) {
-        let own = first_event..self.events.len();
-        let target = own
-            .clone()
-            .find(|&index| self.events[index].kind == EventType::AssistantResponse)
-            .or_else(|| (!own.is_empty()).then_some(first_event))
-            .or_else(|| self.events.len().checked_sub(1));
-        if let Some(target) = target {
+        if let Some(target) = usage_carrier(&self.events, first_event) {
             TokenUsage::attach(&mut self.events[target], usage);
         }
     }
