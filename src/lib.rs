@@ -13,6 +13,8 @@
 //!   profiles).
 //! - [`memory`]: memory entries (seed 001): a journal folded into the `memories` table and its
 //!   index at each commit, and the operations the `memory` profile serves.
+//! - [`team`]: publishing the tables to object storage (`esker publish`), reading a published
+//!   dataset (`esker query --data-dir URL`) and pulling it into a local store (`esker pull`).
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 
@@ -28,3 +30,4 @@ pub mod query;
 pub mod redact;
 pub mod search;
 pub mod store;
+pub mod team;

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use esker::cli::sample::{IndexPlan, discard_sample_store, plan_index, reading_location};
-use esker::cli::{CliError, ERROR_EXIT, Outcome, Reader};
+use esker::cli::{CliError, ERROR_EXIT, Outcome};
 use esker::config::resolve_data_dir;
 use esker::ingest::run::{IndexError, IndexOptions, IndexSummary, index_paths};
 use esker::ingest::status::IngestMonitor;
@@ -77,7 +77,9 @@ enum Command {
     },
     /// Run read-only SQL over the `events`, `turns`, `sessions` and `memories` tables.
     Query {
-        #[arg(long, value_name = "DIR")]
+        /// A data dir, or a published dataset's URL (s3://bucket/prefix, gs://, az://,
+        /// file://): every machine's tables, with a `machine` column.
+        #[arg(long, value_name = "DIR|URL")]
         data_dir: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
@@ -211,6 +213,30 @@ enum Command {
         limit: usize,
         #[arg(long)]
         json: bool,
+    },
+    /// Upload the current generation's tables to object storage (s3://bucket/prefix, gs://,
+    /// az://, file:// or a directory) as this machine's part of a team dataset; only files
+    /// not already there are uploaded, the machine's manifest is replaced last.
+    Publish {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// The machine id to publish as [default: the one recorded in the data dir, else the
+        /// host name and a random suffix]; kept for the next publish.
+        #[arg(long, value_name = "ID")]
+        machine: Option<String>,
+        /// Keep running: publish again after every commit.
+        #[arg(long)]
+        watch: bool,
+        /// Where the dataset lives. Credentials come from the cloud's standard environment.
+        url: String,
+    },
+    /// Build or update a local store (tables + search index) holding every machine of a
+    /// published dataset, for `esker serve --no-index --data-dir DIR`.
+    Pull {
+        /// The local store to fill [default: the default data dir + `-team`].
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        url: String,
     },
     /// Memory entries (what the `memory` MCP profile serves): add, search, list.
     Memory {
@@ -421,7 +447,38 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             data_dir,
             format,
             sql,
-        } => run_query(&resolve_data_dir(data_dir.as_deref()), &sql, format).await,
+        } => {
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            match data_dir
+                .to_str()
+                .filter(|text| esker::team::is_dataset_url(text))
+            {
+                Some(url) => finish(esker::cli::team::run_dataset_query(url, &sql, format).await),
+                None => run_query(&data_dir, &sql, format).await,
+            }
+        }
+        Command::Publish {
+            data_dir,
+            machine,
+            watch,
+            url,
+        } => finish(
+            esker::cli::team::run_publish(
+                &resolve_data_dir(data_dir.as_deref()),
+                &url,
+                machine.as_deref(),
+                watch,
+            )
+            .await,
+        ),
+        Command::Pull { data_dir, url } => {
+            let data_dir = data_dir.unwrap_or_else(|| {
+                let mut default = resolve_data_dir(None).into_os_string();
+                default.push("-team");
+                PathBuf::from(default)
+            });
+            finish(esker::cli::team::run_pull(&data_dir, &url).await)
+        }
         Command::Setup {
             dry_run,
             remove,
@@ -461,10 +518,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limit,
                 json,
             };
-            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
-                Ok(reader) => esker::cli::search::run(&reader, &options).await,
-                Err(error) => Err(error),
-            };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::search::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
             finish(outcome)
         }
         Command::Show {
@@ -480,10 +538,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 chain,
                 json,
             };
-            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
-                Ok(reader) => esker::cli::show::run(&reader, &options).await,
-                Err(error) => Err(error),
-            };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::show::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
             finish(outcome)
         }
         Command::Sessions {
@@ -503,10 +562,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limit,
                 json,
             };
-            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
-                Ok(reader) => esker::cli::sessions::run(&reader, &options).await,
-                Err(error) => Err(error),
-            };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::sessions::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
             finish(outcome)
         }
         Command::Usage {
@@ -525,10 +585,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 prices: prices.or_else(|| cost.then(String::new)),
                 json,
             };
-            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
-                Ok(reader) => esker::cli::usage::run(&reader, &options).await,
-                Err(error) => Err(error),
-            };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::usage::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
             finish(outcome)
         }
         Command::Memory { command } => finish(run_memory(command).await),

@@ -14,6 +14,7 @@ pub mod sessions;
 pub mod setup;
 pub mod show;
 pub mod style;
+pub mod team;
 pub mod usage;
 pub mod window;
 
@@ -77,6 +78,9 @@ pub enum CliError {
     Memory(#[from] crate::memory::MemoryError),
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
+    /// Publishing to or reading from object storage failed.
+    #[error(transparent)]
+    Team(#[from] crate::team::TeamError),
 }
 
 /// The store a reading command opens (the sample store when only the sample was indexed),

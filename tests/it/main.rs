@@ -13,3 +13,4 @@ mod redaction;
 mod reliability;
 mod sqlite_harnesses;
 mod support;
+mod team;

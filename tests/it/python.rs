@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::support::{esker_bin, fixture_store, manifest_dir};
 
-fn python_has(module: &str) -> bool {
+pub(crate) fn python_has(module: &str) -> bool {
     let available = Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()

@@ -1,0 +1,111 @@
+//! `esker publish`, `esker pull` and the `--data-dir URL` of `query`, `search` and `sessions`:
+//! the command-line side of [`crate::team`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::cli::{CliError, Outcome, Reader};
+use crate::query::output::{OutputFormat, write_batches};
+use crate::store::Store;
+use crate::team::machine::machine_id;
+use crate::team::publish::{publish, publish_watch};
+use crate::team::pull::pull;
+use crate::team::read::dataset_context;
+use crate::team::remote::Remote;
+
+/// How long `pull` waits for another writer of the same local store.
+const PULL_WAIT: Duration = Duration::from_secs(120);
+
+/// `esker publish URL`: the current generation of `data_dir`, once or after every commit.
+pub async fn run_publish(
+    data_dir: &Path,
+    url: &str,
+    machine: Option<&str>,
+    watch: bool,
+) -> Result<Outcome, CliError> {
+    let store = Store::open_existing(data_dir)?;
+    store.verify()?;
+    let remote = Remote::open(url)?;
+    let machine = machine_id(store.data_dir(), machine)?;
+    if watch {
+        eprintln!(
+            "esker publish: publishing {} as machine {machine} after every commit; Ctrl-C to stop",
+            remote.display
+        );
+        publish_watch(&store, &remote, &machine, |outcome| match outcome {
+            Ok(summary) => eprintln!("esker publish: {summary}"),
+            Err(error) => eprintln!("esker publish: {error}"),
+        })
+        .await?;
+        return Ok(Outcome::Found);
+    }
+    let summary = publish(&store, &remote, &machine).await?;
+    eprintln!("esker publish: {} -> {}", summary, remote.display);
+    Ok(Outcome::Found)
+}
+
+/// `esker pull URL`: brings the local store at `data_dir` to the dataset's manifests.
+pub async fn run_pull(data_dir: &Path, url: &str) -> Result<Outcome, CliError> {
+    let remote = Remote::open(url)?;
+    // Reached before the local store is created: a bad URL leaves nothing behind.
+    crate::team::manifest::read_manifests(&remote).await?;
+    let store = Store::open(data_dir)?;
+    let summary = pull(&store, &remote, PULL_WAIT).await?;
+    eprintln!("esker pull: {summary}");
+    eprintln!(
+        "data dir: {} (serve it with `esker serve --no-index --data-dir {}`)",
+        store.data_dir().display(),
+        store.data_dir().display()
+    );
+    Ok(Outcome::Found)
+}
+
+/// `esker query --data-dir URL "SQL"`: read-only SQL over every machine's tables.
+pub async fn run_dataset_query(
+    url: &str,
+    sql: &str,
+    format: OutputFormat,
+) -> Result<Outcome, CliError> {
+    let remote = Remote::open(url)?;
+    let (context, _) = dataset_context(&remote).await?;
+    let (_, batches) = crate::query::run_read_only(&context, sql)
+        .await
+        .map_err(|error| CliError::Usage(error.to_string()))?;
+    let mut stdout = std::io::stdout().lock();
+    write_batches(&mut stdout, &batches, format)
+        .map_err(|error| CliError::Usage(format!("cannot write the output: {error}")))?;
+    Ok(Outcome::Found)
+}
+
+/// The reader of `search` / `sessions` for a data dir or a dataset URL: a URL is pulled into
+/// a local cache store first (incrementally), which then answers like any store.
+pub async fn open_reader(data_dir: &Path) -> Result<Reader, CliError> {
+    let Some(url) = data_dir
+        .to_str()
+        .filter(|text| crate::team::is_dataset_url(text))
+    else {
+        return Reader::open(data_dir).await;
+    };
+    let remote = Remote::open(url)?;
+    let cache = cache_dir(&remote.display);
+    let store = Store::open(&cache)?;
+    let summary = pull(&store, &remote, PULL_WAIT).await?;
+    tracing::info!(
+        "pulled {} into {}: {summary}",
+        remote.display,
+        cache.display()
+    );
+    Reader::open(&cache).await
+}
+
+/// The local cache store of a dataset: `$XDG_CACHE_HOME/esker/datasets/<hash of the URL>`.
+pub fn cache_dir(url: &str) -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("esker")
+        .join("datasets")
+        .join(crate::ids::stable_hash_hex(&[url.as_bytes()]))
+}

@@ -1,0 +1,333 @@
+//! `esker publish URL`: uploads the current generation's Parquet files under content-hash
+//! names (only those not already there), then replaces the machine's manifest, then removes
+//! the machine's files the new manifest no longer names.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures::TryStreamExt;
+use object_store::ObjectStoreExt;
+use object_store::buffered::BufWriter;
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt;
+
+use super::TeamError;
+use super::manifest::{MANIFEST_FORMAT, Manifest, ManifestFile, read_manifest};
+use super::remote::Remote;
+use crate::store::faults::crash_point;
+use crate::store::{FORMAT_VERSION, Store, TABLES};
+
+/// Crash point reached after each uploaded file (`ESKER_CRASH_AT=publish-after-upload[:N]`).
+pub const CRASH_AFTER_UPLOAD: &str = "publish-after-upload";
+/// Hex digits of SHA-256 in a content-addressed file name (128 bits).
+const HASH_HEX: usize = 32;
+/// Cache of content hashes by (device, inode, size, mtime): generations share files as hard
+/// links, so a publish after a commit hashes only the files the commit wrote.
+const HASH_CACHE_FILE: &str = "publish_hashes.json";
+/// How often `--watch` looks for a new generation.
+pub const WATCH_INTERVAL: Duration = Duration::from_secs(2);
+
+/// What one publish did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublishSummary {
+    pub machine: String,
+    pub generation: u64,
+    pub files: usize,
+    pub uploaded_files: usize,
+    pub uploaded_bytes: u64,
+    pub removed_files: usize,
+    pub manifest_written: bool,
+}
+
+impl fmt::Display for PublishSummary {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "machine {}, generation {}: {} file(s), uploaded {} ({} bytes), {} already there, \
+             removed {} stale; manifest {}",
+            self.machine,
+            self.generation,
+            self.files,
+            self.uploaded_files,
+            self.uploaded_bytes,
+            self.files - self.uploaded_files,
+            self.removed_files,
+            if self.manifest_written {
+                "written"
+            } else {
+                "unchanged"
+            }
+        )
+    }
+}
+
+/// One local Parquet file and where it goes.
+struct LocalFile {
+    local: PathBuf,
+    remote: String,
+    size: u64,
+}
+
+/// Publishes the current generation of `store` as `machine`.
+pub async fn publish(
+    store: &Store,
+    remote: &Remote,
+    machine: &str,
+) -> Result<PublishSummary, TeamError> {
+    // Reached first: a wrong endpoint, bucket or credentials fail before anything is written.
+    let previous = read_manifest(remote, machine).await?;
+    let existing = existing_objects(remote, machine).await?;
+    store.verify()?;
+    let pinned = store.pin_current()?;
+    let files = local_files(store.data_dir(), &pinned.root, machine)?;
+    let mut summary = PublishSummary {
+        machine: machine.to_string(),
+        generation: pinned.generation,
+        files: files.len(),
+        ..PublishSummary::default()
+    };
+    for file in &files {
+        if existing.get(&file.remote) == Some(&file.size) {
+            continue;
+        }
+        upload(remote, file).await?;
+        summary.uploaded_files += 1;
+        summary.uploaded_bytes += file.size;
+        crash_point(CRASH_AFTER_UPLOAD);
+    }
+    let manifest = Manifest {
+        manifest_format: MANIFEST_FORMAT,
+        machine: machine.to_string(),
+        store_format: FORMAT_VERSION,
+        generation: pinned.generation,
+        published_at: chrono::Utc::now().to_rfc3339(),
+        files: files
+            .iter()
+            .map(|file| ManifestFile {
+                path: file.remote.clone(),
+                size: file.size,
+            })
+            .collect(),
+    };
+    if previous.is_none_or(|previous| !previous.same_files(&manifest)) {
+        manifest.write(remote).await?;
+        summary.manifest_written = true;
+    }
+    summary.removed_files = remove_stale(remote, &existing, &manifest).await?;
+    Ok(summary)
+}
+
+/// Publishes now and after every commit, until the process is stopped; each outcome goes to
+/// `report`. A failed publish is retried at the next interval.
+pub async fn publish_watch(
+    store: &Store,
+    remote: &Remote,
+    machine: &str,
+    mut report: impl FnMut(Result<PublishSummary, TeamError>),
+) -> Result<(), TeamError> {
+    let mut published: Option<u64> = None;
+    loop {
+        let generation = store.current()?.generation;
+        if published != Some(generation) {
+            let outcome = publish(store, remote, machine).await;
+            if outcome.is_ok() {
+                published = Some(generation);
+            }
+            report(outcome);
+        }
+        tokio::time::sleep(WATCH_INTERVAL).await;
+    }
+}
+
+/// The machine's objects now in the dataset (dataset-relative path -> size).
+async fn existing_objects(
+    remote: &Remote,
+    machine: &str,
+) -> Result<HashMap<String, u64>, TeamError> {
+    let mut existing = HashMap::new();
+    for table in TABLES {
+        let prefix = remote.path(&format!("{table}/machine={machine}"));
+        let listed: Vec<_> = remote
+            .store
+            .list(Some(&prefix))
+            .try_collect()
+            .await
+            .map_err(|error| remote.failure(&error))?;
+        for meta in listed {
+            if let Some(relative) = remote.relative(&meta.location) {
+                existing.insert(relative, meta.size);
+            }
+        }
+    }
+    Ok(existing)
+}
+
+async fn upload(remote: &Remote, file: &LocalFile) -> Result<(), TeamError> {
+    let mut source = tokio::fs::File::open(&file.local)
+        .await
+        .map_err(TeamError::io(file.local.display()))?;
+    let mut writer = BufWriter::new(remote.store.clone(), remote.path(&file.remote));
+    let copied = tokio::io::copy(&mut source, &mut writer).await;
+    let finished = match copied {
+        Ok(_) => writer.shutdown().await,
+        Err(error) => Err(error),
+    };
+    if let Err(error) = finished {
+        let _ = writer.abort().await;
+        return Err(TeamError::Remote {
+            url: remote.display.clone(),
+            message: format!("uploading {}: {}", file.remote, super::one_line(&error)),
+        });
+    }
+    Ok(())
+}
+
+/// Deletes the machine's objects that the new manifest does not name (older generations'
+/// files, uploads of a publish that died before its manifest).
+async fn remove_stale(
+    remote: &Remote,
+    existing: &HashMap<String, u64>,
+    manifest: &Manifest,
+) -> Result<usize, TeamError> {
+    let named: std::collections::HashSet<&str> = manifest
+        .files
+        .iter()
+        .map(|file| file.path.as_str())
+        .collect();
+    let mut removed = 0;
+    for relative in existing.keys() {
+        if named.contains(relative.as_str()) {
+            continue;
+        }
+        match remote.store.delete(&remote.path(relative)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => removed += 1,
+            Err(error) => return Err(remote.failure(&error)),
+        }
+    }
+    Ok(removed)
+}
+
+/// Every Parquet file of the generation at `root`, with its content-addressed remote path,
+/// sorted by remote path.
+fn local_files(data_dir: &Path, root: &Path, machine: &str) -> Result<Vec<LocalFile>, TeamError> {
+    let mut cache = HashCache::load(data_dir);
+    let mut files = BTreeMap::new();
+    for table in TABLES {
+        let table_dir = root.join(table);
+        if !table_dir.is_dir() {
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(&table_dir).sort_by_file_name() {
+            let entry = entry.map_err(|error| TeamError::Io {
+                path: table_dir.display().to_string(),
+                source: error.into(),
+            })?;
+            let path = entry.path();
+            if !entry.file_type().is_file()
+                || path
+                    .extension()
+                    .is_none_or(|extension| extension != "parquet")
+            {
+                continue;
+            }
+            let metadata = entry.metadata().map_err(|error| TeamError::Io {
+                path: path.display().to_string(),
+                source: error.into(),
+            })?;
+            let hash = cache.hash_of(path, &metadata)?;
+            let partition = path
+                .parent()
+                .and_then(|parent| parent.strip_prefix(&table_dir).ok())
+                .map(|dir| dir.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let remote = if partition.is_empty() {
+                format!("{table}/machine={machine}/part-{hash}.parquet")
+            } else {
+                format!("{table}/machine={machine}/{partition}/part-{hash}.parquet")
+            };
+            files.insert(
+                remote.clone(),
+                LocalFile {
+                    local: path.to_path_buf(),
+                    remote,
+                    size: metadata.len(),
+                },
+            );
+        }
+    }
+    cache.save(data_dir);
+    Ok(files.into_values().collect())
+}
+
+/// Content hashes of local files, remembered by identity so unchanged files are not re-read.
+struct HashCache {
+    known: HashMap<String, String>,
+    used: HashMap<String, String>,
+}
+
+impl HashCache {
+    fn load(data_dir: &Path) -> HashCache {
+        let known = std::fs::read(data_dir.join(HASH_CACHE_FILE))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        HashCache {
+            known,
+            used: HashMap::new(),
+        }
+    }
+
+    fn hash_of(&mut self, path: &Path, metadata: &std::fs::Metadata) -> Result<String, TeamError> {
+        let key = format!(
+            "{}:{}:{}:{}",
+            metadata.dev(),
+            metadata.ino(),
+            metadata.len(),
+            metadata.mtime_nsec() + metadata.mtime() * 1_000_000_000
+        );
+        let hash = match self.known.get(&key) {
+            Some(hash) => hash.clone(),
+            None => content_hash(path)?,
+        };
+        self.used.insert(key, hash.clone());
+        Ok(hash)
+    }
+
+    /// Keeps only the entries of the files just published (best effort: a lost cache costs
+    /// one re-hash).
+    fn save(&self, data_dir: &Path) {
+        if let Ok(text) = serde_json::to_vec(&self.used) {
+            let path = data_dir.join(HASH_CACHE_FILE);
+            let temporary = data_dir.join(format!("{HASH_CACHE_FILE}.tmp-{}", std::process::id()));
+            if std::fs::write(&temporary, text).is_ok() {
+                let _ = std::fs::rename(&temporary, path);
+            }
+        }
+    }
+}
+
+/// SHA-256 of the file's bytes, the first 128 bits in hex.
+fn content_hash(path: &Path) -> Result<String, TeamError> {
+    let mut file = std::fs::File::open(path).map_err(TeamError::io(path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let read = file
+            .read(&mut buffer)
+            .map_err(TeamError::io(path.display()))?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let digest = hasher.finalize();
+    let mut hex = String::with_capacity(HASH_HEX);
+    for byte in digest.iter().take(HASH_HEX / 2) {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    Ok(hex)
+}

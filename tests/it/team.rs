@@ -1,0 +1,510 @@
+//! Team scale (issue 17): `esker publish` to an S3-compatible server (moto, started on
+//! loopback per test and stopped after) from two data dirs as two machines, then `esker query`
+//! over the bucket, pyarrow's S3 filesystem, idempotent re-publishing, a publish killed before
+//! its manifest, `esker pull` + `esker serve` (MCP round trip), `search`/`sessions` over the
+//! URL, and one-line errors for bad endpoints and buckets. Publishing to a local directory
+//! needs no Python and always runs.
+
+mod moto;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Map, Value, json};
+
+use crate::mcp::client::EskerClient;
+use crate::python::python_has;
+use crate::support::{
+    clear_harness_env, esker_bin, fixtures_dir, index_into, manifest_dir, query_rows,
+};
+use moto::Moto;
+
+const TABLES: [&str; 4] = ["events", "turns", "sessions", "file_touches"];
+
+fn utf8(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+/// Runs `esker` isolated from real history, with `env` added (the S3 settings).
+fn esker(args: &[&str], env: &[(String, String)], cache: &Path) -> Output {
+    let mut command = Command::new(esker_bin());
+    command
+        .args(args)
+        .env("HOME", "/nonexistent-esker-test-home")
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("ESKER_DATA_DIR")
+        .env_remove("ESKER_CRASH_AT");
+    for name in ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME"] {
+        command.env_remove(name);
+    }
+    clear_harness_env(&mut command);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("esker runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn succeed(args: &[&str], env: &[(String, String)], cache: &Path) -> Output {
+    let output = esker(args, env, cache);
+    assert!(
+        output.status.success(),
+        "esker {args:?} failed: {}",
+        stderr(&output)
+    );
+    output
+}
+
+/// JSON rows of `esker query --format json` over a data dir or a URL.
+fn rows_at(target: &str, sql: &str, env: &[(String, String)], cache: &Path) -> Vec<Value> {
+    let output = succeed(
+        &["query", "--data-dir", target, "--format", "json", sql],
+        env,
+        cache,
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
+    serde_json::from_str::<Vec<Value>>(text.trim()).expect("query output is a JSON array")
+}
+
+/// Two data dirs indexed from disjoint parts of the fixtures: the two machines of a team.
+struct Team {
+    _root: tempfile::TempDir,
+    alpha: PathBuf,
+    beta: PathBuf,
+    cache: PathBuf,
+    pulled: PathBuf,
+}
+
+impl Team {
+    fn new() -> Team {
+        let root = tempfile::tempdir().expect("temp dir");
+        let path = |name: &str| root.path().join(name);
+        let team = Team {
+            alpha: path("alpha"),
+            beta: path("beta"),
+            cache: path("cache"),
+            pulled: path("pulled"),
+            _root: root,
+        };
+        let fixtures = fixtures_dir();
+        index_into(
+            &team.alpha,
+            &[&fixtures.join("codex"), &fixtures.join("claude")],
+        );
+        index_into(
+            &team.beta,
+            &[
+                &fixtures.join("gemini"),
+                &fixtures.join("copilot"),
+                &fixtures.join("cursor"),
+            ],
+        );
+        team
+    }
+
+    fn machines(&self) -> [(&'static str, &Path); 2] {
+        [("alpha", &self.alpha), ("beta", &self.beta)]
+    }
+}
+
+/// Row count of each table by machine, from each local store (the expected union).
+fn local_counts(team: &Team) -> BTreeMap<String, BTreeMap<String, i64>> {
+    let mut counts: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    for table in TABLES {
+        for (machine, data_dir) in team.machines() {
+            let rows = query_rows(data_dir, &format!("SELECT count(*) AS n FROM {table}"));
+            let count = rows[0]["n"].as_i64().expect("a count");
+            assert!(count > 0, "{machine} has no {table} rows");
+            counts
+                .entry(table.to_string())
+                .or_default()
+                .insert(machine.to_string(), count);
+        }
+    }
+    counts
+}
+
+/// Row count of each table by machine over a published dataset.
+fn dataset_counts(
+    url: &str,
+    env: &[(String, String)],
+    cache: &Path,
+) -> BTreeMap<String, BTreeMap<String, i64>> {
+    let mut counts: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    for table in TABLES {
+        let sql = format!("SELECT machine, count(*) AS n FROM {table} GROUP BY machine");
+        for row in rows_at(url, &sql, env, cache) {
+            counts.entry(table.to_string()).or_default().insert(
+                row["machine"].as_str().expect("machine").to_string(),
+                row["n"].as_i64().expect("count"),
+            );
+        }
+    }
+    counts
+}
+
+fn event_ids(target: &str, env: &[(String, String)], cache: &Path) -> Vec<String> {
+    rows_at(
+        target,
+        "SELECT event_id FROM events ORDER BY event_id",
+        env,
+        cache,
+    )
+    .into_iter()
+    .map(|row| row["event_id"].as_str().expect("event_id").to_string())
+    .collect()
+}
+
+fn union_of_event_ids(team: &Team) -> Vec<String> {
+    let mut ids: Vec<String> = team
+        .machines()
+        .iter()
+        .flat_map(|(_, data_dir)| event_ids(utf8(data_dir), &[], &team.cache))
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn publish(team: &Team, url: &str, env: &[(String, String)]) -> Vec<String> {
+    team.machines()
+        .iter()
+        .map(|(machine, data_dir)| {
+            let output = succeed(
+                &[
+                    "publish",
+                    "--data-dir",
+                    utf8(data_dir),
+                    "--machine",
+                    machine,
+                    url,
+                ],
+                env,
+                &team.cache,
+            );
+            stderr(&output)
+        })
+        .collect()
+}
+
+#[test]
+fn publishing_to_a_local_directory_reads_back_as_the_union_of_the_machines() {
+    let team = Team::new();
+    let dataset = team.cache.join("dataset");
+    let url = format!("file://{}", utf8(&team.cache).trim_end_matches('/')) + "/dataset";
+    publish(&team, utf8(&dataset), &[]);
+    assert_eq!(dataset_counts(&url, &[], &team.cache), local_counts(&team));
+    assert_eq!(event_ids(&url, &[], &team.cache), union_of_event_ids(&team));
+    let layout = dataset.join("events").join("machine=alpha");
+    assert!(layout.is_dir(), "no {}", layout.display());
+    assert!(dataset.join("_manifests").join("beta.json").is_file());
+    // DuckDB reads the layout as docs/TEAM.md shows (over a directory; httpfs is not tested).
+    if python_has("duckdb") {
+        let output = Command::new("python3")
+            .arg(manifest_dir().join("tests/python/duckdb_dataset_counts.py"))
+            .arg(&dataset)
+            .args(TABLES)
+            .output()
+            .expect("python3 runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        let counts: BTreeMap<String, BTreeMap<String, i64>> =
+            serde_json::from_slice(&output.stdout).expect("counts JSON");
+        assert_eq!(counts, local_counts(&team), "DuckDB's counts differ");
+    }
+}
+
+#[test]
+fn a_team_publishes_to_s3_and_every_reader_sees_both_machines() {
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let team = Team::new();
+    let env = moto.env();
+    moto.create_bucket("team");
+    let url = "s3://team/esker";
+    let first = publish(&team, url, &env);
+    for summary in &first {
+        assert!(summary.contains("manifest written"), "{summary}");
+    }
+
+    // esker query over the bucket equals the union of the local stores.
+    let expected = local_counts(&team);
+    assert_eq!(dataset_counts(url, &env, &team.cache), expected);
+    assert_eq!(event_ids(url, &env, &team.cache), union_of_event_ids(&team));
+
+    // pyarrow's S3 filesystem (an engine we did not write) reads the same rows.
+    if let Some(counts) = moto.pyarrow_counts("team/esker", &TABLES) {
+        assert_eq!(counts, expected, "pyarrow's counts differ from esker's");
+    }
+
+    // Re-publishing uploads nothing and rewrites nothing.
+    let before = moto.objects("team");
+    for summary in publish(&team, url, &env) {
+        assert!(
+            summary.contains("uploaded 0 (0 bytes)") && summary.contains("manifest unchanged"),
+            "{summary}"
+        );
+    }
+    assert_eq!(
+        moto.objects("team"),
+        before,
+        "re-publishing changed objects"
+    );
+
+    // `pull` builds a store that `serve` answers from, for hits of either machine.
+    succeed(
+        &["pull", "--data-dir", utf8(&team.pulled), url],
+        &env,
+        &team.cache,
+    );
+    let pulled_ids = event_ids(utf8(&team.pulled), &[], &team.cache);
+    assert_eq!(pulled_ids, union_of_event_ids(&team));
+    let again = succeed(
+        &["pull", "--data-dir", utf8(&team.pulled), url],
+        &env,
+        &team.cache,
+    );
+    assert!(stderr(&again).contains("up to date"), "{}", stderr(&again));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let client = EskerClient::start(&team.pulled).await;
+        for (machine, data_dir) in team.machines() {
+            let (event_id, session_id, word) = distinctive_event(data_dir);
+            let data = client
+                .search(json!({"query": word, "within_id": session_id, "n_hits": 50}))
+                .await;
+            let hits: Vec<&str> = data["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .filter_map(|hit| hit["id"].as_str())
+                .collect();
+            assert!(
+                hits.contains(&event_id.as_str()),
+                "{machine}'s event {event_id} not found for {word:?}: {hits:?}"
+            );
+            let opened = client.open(&event_id).await;
+            assert_eq!(opened["event"]["id"], event_id.as_str(), "{opened}");
+        }
+    });
+
+    // `search` and `sessions` take the URL too (through a pulled cache).
+    for (machine, data_dir) in team.machines() {
+        let (event_id, session_id, word) = distinctive_event(data_dir);
+        let output = succeed(
+            &["search", "--data-dir", url, "--json", "-n", "50", &word],
+            &env,
+            &team.cache,
+        );
+        let found: Value = serde_json::from_slice(&output.stdout).expect("search JSON");
+        let text = found.to_string();
+        assert!(
+            text.contains(&event_id) || text.contains(&session_id),
+            "{machine}: search {word:?} over the URL found neither {event_id} nor {session_id}"
+        );
+    }
+    let output = succeed(
+        &["sessions", "--data-dir", url, "--json", "-n", "500"],
+        &env,
+        &team.cache,
+    );
+    let listed: Value = serde_json::from_slice(&output.stdout).expect("sessions JSON");
+    let listed_ids: Vec<String> = listed["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .filter_map(|session| Some(session["id"].as_str()?.to_string()))
+        .collect();
+    for (machine, data_dir) in team.machines() {
+        let sessions = query_rows(data_dir, "SELECT session_id FROM sessions");
+        assert!(
+            sessions
+                .iter()
+                .any(|row| listed_ids.iter().any(|id| row["session_id"] == id.as_str())),
+            "`esker sessions --data-dir URL` lists no session of {machine}: {listed_ids:?}"
+        );
+    }
+}
+
+#[test]
+fn a_publish_killed_before_its_manifest_leaves_readers_on_the_previous_one() {
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let env = moto.env();
+    moto.create_bucket("crash");
+    let url = "s3://crash/team";
+    let root = tempfile::tempdir().expect("temp dir");
+    let (data_dir, cache) = (root.path().join("store"), root.path().join("cache"));
+    let fixtures = fixtures_dir();
+    index_into(&data_dir, &[&fixtures.join("codex")]);
+    let publish_args = [
+        "publish",
+        "--data-dir",
+        utf8(&data_dir),
+        "--machine",
+        "m1",
+        url,
+    ];
+    succeed(&publish_args, &env, &cache);
+    let published = event_ids(url, &env, &cache);
+    assert_eq!(published, event_ids(utf8(&data_dir), &[], &cache));
+    let objects_published = moto.objects("crash").len();
+
+    // A new commit, then a publish that dies after its first upload.
+    index_into(&data_dir, &[&fixtures.join("claude")]);
+    let mut crash_env = env.clone();
+    crash_env.push((
+        "ESKER_CRASH_AT".to_string(),
+        "publish-after-upload:1".to_string(),
+    ));
+    let mut command = Command::new(esker_bin());
+    command
+        .args(publish_args)
+        .env("HOME", "/nonexistent-esker-test-home")
+        .envs(crash_env.iter().map(|(name, value)| (name, value)));
+    let crashed = command.output().expect("esker runs");
+    assert!(!crashed.status.success(), "the publish did not crash");
+    assert_eq!(
+        moto.objects("crash").len(),
+        objects_published + 1,
+        "the killed publish should have uploaded exactly one file"
+    );
+    assert_eq!(
+        event_ids(url, &env, &cache),
+        published,
+        "readers must stay on the previous manifest"
+    );
+
+    // The next publish completes it and removes what no manifest names.
+    succeed(&publish_args, &env, &cache);
+    let local = event_ids(utf8(&data_dir), &[], &cache);
+    assert!(local.len() > published.len());
+    assert_eq!(event_ids(url, &env, &cache), local);
+    let manifest = moto.manifest_files("crash", "team/_manifests/m1.json");
+    let data_objects = moto
+        .objects("crash")
+        .into_keys()
+        .filter(|key| !key.contains("_manifests"))
+        .count();
+    assert_eq!(data_objects, manifest, "stale objects left behind");
+}
+
+#[test]
+fn unreachable_endpoints_and_missing_buckets_are_one_line_errors() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let (data_dir, cache) = (root.path().join("store"), root.path().join("cache"));
+    index_into(&data_dir, &[&fixtures_dir().join("codex")]);
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let unreachable = moto::s3_env(&format!("http://127.0.0.1:{closed_port}"));
+    let mut cases = vec![(unreachable, "s3://bucket/prefix")];
+    let moto = Moto::start();
+    if let Some(moto) = &moto {
+        cases.push((moto.env(), "s3://no-such-bucket/prefix"));
+    }
+    for (env, url) in &cases {
+        let url: &str = url;
+        for args in [
+            vec!["publish", "--data-dir", utf8(&data_dir), url],
+            vec!["query", "--data-dir", url, "SELECT 1"],
+            vec!["pull", "--data-dir", utf8(&root.path().join("pulled")), url],
+        ] {
+            let output = esker(&args, env, &cache);
+            let text = stderr(&output);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {text}");
+            let lines: Vec<&str> = text.lines().filter(|line| !line.is_empty()).collect();
+            assert_eq!(lines.len(), 1, "{args:?}: not one line: {text}");
+            assert!(
+                lines[0].starts_with("esker: cannot use s3://"),
+                "{args:?}: {text}"
+            );
+            assert!(!text.contains(moto::SECRET), "a secret was printed");
+        }
+    }
+    if let Some(moto) = &moto {
+        assert!(
+            moto.objects_of_all_buckets().is_empty(),
+            "something was written"
+        );
+    }
+}
+
+/// An event of `data_dir` with a word of 7+ letters: (event id, session id, word).
+fn distinctive_event(data_dir: &Path) -> (String, String, String) {
+    let rows = query_rows(
+        data_dir,
+        "SELECT event_id, session_id, text FROM events WHERE type = 'user_input' \
+         AND character_length(text) > 20 ORDER BY event_id",
+    );
+    rows.iter()
+        .find_map(|row: &Map<String, Value>| {
+            let text = row["text"].as_str()?;
+            let word = text
+                .split(|character: char| !character.is_ascii_alphabetic())
+                .filter(|word| word.len() >= 7)
+                .max_by_key(|word| word.len())?
+                .to_lowercase();
+            Some((
+                row["event_id"].as_str()?.to_string(),
+                row["session_id"].as_str()?.to_string(),
+                word,
+            ))
+        })
+        .expect("a user_input event with a long word")
+}
+
+/// The `generation` of a machine's manifest in a dataset directory, once it exists.
+fn manifest_generation(dataset: &Path, machine: &str) -> Option<u64> {
+    let text = std::fs::read(dataset.join("_manifests").join(format!("{machine}.json"))).ok()?;
+    serde_json::from_slice::<Value>(&text).ok()?["generation"].as_u64()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn publish_watch_publishes_again_after_each_commit() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let (data_dir, dataset) = (root.path().join("store"), root.path().join("dataset"));
+    let fixtures = fixtures_dir();
+    index_into(&data_dir, &[&fixtures.join("codex")]);
+    let mut watcher = Command::new(esker_bin())
+        .args(["publish", "--watch", "--machine", "w", "--data-dir"])
+        .args([&data_dir, &dataset])
+        .env("HOME", "/nonexistent-esker-test-home")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("esker publish --watch starts");
+    wait_for("the first publish", || {
+        manifest_generation(&dataset, "w").is_some()
+    });
+    let first = manifest_generation(&dataset, "w").expect("a manifest");
+    index_into(&data_dir, &[&fixtures.join("claude")]);
+    wait_for("a publish of the new commit", || {
+        manifest_generation(&dataset, "w").is_some_and(|generation| generation > first)
+    });
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    let url = format!("file://{}", utf8(&dataset));
+    assert_eq!(
+        event_ids(&url, &[], root.path()),
+        event_ids(utf8(&data_dir), &[], root.path())
+    );
+}
