@@ -356,6 +356,10 @@ fn a_publish_killed_before_its_manifest_leaves_readers_on_the_previous_one() {
     let published = event_ids(url, &env, &cache);
     assert_eq!(published, event_ids(utf8(&data_dir), &[], &cache));
     let objects_published = moto.objects("crash").len();
+    let pulled = root.path().join("pulled");
+    let pull_args = ["pull", "--data-dir", utf8(&pulled), url];
+    succeed(&pull_args, &env, &cache);
+    assert_eq!(event_ids(utf8(&pulled), &[], &cache), published);
 
     // A new commit, then a publish that dies after its first upload.
     index_into(&data_dir, &[&fixtures.join("claude")]);
@@ -394,6 +398,20 @@ fn a_publish_killed_before_its_manifest_leaves_readers_on_the_previous_one() {
         .filter(|key| !key.contains("_manifests"))
         .count();
     assert_eq!(data_objects, manifest, "stale objects left behind");
+
+    // An incremental pull downloads only the new files and reaches the same events.
+    let pulled_again = stderr(&succeed(&pull_args, &env, &cache));
+    let downloaded = pulled_again
+        .split("downloaded ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|count| count.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no download count in {pulled_again}"));
+    assert!(
+        downloaded > 0 && downloaded < manifest,
+        "downloaded {downloaded} of {manifest} files: {pulled_again}"
+    );
+    assert_eq!(event_ids(utf8(&pulled), &[], &cache), local);
 }
 
 #[test]
