@@ -415,7 +415,7 @@ fn a_publish_killed_before_its_manifest_leaves_readers_on_the_previous_one() {
 }
 
 #[test]
-fn unreachable_endpoints_and_missing_buckets_are_one_line_errors() {
+fn unreachable_endpoints_wrong_credentials_and_missing_buckets_are_one_line_errors() {
     let root = tempfile::tempdir().expect("temp dir");
     let (data_dir, cache) = (root.path().join("store"), root.path().join("cache"));
     index_into(&data_dir, &[&fixtures_dir().join("codex")]);
@@ -428,6 +428,12 @@ fn unreachable_endpoints_and_missing_buckets_are_one_line_errors() {
     let moto = Moto::start();
     if let Some(moto) = &moto {
         cases.push((moto.env(), "s3://no-such-bucket/prefix"));
+    }
+    // Credentials the server does not know (its one unchecked request creates the bucket).
+    let checking = Moto::start_checking_credentials();
+    if let Some(checking) = &checking {
+        checking.create_bucket("guarded");
+        cases.push((checking.env(), "s3://guarded/prefix"));
     }
     for (env, url) in &cases {
         let url: &str = url;

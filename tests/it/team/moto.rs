@@ -37,6 +37,16 @@ pub fn s3_env(endpoint: &str) -> Vec<(String, String)> {
 impl Moto {
     /// Starts the server, or `None` (with a SKIPPED message) when moto is not installed.
     pub fn start() -> Option<Moto> {
+        Moto::start_with(&[])
+    }
+
+    /// A server that checks credentials after its first request (moto's
+    /// `INITIAL_NO_AUTH_ACTION_COUNT`): only keys of IAM users it created are accepted then.
+    pub fn start_checking_credentials() -> Option<Moto> {
+        Moto::start_with(&[("INITIAL_NO_AUTH_ACTION_COUNT", "1")])
+    }
+
+    fn start_with(env: &[(&str, &str)]) -> Option<Moto> {
         if !python_has("moto") || !python_has("boto3") {
             return None;
         }
@@ -55,6 +65,7 @@ impl Moto {
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .envs(env.iter().copied())
             .spawn()
             .expect("python3 runs");
         let moto = Moto {
