@@ -88,7 +88,8 @@ pub async fn read_manifest(remote: &Remote, machine: &str) -> Result<Option<Mani
     }
 }
 
-/// Every machine's manifest, by machine id; an error when there is none.
+/// Every machine's manifest, by machine id, leaving out (with a warning) machines that
+/// published another store format; an error when none is left.
 pub async fn read_manifests(remote: &Remote) -> Result<BTreeMap<String, Manifest>, TeamError> {
     let listed: Vec<_> = remote
         .store
@@ -113,6 +114,16 @@ pub async fn read_manifests(remote: &Remote) -> Result<BTreeMap<String, Manifest
             .await
             .map_err(|error| remote.failure(&error))?;
         let manifest = parse(&relative, &bytes)?;
+        if manifest.store_format != crate::store::FORMAT_VERSION {
+            tracing::warn!(
+                "machine {} published store format {} (this esker reads {}): left out until \
+                 it publishes again with this esker",
+                manifest.machine,
+                manifest.store_format,
+                crate::store::FORMAT_VERSION
+            );
+            continue;
+        }
         manifests.insert(manifest.machine.clone(), manifest);
     }
     if manifests.is_empty() {
@@ -132,13 +143,6 @@ fn parse(relative: &str, bytes: &[u8]) -> Result<Manifest, TeamError> {
         return Err(bad(format!(
             "manifest format {} (this esker reads {MANIFEST_FORMAT})",
             manifest.manifest_format
-        )));
-    }
-    if manifest.store_format != crate::store::FORMAT_VERSION {
-        return Err(bad(format!(
-            "published by an esker with store format {} (this esker reads {}): republish it",
-            manifest.store_format,
-            crate::store::FORMAT_VERSION
         )));
     }
     Ok(manifest)

@@ -199,6 +199,21 @@ fn publishing_to_a_local_directory_reads_back_as_the_union_of_the_machines() {
     let dataset = team.cache.join("dataset");
     let url = format!("file://{}", utf8(&team.cache).trim_end_matches('/')) + "/dataset";
     publish(&team, utf8(&dataset), &[]);
+    // A machine still on an older esker is left out with a warning, not an error.
+    let old_manifest = json!({"manifest_format": 1, "machine": "old", "store_format": 1,
+        "generation": 1, "published_at": "2026-01-01T00:00:00Z",
+        "files": [{"path": "sessions/machine=old/part-00.parquet", "size": 1}]});
+    std::fs::write(
+        dataset.join("_manifests").join("old.json"),
+        old_manifest.to_string(),
+    )
+    .expect("manifest written");
+    let warned = succeed(&["query", "--data-dir", &url, "SELECT 1"], &[], &team.cache);
+    assert!(
+        stderr(&warned).contains("machine old published store format 1"),
+        "{}",
+        stderr(&warned)
+    );
     assert_eq!(dataset_counts(&url, &[], &team.cache), local_counts(&team));
     assert_eq!(event_ids(&url, &[], &team.cache), union_of_event_ids(&team));
     let layout = dataset.join("events").join("machine=alpha");
