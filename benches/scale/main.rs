@@ -11,9 +11,11 @@
 //! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
 //! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
+//! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
 
 mod handles;
 mod indexing;
+mod peer;
 mod profile;
 mod questions;
 mod recall;
@@ -44,6 +46,8 @@ struct Options {
     generate_only: bool,
     profile_only: bool,
     recall_only: bool,
+    peer_only: bool,
+    peer_memory_gib: u64,
     docs: u64,
     seed: u64,
     rounds: usize,
@@ -56,6 +60,8 @@ fn parse_options() -> anyhow::Result<Options> {
         generate_only: false,
         profile_only: false,
         recall_only: false,
+        peer_only: false,
+        peer_memory_gib: 8,
         docs: 100_000,
         seed: 42,
         rounds: 200,
@@ -73,6 +79,8 @@ fn parse_options() -> anyhow::Result<Options> {
             "generate" => options.generate_only = true,
             "profile" => options.profile_only = true,
             "recall" => options.recall_only = true,
+            "peer" => options.peer_only = true,
+            "--peer-memory-gib" => options.peer_memory_gib = value()?.parse()?,
             "--bench" => {}
             "--docs" => options.docs = value()?.replace('_', "").parse()?,
             "--seed" => options.seed = value()?.parse()?,
@@ -120,6 +128,8 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     let report = if options.recall_only {
         runtime.block_on(recall_run(&work, &options))?
+    } else if options.peer_only {
+        runtime.block_on(peer_run(&work, &options))?
     } else {
         runtime.block_on(run(&work, &options))?
     };
@@ -200,6 +210,38 @@ async fn recall_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     search_stage(&full, &queries, options.rounds, &mut report).await?;
     recall::exact_form_query_cost(&full, &queries, options.rounds, &mut report)?;
     recall_figures(work, &full, options, &mut report).await?;
+    Ok(report)
+}
+
+/// Generates the corpus and runs esker and agentsview over it side by side.
+async fn peer_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let corpus = work.join("corpus");
+    if corpus.exists() {
+        std::fs::remove_dir_all(&corpus)?;
+    }
+    let parts = generate_corpus(&corpus, options)?;
+    let raw_bytes: u64 = parts.iter().map(|part| disk_bytes(part)).sum();
+    let mut report = Report::default();
+    report.figure(
+        "corpus",
+        format!(
+            "{:.0} MB raw in {} parts",
+            raw_bytes as f64 / MB,
+            parts.len()
+        ),
+        "",
+        None,
+    );
+    let queries = Queries::new(50);
+    peer::side_by_side(
+        work,
+        &parts,
+        &queries,
+        options.rounds,
+        options.peer_memory_gib,
+        &mut report,
+    )
+    .await?;
     Ok(report)
 }
 

@@ -177,8 +177,11 @@ impl<'a> Transcript<'a> {
     /// Appends a record with the common envelope fields and chains it to the previous one.
     fn push(&mut self, clock: &Clock, kind: &str, body: Value) {
         self.counter += 1;
+        // A sub-agent's lines carry the first four characters of its id before the counter,
+        // so they never collide with the parent's (the counter keeps them distinct).
+        let agent_tag = self.agent_id.map_or("0000", |agent_id| &agent_id[..4]);
         let uuid = format!(
-            "{}-{:012x}",
+            "{}-{agent_tag}{:08x}",
             &self.session_id[..23.min(self.session_id.len())],
             self.counter
         );
@@ -201,10 +204,6 @@ impl<'a> Transcript<'a> {
         if let (Value::Object(fields), Value::Object(extra)) = (&mut record, body) {
             fields.extend(extra);
         }
-        let uuid = match self.agent_id {
-            Some(agent_id) => format!("{}{}", &uuid[..uuid.len() - 4], &agent_id[..4]),
-            None => uuid,
-        };
         record["uuid"] = json!(uuid);
         record["timestamp"] = json!(clock.iso());
         self.parent = Some(uuid);

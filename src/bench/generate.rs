@@ -274,6 +274,42 @@ mod tests {
         assert!(sessions >= 10, "{sessions} sessions");
     }
 
+    /// Claude Code readers walk `parentUuid` links: every line needs its own uuid, and a
+    /// parent must be an earlier line of the same file (a sub-agent's transcript included).
+    #[test]
+    fn claude_lines_link_to_earlier_lines_with_unique_uuids() {
+        let mut checked = 0;
+        for file in corpus(5)
+            .iter()
+            .filter(|file| file.path.contains("claude/"))
+        {
+            let Ok(text) = std::str::from_utf8(&file.bytes) else {
+                continue;
+            };
+            let mut seen = std::collections::HashSet::new();
+            for line in text.lines().filter(|line| line.starts_with('{')) {
+                let record: serde_json::Value = serde_json::from_str(line).expect("json line");
+                let Some(uuid) = record["uuid"].as_str() else {
+                    continue;
+                };
+                if let Some(parent) = record["parentUuid"].as_str() {
+                    assert!(
+                        seen.contains(parent),
+                        "{}: {parent} is not earlier",
+                        file.path
+                    );
+                }
+                assert!(
+                    seen.insert(uuid.to_owned()),
+                    "{}: {uuid} repeats",
+                    file.path
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} lines checked");
+    }
+
     #[test]
     fn each_part_holds_one_chain_sharing_a_slug() {
         let mut starts_by_slug: std::collections::HashMap<String, Vec<i64>> = Default::default();
