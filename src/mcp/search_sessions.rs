@@ -7,10 +7,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::mcp::catalog::{
-    Catalog, IndexSearch, NamedQuery, WarmSnapshot, text_list_parameter, text_parameter,
+    Catalog, IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
+    text_parameter,
 };
 use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
-use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::origin::{Contradictory, OriginFilter};
@@ -298,27 +298,13 @@ async fn scope_exists(snapshot: &WarmSnapshot, within: &McpId) -> Result<bool, T
     Ok(!rows.is_empty())
 }
 
-/// The hits as JSON in index order, and how many had no table rows (left out). Served from
-/// the index's stored events and the directory when every hit has them, else by SQL.
+/// The hits as JSON in index order, and how many had no table rows (left out): the index
+/// gives ids and locations, SQL the rows (`queries/search_hits.sql`).
 async fn hits_json(
     snapshot: &WarmSnapshot,
     request: &SearchRequest,
     hits: &[SearchHit],
 ) -> Result<(Vec<Value>, usize), ToolError> {
-    if let Some(directory) = snapshot.directory() {
-        let views: Option<Vec<HitView<'_>>> = hits
-            .iter()
-            .map(|hit| HitView::from_index(hit, directory))
-            .collect();
-        if let Some(views) = views {
-            let results = views
-                .iter()
-                .enumerate()
-                .map(|(index, view)| hit_json(request, index + 1, view))
-                .collect();
-            return Ok((results, 0));
-        }
-    }
     let details = fetch_hit_details(snapshot, hits).await?;
     let results = build_hits(request, hits, &details)?;
     let missing = hits.len() - results.len();
@@ -329,12 +315,9 @@ async fn fetch_hit_details(snapshot: &WarmSnapshot, hits: &[SearchHit]) -> Resul
     if hits.is_empty() {
         return Ok(Rows::default());
     }
-    let event_ids: Vec<&str> = hits.iter().map(|hit| hit.event_id.as_str()).collect();
-    let session_ids: Vec<&str> = hits.iter().map(|hit| hit.session_id.as_str()).collect();
-    let parameters = vec![
-        text_list_parameter(&event_ids),
-        text_list_parameter(&session_ids),
-    ];
+    let turn_ids: Vec<&str> = hits.iter().map(|hit| hit.turn_id.as_str()).collect();
+    let mut parameters = hit_location_parameters(hits);
+    parameters.push(text_list_parameter(&turn_ids));
     Ok(snapshot.run(HITS, parameters).await?)
 }
 
@@ -366,7 +349,7 @@ fn internal(error: RowError) -> ToolError {
     ToolError::internal(format!("search_hits: {error}"))
 }
 
-/// Everything a hit shows, from either source.
+/// Everything a hit shows.
 struct HitView<'a> {
     raw_score: f32,
     event_id: &'a str,
@@ -390,33 +373,6 @@ struct HitView<'a> {
 }
 
 impl<'a> HitView<'a> {
-    /// From the hit's stored event and the directory; `None` when either lacks it.
-    fn from_index(hit: &'a SearchHit, directory: &'a Directory) -> Option<HitView<'a>> {
-        let event = hit.event.as_ref()?;
-        let turn = directory.turn(&event.turn_id)?;
-        let session = directory.session(&event.session_id)?;
-        Some(HitView {
-            raw_score: hit.raw_score,
-            event_id: &event.event_id,
-            event_type: &event.event_type,
-            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-            ordinal: event.ordinal,
-            terminal: event.terminal,
-            text: &event.text,
-            turn_id: &event.turn_id,
-            turn_ordinal: turn.ordinal,
-            turn_completed: turn.completed,
-            turn_event_count: turn.event_count,
-            session_id: &event.session_id,
-            title: &session.title,
-            source: &session.source,
-            started_at: session.started_at,
-            updated_at: session.updated_at,
-            session_completed: session.completed,
-            chain: session.chain.clone(),
-        })
-    }
-
     /// From a row of `queries/search_hits.sql`.
     fn from_row(hit: &SearchHit, row: &Row<'a>) -> Result<HitView<'a>, RowError> {
         Ok(HitView {
