@@ -20,8 +20,9 @@ const ADJACENT_EVENTS: NamedQuery = NamedQuery {
     sql: include_str!("../../../queries/open_adjacent_events.sql"),
 };
 
-/// open(event): the index locates the row (partition, session, seq); its row, its neighbours
-/// in the session, its turn and session, and the adjacent turns are SQL, run at once.
+/// open(event): the index locates the row (partition, session, seq); its row and its
+/// neighbours in the session are SQL, run at once; its turn, session and adjacent turns come
+/// from the directory once loaded, else by SQL.
 pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess, ToolError> {
     let Some(location) = snapshot.locate_event(event_id)? else {
         return Err(ToolError::not_found("event", event_id));
@@ -37,20 +38,14 @@ pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess
     let (previous_event_id, next_event_id) =
         same_turn_neighbours(&adjacent_rows, &position, location.seq)
             .map_err(row_error(ADJACENT_EVENTS.name))?;
-    let (turn_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
-        async {
-            Ok(snapshot
-                .run(TURN, vec![text_parameter(&position.turn_id)])
-                .await?)
-        },
-        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
-    )?;
-    let turn_row = turn_rows
-        .first()
-        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
+    let Parents {
+        session,
+        turn,
+        previous_turn_id,
+        next_turn_id,
+    } = parents(snapshot, &position, event_id).await?;
     let view = EventView::from_row(&row).map_err(row_error(EVENT.name))?;
     let mut data = event_json(&view);
-    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
     data["session"] = session;
     data["turn"] = turn;
     data["traversal"] = json!({
@@ -63,6 +58,64 @@ pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess
     });
     let text = summarize(&data);
     Ok(ToolSuccess::new(data, text))
+}
+
+/// The event's `session` and `turn` parents and the turns around its turn.
+struct Parents {
+    session: Value,
+    turn: Value,
+    previous_turn_id: Value,
+    next_turn_id: Value,
+}
+
+/// The parents from the in-memory directory once loaded, else by SQL.
+async fn parents(
+    snapshot: &WarmSnapshot,
+    position: &EventPosition,
+    event_id: &str,
+) -> Result<Parents, ToolError> {
+    if let Some(directory) = snapshot.directory()
+        && let (Some(turn), Some(session)) = (
+            directory.turn(&position.turn_id),
+            directory.session(&position.session_id),
+        )
+    {
+        let (previous_turn_id, next_turn_id) =
+            directory.adjacent_turns(&position.session_id, turn.ordinal);
+        return Ok(Parents {
+            session: json!({
+                "id": position.session_id,
+                "title": session.title,
+                "source": session.source,
+                "harness": harness_of(&session.source),
+            }),
+            turn: json!({
+                "id": position.turn_id,
+                "ordinal": turn.ordinal,
+                "completed": turn.completed,
+            }),
+            previous_turn_id: json!(previous_turn_id),
+            next_turn_id: json!(next_turn_id),
+        });
+    }
+    let (turn_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
+        async {
+            Ok(snapshot
+                .run(TURN, vec![text_parameter(&position.turn_id)])
+                .await?)
+        },
+        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
+    )?;
+    let turn_row = turn_rows
+        .first()
+        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
+    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
+    Ok(Parents {
+        session,
+        turn,
+        previous_turn_id,
+        next_turn_id,
+    })
 }
 
 /// The event's row, where the index located it.
