@@ -1,5 +1,6 @@
--- agtrace search_event_previews without the fast path: the hit events' rows.
--- $1: event ids; $2: their session ids (prunes files).
+-- agtrace search_event_previews: the hit events' rows.
+-- $1: event ids; $2: their session ids (row groups); $3: their sources and $4: their
+-- months (partitions), all from the search index.
 SELECT
   event_id,
   session_id,
@@ -15,3 +16,5 @@ SELECT
 FROM events
 WHERE array_has($1, event_id)
   AND array_has($2, session_id)
+  AND array_has($3, source)
+  AND array_has($4, month)

@@ -1,7 +1,9 @@
--- open(event): the events just before and after an event within its turn. $1: session id
--- (prunes files); $2: turn id; $3, $4: the previous and next ordinals.
-SELECT event_id, ordinal
+-- open(event): the events just before and after an event in its session (the caller keeps
+-- those of the same turn: a turn's events are consecutive in seq). $1: source, $2: month,
+-- $3: session id (as open_event_located.sql); $4, $5: the previous and next seq.
+SELECT event_id, turn_id, seq
 FROM events
-WHERE session_id = $1
-  AND turn_id = $2
-  AND ordinal IN ($3, $4)
+WHERE source = $1
+  AND month = $2
+  AND session_id = $3
+  AND seq IN ($4, $5)

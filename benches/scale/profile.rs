@@ -1,24 +1,32 @@
-//! `scale profile --work DIR`: splits the cost of the open(event) SQL on a store the scale run
-//! left behind into SQL parse + logical planning, physical planning and execution, with the
-//! warm, reused context the server holds.
+//! `scale profile --work DIR`: splits the cost of the located open(event) SQL on a store the
+//! scale run left behind into SQL parse + logical planning, physical planning and execution,
+//! in an analytic context (`esker query`'s) and in the server's serving context (filter
+//! pushdown, page index, shared caches), each warm and reused as the server holds it.
 
 use std::path::Path;
 use std::time::Instant;
 
 use datafusion::physical_plan::collect;
+use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
-use esker::query::{context_at, read_only_options, run_read_only};
+use esker::query::serving::serving_runtime;
+use esker::query::{context_at, read_only_options, run_read_only, serving_context_for};
 use esker::store::Store;
 
 use crate::stats::{Report, Samples};
 
-const LOCATED: &str = include_str!("../../queries/open_event_in_session.sql");
-const UNLOCATED: &str = include_str!("../../queries/open_event.sql");
+const LOCATED: &str = include_str!("../../queries/open_event_located.sql");
 
 pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
-    let root = Store::open(data_dir)?.current()?.root;
-    let context = context_at(&root).await?;
-    let (_, batches) = run_read_only(&context, "SELECT event_id, session_id, source FROM events WHERE type = 'tool_response' ORDER BY event_id LIMIT 50").await?;
+    let snapshot = Store::open(data_dir)?.current()?;
+    let analytic = context_at(&snapshot.root).await?;
+    let serving = serving_context_for(&snapshot, serving_runtime()?).await?;
+    let (_, batches) = run_read_only(
+        &analytic,
+        "SELECT source, month, session_id, CAST(seq AS VARCHAR), event_id FROM events \
+         WHERE type = 'tool_response' ORDER BY event_id LIMIT 50",
+    )
+    .await?;
     let mut targets = Vec::new();
     for batch in &batches {
         let text = |index: usize, row: usize| {
@@ -32,50 +40,74 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
                 .to_owned()
         };
         for row in 0..batch.num_rows() {
-            targets.push([text(0, row), text(1, row), text(2, row)]);
+            targets.push([0, 1, 2, 3, 4].map(|index| text(index, row)));
         }
     }
     anyhow::ensure!(!targets.is_empty(), "no events in {}", data_dir.display());
     let mut report = Report::default();
-    for (name, sql, located) in [
-        ("open_event_in_session.sql", LOCATED, true),
-        ("open_event.sql", UNLOCATED, false),
-    ] {
-        let (mut planning, mut physical, mut execution) =
-            (Samples::default(), Samples::default(), Samples::default());
-        for round in 0..rounds {
-            let [event_id, session_id, source] = &targets[round % targets.len()];
-            let mut parameters = vec![ScalarValue::Utf8(Some(event_id.clone()))];
-            if located {
-                parameters.push(ScalarValue::Utf8(Some(session_id.clone())));
-                parameters.push(ScalarValue::Utf8(Some(source.clone())));
-            }
-            let started = Instant::now();
-            let frame = context
-                .sql_with_options(sql, read_only_options())
-                .await?
-                .with_param_values(parameters)?;
-            planning.record(started.elapsed());
-            let started = Instant::now();
-            let task = frame.task_ctx();
-            let plan = frame.create_physical_plan().await?;
-            physical.record(started.elapsed());
-            let started = Instant::now();
-            let rows: usize = collect(plan, std::sync::Arc::new(task))
-                .await?
-                .iter()
-                .map(|batch| batch.num_rows())
-                .sum();
-            execution.record(started.elapsed());
-            anyhow::ensure!(rows == 1, "{name} returned {rows} rows");
-        }
-        report.latency(
-            format!("profile {name}: parse + logical plan + optimize"),
-            planning,
-            None,
-        );
-        report.latency(format!("profile {name}: physical plan"), physical, None);
-        report.latency(format!("profile {name}: execute"), execution, None);
+    for (name, context) in [("analytic", &analytic), ("serving", &serving)] {
+        profile_context(name, context, &targets, rounds, &mut report).await?;
     }
+    eprintln!("{}", explain_analyze(&serving, &targets[0]).await?);
     Ok(report)
+}
+
+/// `EXPLAIN ANALYZE` of the located open(event) for `target` (what PERFORMANCE.md shows).
+async fn explain_analyze(context: &SessionContext, target: &[String; 5]) -> anyhow::Result<String> {
+    let frame = context
+        .sql_with_options(&format!("EXPLAIN ANALYZE {LOCATED}"), read_only_options())
+        .await?
+        .with_param_values(parameters_of(target)?)?;
+    let batches = frame.collect().await?;
+    Ok(datafusion::arrow::util::pretty::pretty_format_batches(&batches)?.to_string())
+}
+
+/// `$1..$5` of `open_event_located.sql`.
+fn parameters_of(target: &[String; 5]) -> anyhow::Result<Vec<ScalarValue>> {
+    let [source, month, session_id, seq, event_id] = target;
+    Ok(vec![
+        ScalarValue::Utf8(Some(source.clone())),
+        ScalarValue::Utf8(Some(month.clone())),
+        ScalarValue::Utf8(Some(session_id.clone())),
+        ScalarValue::Int64(Some(seq.parse()?)),
+        ScalarValue::Utf8(Some(event_id.clone())),
+    ])
+}
+
+/// Runs the located open(event) `rounds` times in `context`, timing each phase.
+async fn profile_context(
+    name: &str,
+    context: &SessionContext,
+    targets: &[[String; 5]],
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let (mut planning, mut physical, mut execution) =
+        (Samples::default(), Samples::default(), Samples::default());
+    for round in 0..rounds {
+        let parameters = parameters_of(&targets[round % targets.len()])?;
+        let started = Instant::now();
+        let frame = context
+            .sql_with_options(LOCATED, read_only_options())
+            .await?
+            .with_param_values(parameters)?;
+        planning.record(started.elapsed());
+        let started = Instant::now();
+        let task = frame.task_ctx();
+        let plan = frame.create_physical_plan().await?;
+        physical.record(started.elapsed());
+        let started = Instant::now();
+        let rows: usize = collect(plan, std::sync::Arc::new(task))
+            .await?
+            .iter()
+            .map(|batch| batch.num_rows())
+            .sum();
+        execution.record(started.elapsed());
+        anyhow::ensure!(rows == 1, "open_event_located.sql returned {rows} rows");
+    }
+    let label = |phase: &str| format!("profile open_event_located.sql, {name} context: {phase}");
+    report.latency(label("parse + logical plan + optimize"), planning, None);
+    report.latency(label("physical plan"), physical, None);
+    report.latency(label("execute"), execution, None);
+    Ok(())
 }

@@ -1,13 +1,17 @@
-//! The server's warm view of the store: one DataFusion context, one tantivy reader and the
-//! in-memory [`Directory`] of sessions and turns for the current generation, reopened only when
-//! `esker index` commits a new one, plus the runners for named SQL queries (`queries/*.sql`)
-//! and for index searches.
+//! The server's warm view of the store: one DataFusion context (on the catalog's one runtime,
+//! whose caches outlive commits), one tantivy reader and the in-memory [`Directory`] of
+//! sessions and turns for the current generation, reopened only when `esker index` commits a
+//! new one, plus the runners for named SQL queries (`queries/*.sql`, planned once per
+//! generation) and for index searches.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
@@ -17,11 +21,10 @@ use crate::mcp::directory::Directory;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
-use crate::query::{QueryError, context_for, read_only_options};
+use crate::query::serving::serving_runtime;
+use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
-use crate::search::{
-    EventLocation, IndexedEvent, SearchError, SearchIndex, SearchQuery, SearchResults,
-};
+use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -73,8 +76,8 @@ const DIRECTORY_TURNS: NamedQuery = NamedQuery {
 /// How requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerPath {
-    /// Search hits, scope checks and open(event) come from the index's stored fields and the
-    /// in-memory directory when the index stores events; everything else is SQL.
+    /// Scope checks, list_sessions pages and the turn and session columns of open come from
+    /// the in-memory directory once it is loaded; everything else is SQL.
     Fastest,
     /// Every answer is SQL over the tables (the reference the fast path is tested against).
     SqlOnly,
@@ -85,6 +88,9 @@ pub struct Catalog {
     store: Store,
     path: AnswerPath,
     warm: Mutex<Option<Arc<WarmSnapshot>>>,
+    /// DataFusion's runtime for every generation this catalog opens: its file metadata and
+    /// statistics caches outlive commits ([`crate::query::serving`]).
+    runtime: Arc<RuntimeEnv>,
     /// What the indexer says about itself (an external one unless the server indexes).
     ingest: IngestMonitor,
 }
@@ -93,6 +99,9 @@ pub struct Catalog {
 pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
+    /// The logical plan of each named query run on this generation, planned on first use and
+    /// bound to each request's parameters (plans hold this generation's tables).
+    plans: std::sync::Mutex<HashMap<&'static str, LogicalPlan>>,
     index: SearchIndex,
     /// Whether this snapshot answers through the fast path once its directory is loaded.
     fast_path: bool,
@@ -127,6 +136,7 @@ impl Catalog {
             store: Store::open(data_dir)?,
             path,
             warm: Mutex::new(None),
+            runtime: serving_runtime().map_err(QueryError::from)?,
             ingest: IngestMonitor::external(),
         })
     }
@@ -139,6 +149,11 @@ impl Catalog {
 
     pub fn ingest_monitor(&self) -> &IngestMonitor {
         &self.ingest
+    }
+
+    /// DataFusion's runtime shared by every generation (its caches).
+    pub fn runtime(&self) -> &Arc<RuntimeEnv> {
+        &self.runtime
     }
 
     /// The store this catalog reads.
@@ -154,7 +169,14 @@ impl Catalog {
             return Ok(Arc::clone(snapshot));
         }
         let started = std::time::Instant::now();
-        let snapshot = Arc::new(WarmSnapshot::open(self.store.pin_current()?, self.path).await?);
+        let snapshot = Arc::new(
+            WarmSnapshot::open(
+                self.store.pin_current()?,
+                self.path,
+                Arc::clone(&self.runtime),
+            )
+            .await?,
+        );
         tracing::info!(
             generation = snapshot.generation,
             elapsed_ms = started.elapsed().as_millis() as u64,
@@ -182,20 +204,25 @@ impl Catalog {
 }
 
 impl WarmSnapshot {
-    async fn open(pin: PinnedSnapshot, path: AnswerPath) -> Result<WarmSnapshot, CatalogError> {
+    async fn open(
+        pin: PinnedSnapshot,
+        path: AnswerPath,
+        runtime: Arc<RuntimeEnv>,
+    ) -> Result<WarmSnapshot, CatalogError> {
         let snapshot: &Snapshot = &pin;
         // The tables and the search index open at the same time (a few 100 ms each at 1M
         // documents: file listings, segment metadata).
         let index_snapshot = snapshot.clone();
         let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot));
-        let context = context_for(snapshot).await?;
+        let context = serving_context_for(snapshot, runtime).await?;
         let index = index
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        let fast_path = path == AnswerPath::Fastest && index.stores_events();
+        let fast_path = path == AnswerPath::Fastest;
         Ok(WarmSnapshot {
             generation: snapshot.generation,
             context,
+            plans: std::sync::Mutex::new(HashMap::new()),
             index,
             fast_path,
             directory: tokio::sync::OnceCell::new(),
@@ -222,19 +249,9 @@ impl WarmSnapshot {
         })
     }
 
-    /// The in-memory directory once loaded, on the fast path: when it is `Some`, the index
-    /// also stores whole events ([`WarmSnapshot::indexed_event`],
-    /// [`crate::search::SearchHit::event`]).
+    /// The in-memory directory once loaded, on the fast path.
     pub fn directory(&self) -> Option<&Directory> {
         self.directory.get().filter(|_| self.fast_path)
-    }
-
-    /// The whole event from the index (fast path only; `None` when not indexed).
-    pub fn indexed_event(&self, event_id: &str) -> Result<Option<IndexedEvent>, CatalogError> {
-        if self.directory().is_none() {
-            return Ok(None);
-        }
-        Ok(self.index.indexed_event(event_id)?)
     }
 
     /// The `turns` row of `turn_id` read straight from its bucket file (no SQL); `None` when
@@ -258,27 +275,6 @@ impl WarmSnapshot {
                 name: "turn_row",
                 source,
             })
-    }
-
-    /// The indexed events of `turn_id` by ordinal (at most `limit`), on the fast path.
-    pub fn indexed_turn_events(
-        &self,
-        turn_id: &str,
-        limit: usize,
-    ) -> Result<Vec<IndexedEvent>, CatalogError> {
-        if self.directory().is_none() {
-            return Ok(Vec::new());
-        }
-        Ok(self.index.turn_events(turn_id, limit)?)
-    }
-
-    /// The ids of the indexed events just before and after `ordinal` in `turn_id`.
-    pub fn indexed_neighbours(
-        &self,
-        turn_id: &str,
-        ordinal: i64,
-    ) -> Result<(Option<String>, Option<String>), CatalogError> {
-        Ok(self.index.neighbour_ids(turn_id, ordinal)?)
     }
 
     /// Whether `table` has `column` in this generation (columns added by later versions are
@@ -313,19 +309,51 @@ impl WarmSnapshot {
             name: query.name,
             source,
         };
-        let frame = self
-            .context
-            .sql_with_options(query.sql, read_only_options())
+        let plan = self
+            .plan_of(query)
             .await
             .map_err(failed)?
             .with_param_values(parameters)
             .map_err(failed)?;
+        let frame = self
+            .context
+            .execute_logical_plan(plan)
+            .await
+            .map_err(failed)?;
         frame.collect().await.map_err(failed)
     }
 
-    /// Where an indexed event's row lives (an exact term lookup: microseconds, run inline).
+    /// The logical plan of `query` with its placeholders unbound: planned once per generation
+    /// (parse, bind, type the parameters), cloned per request.
+    async fn plan_of(&self, query: NamedQuery) -> Result<LogicalPlan, DataFusionError> {
+        if let Some(plan) = self.cached_plan(query.name) {
+            return Ok(plan);
+        }
+        let plan = self.context.state().create_logical_plan(query.sql).await?;
+        read_only_options().verify_plan(&plan)?;
+        self.plans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(query.name, plan.clone());
+        Ok(plan)
+    }
+
+    fn cached_plan(&self, name: &str) -> Option<LogicalPlan> {
+        self.plans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Where an event's row lives (an exact term lookup: microseconds, run inline).
     pub fn locate_event(&self, event_id: &str) -> Result<Option<EventLocation>, CatalogError> {
         Ok(self.index.locate(event_id)?)
+    }
+
+    /// Where the rows of a turn's events live (partition and session).
+    pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, CatalogError> {
+        Ok(self.index.locate_turn(turn_id)?)
     }
 
     /// Runs a BM25 search on the blocking pool.
@@ -385,6 +413,21 @@ pub fn text_parameter(value: &str) -> ScalarValue {
 /// A UTC timestamp parameter, in nanoseconds.
 pub fn timestamp_parameter(nanos: i64) -> ScalarValue {
     ScalarValue::TimestampNanosecond(Some(nanos), Some("+00:00".into()))
+}
+
+/// The parameters locating search hits' rows, for `array_has($1..$4, column)`: their event
+/// ids, session ids, sources and months.
+pub fn hit_location_parameters(hits: &[crate::search::SearchHit]) -> Vec<ScalarValue> {
+    let list = |value: fn(&crate::search::SearchHit) -> &str| {
+        let values: Vec<&str> = hits.iter().map(value).collect();
+        text_list_parameter(&values)
+    };
+    vec![
+        list(|hit| hit.event_id.as_str()),
+        list(|hit| hit.session_id.as_str()),
+        list(|hit| hit.location.source.as_str()),
+        list(|hit| hit.location.month.as_str()),
+    ]
 }
 
 /// A list-of-strings parameter, for `array_has($n, column)`.

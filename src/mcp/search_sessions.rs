@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::mcp::catalog::{
-    Catalog, IndexSearch, NamedQuery, WarmSnapshot, text_list_parameter, text_parameter,
+    Catalog, IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
+    text_parameter,
 };
 use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
 use crate::mcp::directory::Directory;
@@ -53,6 +54,10 @@ const SCOPE_TURN: NamedQuery = NamedQuery {
 const HITS: NamedQuery = NamedQuery {
     name: "search_hits",
     sql: include_str!("../../queries/search_hits.sql"),
+};
+const HIT_EVENTS: NamedQuery = NamedQuery {
+    name: "search_hit_events",
+    sql: include_str!("../../queries/search_hit_events.sql"),
 };
 
 /// A validated `search_sessions` request.
@@ -298,25 +303,24 @@ async fn scope_exists(snapshot: &WarmSnapshot, within: &McpId) -> Result<bool, T
     Ok(!rows.is_empty())
 }
 
-/// The hits as JSON in index order, and how many had no table rows (left out). Served from
-/// the index's stored events and the directory when every hit has them, else by SQL.
+/// The hits as JSON in index order, and how many had no table rows (left out): the index
+/// gives ids and locations, SQL the event rows; the turn and session columns come from the
+/// directory once loaded (`queries/search_hit_events.sql`), else from the same SQL
+/// (`queries/search_hits.sql`).
 async fn hits_json(
     snapshot: &WarmSnapshot,
     request: &SearchRequest,
     hits: &[SearchHit],
 ) -> Result<(Vec<Value>, usize), ToolError> {
-    if let Some(directory) = snapshot.directory() {
-        let views: Option<Vec<HitView<'_>>> = hits
-            .iter()
-            .map(|hit| HitView::from_index(hit, directory))
-            .collect();
-        if let Some(views) = views {
-            let results = views
-                .iter()
-                .enumerate()
-                .map(|(index, view)| hit_json(request, index + 1, view))
-                .collect();
-            return Ok((results, 0));
+    if let Some(directory) = snapshot.directory()
+        && !hits.is_empty()
+    {
+        let events = snapshot
+            .run(HIT_EVENTS, hit_location_parameters(hits))
+            .await?;
+        if let Some(results) = hits_with_directory(request, hits, &events, directory)? {
+            let missing = hits.len() - results.len();
+            return Ok((results, missing));
         }
     }
     let details = fetch_hit_details(snapshot, hits).await?;
@@ -329,12 +333,9 @@ async fn fetch_hit_details(snapshot: &WarmSnapshot, hits: &[SearchHit]) -> Resul
     if hits.is_empty() {
         return Ok(Rows::default());
     }
-    let event_ids: Vec<&str> = hits.iter().map(|hit| hit.event_id.as_str()).collect();
-    let session_ids: Vec<&str> = hits.iter().map(|hit| hit.session_id.as_str()).collect();
-    let parameters = vec![
-        text_list_parameter(&event_ids),
-        text_list_parameter(&session_ids),
-    ];
+    let turn_ids: Vec<&str> = hits.iter().map(|hit| hit.turn_id.as_str()).collect();
+    let mut parameters = hit_location_parameters(hits);
+    parameters.push(text_list_parameter(&turn_ids));
     Ok(snapshot.run(HITS, parameters).await?)
 }
 
@@ -362,11 +363,39 @@ fn build_hits(
     Ok(results)
 }
 
+/// The hits in index order from their event rows and the directory's turns and sessions;
+/// `None` when the directory lacks one (then the join in SQL answers).
+fn hits_with_directory(
+    request: &SearchRequest,
+    hits: &[SearchHit],
+    events: &Rows,
+    directory: &Directory,
+) -> Result<Option<Vec<Value>>, ToolError> {
+    let rows_by_event: HashMap<&str, Row<'_>> = events
+        .iter()
+        .map(|row| Ok((row.string("event_id")?, row)))
+        .collect::<Result<_, RowError>>()
+        .map_err(internal)?;
+    let mut results = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let Some(row) = rows_by_event.get(hit.event_id.as_str()) else {
+            tracing::warn!(event_id = %hit.event_id, "search hit has no events row");
+            continue;
+        };
+        let Some(view) = HitView::from_directory(hit, row, directory).map_err(internal)? else {
+            return Ok(None);
+        };
+        let rank = results.len() + 1;
+        results.push(hit_json(request, rank, &view));
+    }
+    Ok(Some(results))
+}
+
 fn internal(error: RowError) -> ToolError {
     ToolError::internal(format!("search_hits: {error}"))
 }
 
-/// Everything a hit shows, from either source.
+/// Everything a hit shows.
 struct HitView<'a> {
     raw_score: f32,
     event_id: &'a str,
@@ -390,31 +419,39 @@ struct HitView<'a> {
 }
 
 impl<'a> HitView<'a> {
-    /// From the hit's stored event and the directory; `None` when either lacks it.
-    fn from_index(hit: &'a SearchHit, directory: &'a Directory) -> Option<HitView<'a>> {
-        let event = hit.event.as_ref()?;
-        let turn = directory.turn(&event.turn_id)?;
-        let session = directory.session(&event.session_id)?;
-        Some(HitView {
+    /// From a row of `queries/search_hit_events.sql` and the directory's turn and session
+    /// (`None` when it lacks either).
+    fn from_directory(
+        hit: &'a SearchHit,
+        row: &Row<'a>,
+        directory: &'a Directory,
+    ) -> Result<Option<HitView<'a>>, RowError> {
+        let (Some(turn), Some(session)) = (
+            directory.turn(&hit.turn_id),
+            directory.session(&hit.session_id),
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(HitView {
             raw_score: hit.raw_score,
-            event_id: &event.event_id,
-            event_type: &event.event_type,
-            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-            ordinal: event.ordinal,
-            terminal: event.terminal,
-            text: &event.text,
-            turn_id: &event.turn_id,
+            event_id: row.string("event_id")?,
+            event_type: row.string("type")?,
+            timestamp: row.opt_timestamp_nanos("timestamp")?,
+            ordinal: row.i64("ordinal")?,
+            terminal: row.bool("terminal")?,
+            text: row.string("text")?,
+            turn_id: &hit.turn_id,
             turn_ordinal: turn.ordinal,
             turn_completed: turn.completed,
             turn_event_count: turn.event_count,
-            session_id: &event.session_id,
+            session_id: &hit.session_id,
             title: &session.title,
             source: &session.source,
             started_at: session.started_at,
             updated_at: session.updated_at,
             session_completed: session.completed,
             chain: session.chain.clone(),
-        })
+        }))
     }
 
     /// From a row of `queries/search_hits.sql`.

@@ -80,7 +80,14 @@ pub fn write(
     }
     let sorted =
         pio::concat_sorted(schema, &batches, &SORT_COLUMNS).map_err(parquet_failure(&new_file))?;
-    pio::write_parquet(&new_file, schema, &[sorted], &["id"])
+    let layout = pio::FileLayout {
+        sorted_by: &SORT_COLUMNS,
+        bloom: &["id"],
+        page_statistics: &SORT_COLUMNS,
+        no_dictionary: &["id"],
+        small_pages: &[],
+    };
+    pio::write_parquet(&new_file, schema, &[sorted], &layout)
 }
 
 fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {

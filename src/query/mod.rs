@@ -3,12 +3,15 @@
 //! for `esker query`.
 
 pub mod output;
+pub mod serving;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::context::SQLOptions;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::store::Snapshot;
@@ -43,22 +46,43 @@ pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryErr
     context_at(&snapshot.root).await
 }
 
-/// A context with the tables under `root` (`root/events`, `root/turns`, ...).
+/// A context with the tables under `root` (`root/events`, `root/turns`, ...), configured for
+/// analytic queries (`esker query`: DataFusion's defaults, two partitions).
 pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
     let context = SessionContext::new_with_config(session_config());
-    for (table_name, ddl) in TABLE_DDL {
-        register(&context, root, table_name, ddl).await?;
-    }
+    register_tables(&context, root).await?;
     Ok(context)
+}
+
+/// A serving context for `snapshot` (the MCP server's named lookups) on the process-wide
+/// `runtime` ([`serving::serving_runtime`]), whose caches it shares with every generation.
+pub async fn serving_context_for(
+    snapshot: &Snapshot,
+    runtime: Arc<RuntimeEnv>,
+) -> Result<SessionContext, QueryError> {
+    let context = SessionContext::new_with_config_rt(serving::serving_config(), runtime);
+    register_tables(&context, &snapshot.root).await?;
+    Ok(context)
+}
+
+async fn register_tables(context: &SessionContext, root: &Path) -> Result<(), QueryError> {
+    for (table_name, ddl) in TABLE_DDL {
+        register(context, root, table_name, ddl).await?;
+    }
+    Ok(())
+}
+
+/// The analytic configuration of `esker query` and the writer's schema reads.
+fn session_config() -> SessionConfig {
+    utc(SessionConfig::new())
+        .with_information_schema(true)
+        .with_target_partitions(2)
 }
 
 /// UTC session time zone: `TIMESTAMP WITH TIME ZONE` in the DDL becomes a UTC-adjusted
 /// timestamp, which Parquet readers (DuckDB, pyarrow, polars) then see as UTC, not naive.
-fn session_config() -> SessionConfig {
-    SessionConfig::new()
-        .with_information_schema(true)
-        .with_target_partitions(2)
-        .set_str("datafusion.execution.time_zone", "UTC")
+fn utc(config: SessionConfig) -> SessionConfig {
+    config.set_str("datafusion.execution.time_zone", "UTC")
 }
 
 /// Registers one table of `TABLE_DDL` at `root/<table_name>`.

@@ -1,5 +1,8 @@
 //! Full-text search over event text with tantivy: the index schema, the per-snapshot reader
-//! and the scoped, type-filtered BM25 query that `search_sessions` runs.
+//! and the scoped, type-filtered BM25 query that `search_sessions` runs. The index searches
+//! and locates only: a document holds an event's ids and where its row lives (source, month,
+//! session, seq), never a copy of the row; every event has one, `unknown` events included
+//! (without text, so they never match and are left out of the BM25 statistics).
 
 pub mod analyzer;
 pub mod boolean;
@@ -10,14 +13,15 @@ pub mod script;
 pub mod writer;
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TantivyDocument,
-    TextFieldIndexing, TextOptions, Value,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
+    TextOptions, Value,
 };
-use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Term};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, Term};
 
 use crate::model::EventType;
 use crate::store::Snapshot;
@@ -51,21 +55,20 @@ pub struct SearchFields {
     /// [`analyzer`]); absent from indexes created before it existed, which then match by stems
     /// only until `esker index --rebuild`.
     pub exact: Option<Field>,
-    /// Stored event fields (absent from indexes created before they existed): with them a
-    /// search hit or an open(event) is answered from the index alone, without SQL.
-    pub stored: Option<StoredFields>,
+    /// Where the event's row lives beyond its source and session (absent from indexes made
+    /// before issue #21, which the store's format version refuses).
+    pub locator: Option<LocatorFields>,
 }
 
-/// The stored-only fields that make an index document a complete copy of its event row.
+/// The locator fields: with `source` and `session_id` they prune a Parquet lookup to one
+/// partition (`source`, `month`), its row groups (`session_id`, the sort key) and one page
+/// (`seq`).
 #[derive(Debug, Clone, Copy)]
-pub struct StoredFields {
-    /// Position within the turn; indexed and fast for neighbour lookups.
-    pub ordinal: Field,
-    pub terminal: Field,
-    /// The event's text as stored in `events.text` (the indexed `text` adds the tool name).
-    pub body: Field,
-    /// JSON of the remaining columns ([`EventDetail`]).
-    pub detail: Field,
+pub struct LocatorFields {
+    /// `YYYY-MM` of the session start: the `month` partition of `events`.
+    pub month: Field,
+    /// 1-based position in the session: the second sort key of `events`.
+    pub seq: Field,
 }
 
 impl SearchFields {
@@ -87,7 +90,7 @@ impl SearchFields {
                 TextOptions::default().set_indexing_options(text_indexing),
             ),
             exact: None,
-            stored: None,
+            locator: None,
         };
         // Presence only (no frequencies, positions or norms): ranks exact forms first at a
         // fraction of the cost of a second BM25 field.
@@ -99,15 +102,13 @@ impl SearchFields {
             EXACT_FIELD,
             TextOptions::default().set_indexing_options(exact_indexing),
         );
-        let stored = StoredFields {
-            ordinal: builder.add_i64_field("ordinal", INDEXED | STORED | FAST),
-            terminal: builder.add_bool_field("terminal", STORED),
-            body: builder.add_text_field("body", STORED),
-            detail: builder.add_text_field("detail", STORED),
+        let locator = LocatorFields {
+            month: builder.add_text_field(MONTH_FIELD, STRING | STORED),
+            seq: builder.add_i64_field(SEQ_FIELD, STORED | FAST),
         };
         let fields = SearchFields {
             exact: Some(exact),
-            stored: Some(stored),
+            locator: Some(locator),
             ..fields
         };
         (builder.build(), fields)
@@ -130,49 +131,19 @@ impl SearchFields {
             timestamp_micros: field("timestamp_micros")?,
             text: field("text")?,
             exact: schema.get_field(EXACT_FIELD).ok(),
-            stored: StoredFields::from_schema(schema),
+            locator: LocatorFields::from_schema(schema),
         })
     }
 }
 
-impl StoredFields {
-    /// The stored fields when the index has all of them.
-    fn from_schema(schema: &Schema) -> Option<StoredFields> {
-        Some(StoredFields {
-            ordinal: schema.get_field("ordinal").ok()?,
-            terminal: schema.get_field("terminal").ok()?,
-            body: schema.get_field("body").ok()?,
-            detail: schema.get_field("detail").ok()?,
+impl LocatorFields {
+    /// The locator fields when the index has them.
+    fn from_schema(schema: &Schema) -> Option<LocatorFields> {
+        Some(LocatorFields {
+            month: schema.get_field(MONTH_FIELD).ok()?,
+            seq: schema.get_field(SEQ_FIELD).ok()?,
         })
     }
-}
-
-/// The columns of an event row that have no field of their own in the index, stored as JSON.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct EventDetail {
-    pub turn_ordinal: i64,
-    pub model: Option<String>,
-    pub originating_model: Option<String>,
-    pub tool_name: Option<String>,
-    pub tool_call_id: Option<String>,
-    pub exit_code: Option<i64>,
-    pub subtype: Option<String>,
-    pub payload: Option<String>,
-}
-
-/// An event row read back from the index's stored fields.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IndexedEvent {
-    pub event_id: String,
-    pub session_id: String,
-    pub turn_id: String,
-    pub event_type: String,
-    pub source: String,
-    pub timestamp_micros: Option<i64>,
-    pub ordinal: i64,
-    pub terminal: bool,
-    pub text: String,
-    pub detail: EventDetail,
 }
 
 /// What to search for.
@@ -198,16 +169,19 @@ pub struct SearchHit {
     pub turn_id: String,
     pub raw_score: f32,
     pub timestamp_micros: Option<i64>,
-    /// The whole event, when the index stores it.
-    pub event: Option<IndexedEvent>,
+    /// Where its row lives.
+    pub location: EventLocation,
 }
 
-/// Where an indexed event's row lives: enough to prune a Parquet lookup to its partition
-/// (`source`) and row groups (`session_id`, the sort key).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where an event's row lives: its partition (`source`, `month`), row groups (`session_id`,
+/// the sort key) and page (`seq`). `month` is empty and `seq` 0 in an index made before
+/// issue #21.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventLocation {
     pub session_id: String,
     pub source: String,
+    pub month: String,
+    pub seq: i64,
 }
 
 /// Hits ordered by score desc, timestamp desc, event id asc, plus the total match count.
@@ -222,10 +196,25 @@ pub struct SearchIndex {
     index: Index,
     reader: IndexReader,
     fields: SearchFields,
+    /// The locator-only documents of `unknown` events, counted once (the reader never
+    /// reloads): BM25 statistics leave them out.
+    unknown: OnceLock<UnknownDocuments>,
+}
+
+/// How many documents are locator-only (`unknown` events, no text).
+#[derive(Debug, Clone, Copy, Default)]
+struct UnknownDocuments {
+    /// Live ones.
+    live: u64,
+    /// Including deleted ones not yet merged away (tantivy's document count includes those).
+    written: u64,
 }
 
 /// Name of the exact-forms field.
 const EXACT_FIELD: &str = "exact";
+/// Names of the locator fields.
+const MONTH_FIELD: &str = "month";
+const SEQ_FIELD: &str = "seq";
 
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
@@ -265,12 +254,28 @@ impl SearchIndex {
             index,
             reader,
             fields,
+            unknown: OnceLock::new(),
         })
     }
 
-    /// Number of indexed events.
+    /// Number of searchable indexed events (`unknown` events are only located).
     pub fn document_count(&self) -> u64 {
-        self.reader.searcher().num_docs()
+        let searcher = self.reader.searcher();
+        searcher
+            .num_docs()
+            .saturating_sub(self.unknown(&searcher).live)
+    }
+
+    /// The locator-only documents, counted on first use.
+    fn unknown(&self, searcher: &Searcher) -> UnknownDocuments {
+        *self.unknown.get_or_init(|| {
+            let term = Term::from_field_text(self.fields.event_type, EventType::Unknown.as_str());
+            let written = searcher.doc_freq(&term).unwrap_or(0);
+            let live = searcher
+                .search(&TermQuery::new(term, IndexRecordOption::Basic), &Count)
+                .map_or(written, |count| count as u64);
+            UnknownDocuments { live, written }
+        })
     }
 
     /// Runs `query`: BM25 over the event text, restricted to the scope and types.
@@ -295,11 +300,17 @@ impl SearchIndex {
         relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
     ) -> Result<SearchResults, SearchError> {
         let searcher = self.reader.searcher();
-        let combined = self.build_query(&searcher, query, relevance)?;
+        let statistics = SearchableStatistics {
+            searcher: &searcher,
+            unknown: self.unknown(&searcher),
+            text_fields: [Some(self.fields.text), self.fields.exact],
+        };
+        let combined = self.build_query(&searcher, &statistics, query, relevance)?;
         let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
-        let (top_docs, total_matches) = searcher.search(
+        let (top_docs, total_matches) = searcher.search_with_statistics_provider(
             &combined,
             &(TopDocs::with_limit(fetch).order_by_score(), Count),
+            &statistics,
         )?;
         let mut hits = top_docs
             .into_iter()
@@ -319,26 +330,52 @@ impl SearchIndex {
         })
     }
 
-    /// The session and source of an indexed event, by an exact term lookup on its id; `None`
-    /// when the event is not in the index (type `unknown`).
+    /// Where an event's row lives, by an exact term lookup on its id; `None` when no event
+    /// has that id.
     pub fn locate(&self, event_id: &str) -> Result<Option<EventLocation>, SearchError> {
-        let Some(document) = self.event_document(event_id)? else {
-            return Ok(None);
-        };
-        Ok(text_field(&document, self.fields.session_id)
-            .zip(text_field(&document, self.fields.source))
-            .map(|(session_id, source)| EventLocation { session_id, source }))
+        self.first_location(self.fields.event_id, event_id)
     }
 
-    /// The stored document of an event, by an exact term lookup on its id.
-    fn event_document(&self, event_id: &str) -> Result<Option<TantivyDocument>, SearchError> {
+    /// Where the rows of a turn's events live (the location of one of them), by an exact term
+    /// lookup on the turn id; `None` when no event has that turn.
+    pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, SearchError> {
+        self.first_location(self.fields.turn_id, turn_id)
+    }
+
+    fn first_location(
+        &self,
+        field: Field,
+        value: &str,
+    ) -> Result<Option<EventLocation>, SearchError> {
         let searcher = self.reader.searcher();
-        let query = self.term_query(self.fields.event_id, event_id);
+        let query = self.term_query(field, value);
         let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
         let Some((_, address)) = top_docs.first() else {
             return Ok(None);
         };
-        Ok(Some(searcher.doc(*address)?))
+        let document: TantivyDocument = searcher.doc(*address)?;
+        Ok(self.location_of(&document))
+    }
+
+    /// The location fields of a document (`None` when it lacks its session or source).
+    fn location_of(&self, document: &TantivyDocument) -> Option<EventLocation> {
+        let locator = self.fields.locator;
+        Some(EventLocation {
+            session_id: text_field(document, self.fields.session_id)?,
+            source: text_field(document, self.fields.source)?,
+            month: locator
+                .and_then(|locator| text_field(document, locator.month))
+                .unwrap_or_default(),
+            seq: locator
+                .and_then(|locator| document.get_first(locator.seq))
+                .and_then(|value| value.as_i64())
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Whether documents carry the locator fields ([`LocatorFields`]).
+    pub fn locates_rows(&self) -> bool {
+        self.fields.locator.is_some()
     }
 
     /// Whether the index holds exact forms (else it matches by stems only).
@@ -365,107 +402,11 @@ impl SearchIndex {
             .doc_freq(&Term::from_field_text(exact, form))?)
     }
 
-    /// Whether documents carry the whole event ([`StoredFields`]).
-    pub fn stores_events(&self) -> bool {
-        self.fields.stored.is_some()
-    }
-
-    /// The whole event from the index's stored fields; `None` when it is not indexed or the
-    /// index does not store events.
-    pub fn indexed_event(&self, event_id: &str) -> Result<Option<IndexedEvent>, SearchError> {
-        let Some(stored) = self.fields.stored else {
-            return Ok(None);
-        };
-        Ok(self
-            .event_document(event_id)?
-            .and_then(|document| self.event_of(&document, stored)))
-    }
-
-    /// The ids of the indexed events at `ordinal - 1` and `ordinal + 1` in `turn_id`.
-    pub fn neighbour_ids(
-        &self,
-        turn_id: &str,
-        ordinal: i64,
-    ) -> Result<(Option<String>, Option<String>), SearchError> {
-        let Some(stored) = self.fields.stored else {
-            return Ok((None, None));
-        };
-        let searcher = self.reader.searcher();
-        let ordinals: Vec<(Occur, Box<dyn Query>)> = [ordinal - 1, ordinal + 1]
-            .into_iter()
-            .map(|neighbour| {
-                let term = Term::from_field_i64(stored.ordinal, neighbour);
-                let query: Box<dyn Query> =
-                    Box::new(TermQuery::new(term, IndexRecordOption::Basic));
-                (Occur::Should, query)
-            })
-            .collect();
-        let query = BooleanQuery::new(vec![
-            (Occur::Must, self.term_query(self.fields.turn_id, turn_id)),
-            (Occur::Must, Box::new(BooleanQuery::new(ordinals))),
-        ]);
-        let top_docs = searcher.search(&query, &TopDocs::with_limit(2).order_by_score())?;
-        let (mut previous, mut next) = (None, None);
-        for (_, address) in top_docs {
-            let document: TantivyDocument = searcher.doc(address)?;
-            let id = text_field(&document, self.fields.event_id);
-            match document.get_first(stored.ordinal).and_then(|v| v.as_i64()) {
-                Some(found) if found == ordinal - 1 => previous = id,
-                Some(found) if found == ordinal + 1 => next = id,
-                _ => {}
-            }
-        }
-        Ok((previous, next))
-    }
-
-    /// Every indexed event of `turn_id` by ordinal, reading at most `limit` documents; empty
-    /// when the index does not store events.
-    pub fn turn_events(
-        &self,
-        turn_id: &str,
-        limit: usize,
-    ) -> Result<Vec<IndexedEvent>, SearchError> {
-        let Some(stored) = self.fields.stored else {
-            return Ok(Vec::new());
-        };
-        let searcher = self.reader.searcher();
-        let query = self.term_query(self.fields.turn_id, turn_id);
-        let top_docs =
-            searcher.search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
-        let mut events = Vec::with_capacity(top_docs.len());
-        for (_, address) in top_docs {
-            let document: TantivyDocument = searcher.doc(address)?;
-            if let Some(event) = self.event_of(&document, stored) {
-                events.push(event);
-            }
-        }
-        events.sort_by_key(|event| event.ordinal);
-        Ok(events)
-    }
-
-    fn event_of(&self, document: &TantivyDocument, stored: StoredFields) -> Option<IndexedEvent> {
-        let text = |field: Field| text_field(document, field);
-        let detail = serde_json::from_str::<EventDetail>(&text(stored.detail)?).ok()?;
-        Some(IndexedEvent {
-            event_id: text(self.fields.event_id)?,
-            session_id: text(self.fields.session_id)?,
-            turn_id: text(self.fields.turn_id)?,
-            event_type: text(self.fields.event_type)?,
-            source: text(self.fields.source)?,
-            timestamp_micros: document
-                .get_first(self.fields.timestamp_micros)
-                .and_then(|value| value.as_i64()),
-            ordinal: document.get_first(stored.ordinal)?.as_i64()?,
-            terminal: document.get_first(stored.terminal)?.as_bool()?,
-            text: text(stored.body)?,
-            detail,
-        })
-    }
-
     /// The relevance query ([`query::RelevanceBuilder`]) restricted to the scope and types.
     fn build_query(
         &self,
         searcher: &tantivy::Searcher,
+        statistics: &SearchableStatistics<'_>,
         query: &SearchQuery<'_>,
         relevance: impl FnOnce(&query::RelevanceBuilder<'_>) -> Result<Box<dyn Query>, SearchError>,
     ) -> Result<BooleanQuery, SearchError> {
@@ -476,6 +417,7 @@ impl SearchIndex {
             text: self.fields.text,
             exact: self.fields.exact,
             stemmer,
+            searchable_documents: searcher.num_docs().saturating_sub(statistics.unknown.live),
         })?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
         let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
@@ -527,11 +469,38 @@ impl SearchIndex {
             timestamp_micros: document
                 .get_first(self.fields.timestamp_micros)
                 .and_then(|value| value.as_i64()),
-            event: self
-                .fields
-                .stored
-                .and_then(|stored| self.event_of(&document, stored)),
+            location: self.location_of(&document).unwrap_or_default(),
         })
+    }
+}
+
+/// BM25 statistics of the searchable documents: a locator-only document of an `unknown`
+/// event holds no text and one token in each id field, so leaving it out of the document
+/// count and of the id fields' token counts gives every score (idf, average length) exactly
+/// as in an index without it.
+struct SearchableStatistics<'a> {
+    searcher: &'a Searcher,
+    unknown: UnknownDocuments,
+    /// The fields the locator-only documents have no token in.
+    text_fields: [Option<Field>; 2],
+}
+
+impl Bm25StatisticsProvider for SearchableStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        let tokens = self.searcher.total_num_tokens(field)?;
+        if self.text_fields.contains(&Some(field)) {
+            return Ok(tokens);
+        }
+        Ok(tokens.saturating_sub(self.unknown.written))
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(Bm25StatisticsProvider::total_num_docs(self.searcher)?
+            .saturating_sub(self.unknown.written))
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.searcher.doc_freq(term)
     }
 }
 
@@ -672,6 +641,58 @@ mod tests {
         assert_eq!(index.exact_document_frequency("datetimes").unwrap(), 1);
         assert_eq!(ranked_ids(&index, "datetimes", None)[0], "event:exact");
         assert_eq!(ranked_ids(&index, "\"datetimes\"", None), ["event:exact"]);
+    }
+
+    #[test]
+    fn unknown_events_are_located_never_matched_and_leave_scores_unchanged() {
+        let searchable = || {
+            vec![
+                event("event:a", "session:a", "the migration failure"),
+                event("event:b", "session:b", "a failure then a fix"),
+            ]
+        };
+        let (_plain_dir, plain) = index_of(&searchable());
+        let mut unknown = event("event:unknown", "session:a", "migration failure migration");
+        unknown.event_type = EventType::Unknown;
+        unknown.seq = 7;
+        let mut with_unknown = searchable();
+        with_unknown.push(unknown);
+        let (_located_dir, located) = index_of(&with_unknown);
+        let scores = |index: &SearchIndex| {
+            let query = SearchQuery {
+                text: "migration failure",
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCHABLE,
+                source: None,
+                limit: 10,
+            };
+            let results = index.search(&query).expect("search");
+            let hits: Vec<(String, f32)> = results
+                .hits
+                .into_iter()
+                .map(|hit| (hit.event_id, hit.raw_score))
+                .collect();
+            (hits, results.total_matches)
+        };
+        assert_eq!(scores(&located), scores(&plain));
+        assert_eq!(located.document_count(), 2);
+        assert_eq!(
+            located.locate("event:unknown").expect("locate"),
+            Some(EventLocation {
+                session_id: "session:a".into(),
+                source: "codex".into(),
+                month: "2026-03".into(),
+                seq: 7,
+            })
+        );
+        assert_eq!(
+            located
+                .locate_turn("turn:session:b")
+                .expect("locate")
+                .map(|l| l.session_id),
+            Some("session:b".to_owned())
+        );
     }
 
     #[test]

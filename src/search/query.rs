@@ -89,6 +89,9 @@ pub struct RelevanceBuilder<'a> {
     pub exact: Option<Field>,
     /// The analyzer of `text`.
     pub stemmer: TextAnalyzer,
+    /// Live documents that can match (the locator-only documents of `unknown` events left
+    /// out): the document count of the idf.
+    pub searchable_documents: u64,
 }
 
 /// How an exact form's presence scores.
@@ -337,7 +340,7 @@ impl RelevanceBuilder<'_> {
         if document_frequency == 0 {
             return Ok(None);
         }
-        let documents = self.searcher.num_docs().max(document_frequency);
+        let documents = self.searchable_documents.max(document_frequency);
         let rest = (documents - document_frequency) as f32 + 0.5;
         Ok(Some((1.0 + rest / (document_frequency as f32 + 0.5)).ln()))
     }

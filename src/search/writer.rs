@@ -7,7 +7,8 @@ use std::path::Path;
 use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter, Term};
 
-use super::{EventDetail, SearchError, SearchFields, StoredFields};
+use super::{SearchError, SearchFields};
+use crate::model::EventType;
 use crate::store::rows::EventRow;
 
 /// Memory budget of each indexing thread.
@@ -60,10 +61,9 @@ impl SearchWriter {
                  only; `esker index --rebuild` recreates it"
             );
         }
-        if fields.stored.is_none() {
+        if fields.locator.is_none() {
             tracing::warn!(
-                "the search index predates stored events: search and open answer through SQL \
-                 (slower); `esker index --rebuild` recreates it"
+                "the search index predates event locators: `esker index --rebuild` recreates it"
             );
         }
         let threads = indexing_threads();
@@ -78,8 +78,9 @@ impl SearchWriter {
             .delete_term(Term::from_field_text(self.fields.session_id, session_id));
     }
 
-    /// Indexes one event (callers skip `unknown` events). The tool name is indexed with the
-    /// text, stemmed and in exact form, so that "exec_command" or "Bash" find calls.
+    /// Indexes one event: its ids and location, and, unless it is of type `unknown` (located
+    /// only, never searched), its text. The tool name is indexed with the text, stemmed and in
+    /// exact form, so that "exec_command" or "Bash" find calls.
     pub fn add_event(&mut self, event: &EventRow) -> Result<(), SearchError> {
         let mut document = TantivyDocument::default();
         document.add_text(self.fields.event_id, &event.event_id);
@@ -91,6 +92,14 @@ impl SearchWriter {
             self.fields.timestamp_micros,
             event.timestamp.timestamp_micros(),
         );
+        if let Some(locator) = self.fields.locator {
+            document.add_text(locator.month, &event.month);
+            document.add_i64(locator.seq, event.seq);
+        }
+        if event.event_type == EventType::Unknown {
+            self.writer.add_document(document)?;
+            return Ok(());
+        }
         match &event.tool_name {
             Some(tool_name) => {
                 document.add_text(self.fields.text, format!("{tool_name} {}", event.text))
@@ -102,9 +111,6 @@ impl SearchWriter {
                 document.add_text(exact, tool_name);
             }
             document.add_text(exact, &event.text);
-        }
-        if let Some(stored) = self.fields.stored {
-            add_stored_fields(&mut document, stored, event)?;
         }
         self.writer.add_document(document)?;
         Ok(())
@@ -120,32 +126,6 @@ impl SearchWriter {
         self.writer.wait_merging_threads()?;
         Ok(())
     }
-}
-
-/// The stored copy of the event row: what search hits and open(event) read instead of SQL.
-fn add_stored_fields(
-    document: &mut TantivyDocument,
-    stored: StoredFields,
-    event: &EventRow,
-) -> Result<(), SearchError> {
-    let detail = EventDetail {
-        turn_ordinal: i64::from(event.turn_ordinal),
-        model: event.model.clone(),
-        originating_model: event.originating_model.clone(),
-        tool_name: event.tool_name.clone(),
-        tool_call_id: event.tool_call_id.clone(),
-        exit_code: event.exit_code,
-        subtype: event.subtype.clone(),
-        payload: event.payload.clone(),
-    };
-    let detail = serde_json::to_string(&detail).map_err(|error| {
-        SearchError::Tantivy(tantivy::TantivyError::InternalError(error.to_string()))
-    })?;
-    document.add_i64(stored.ordinal, i64::from(event.ordinal));
-    document.add_bool(stored.terminal, event.terminal);
-    document.add_text(stored.body, &event.text);
-    document.add_text(stored.detail, detail);
-    Ok(())
 }
 
 /// Publishes the master index's current files into `generation_index_dir` as hard links.

@@ -10,20 +10,50 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 
 use super::faults::crash_point;
-use super::parquet_io::{self as pio};
+use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
 use super::state::{Checkpoint, SessionLocation, StoreState};
 use super::{Store, StoreError};
-use crate::model::EventType;
 use crate::query::{EVENT_PARTITION_COLUMNS, table_schema};
 use crate::search::writer::{SearchWriter, publish};
 
 /// A partition holding more files than this after a commit is compacted into one file.
 pub const MAX_FILES_PER_PARTITION: usize = 8;
 
-const ID_BLOOM_COLUMNS: [&str; 3] = ["event_id", "session_id", "turn_id"];
+/// `events`: sorted by (session, seq); a located lookup (partition, session, seq or turn
+/// ordinal) prunes to one row group by min/max, drops other files by the session bloom
+/// filter, and to one page by the page statistics.
+const EVENTS_LAYOUT: FileLayout<'static> = FileLayout {
+    sorted_by: &["session_id", "seq"],
+    bloom: &["event_id", "session_id"],
+    page_statistics: &["session_id", "seq", "turn_ordinal", "timestamp"],
+    no_dictionary: &["event_id", "text", "payload"],
+    small_pages: &["text", "payload"],
+};
+/// `turns`: 16 buckets by session, sorted by (session, ordinal).
+const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
+    sorted_by: &["session_id", "ordinal"],
+    bloom: &["turn_id", "session_id"],
+    page_statistics: &["session_id", "ordinal"],
+    no_dictionary: &["turn_id", "first_event_id", "last_event_id"],
+    small_pages: &[],
+};
+/// `sessions`: one file sorted by id.
+const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
+    sorted_by: &["session_id"],
+    bloom: &["session_id"],
+    page_statistics: &["session_id"],
+    no_dictionary: &["session_id", "native_id"],
+    small_pages: &[],
+};
 /// `file_touches` is looked up by file name (`queries/file_attention_touches.sql`).
-const TOUCH_BLOOM_COLUMNS: [&str; 1] = ["file_name"];
+const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
+    sorted_by: &["file_name", "tail", "session_id"],
+    bloom: &["file_name"],
+    page_statistics: &["file_name", "tail"],
+    no_dictionary: &[],
+    small_pages: &[],
+};
 
 /// What one commit changes.
 #[derive(Debug, Default)]
@@ -343,36 +373,22 @@ fn write_events(
         link_files(&kept_files, &partition_dir)?;
         if batches_to_write.iter().any(|batch| batch.num_rows() > 0) {
             let file = partition_dir.join(format!("part-g{generation:06}.parquet"));
-            write_sorted(
-                &file,
-                file_schema,
-                &batches_to_write,
-                &["session_id", "seq"],
-            )?;
+            write_sorted(&file, file_schema, &batches_to_write, &EVENTS_LAYOUT)?;
         }
     }
     Ok(replaced_event_ids)
 }
 
+/// Writes `batches` as one file sorted and laid out as `layout` says.
 fn write_sorted(
     file: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
-    sort_columns: &[&str],
-) -> Result<(), StoreError> {
-    write_sorted_with_blooms(file, schema, batches, sort_columns, &ID_BLOOM_COLUMNS)
-}
-
-fn write_sorted_with_blooms(
-    file: &Path,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    sort_columns: &[&str],
-    bloom_columns: &[&str],
+    layout: &FileLayout<'_>,
 ) -> Result<(), StoreError> {
     let sorted =
-        pio::concat_sorted(schema, batches, sort_columns).map_err(parquet_failure(file))?;
-    pio::write_parquet(file, schema, &[sorted], bloom_columns)
+        pio::concat_sorted(schema, batches, layout.sorted_by).map_err(parquet_failure(file))?;
+    pio::write_parquet(file, schema, &[sorted], layout)
 }
 
 /// `source=<s>/month=<m>` -> its Parquet files, for an `events/` directory.
@@ -463,8 +479,7 @@ struct BucketedTable<'a> {
     /// The table's directory in a generation.
     name: &'static str,
     schema: &'a SchemaRef,
-    sort_columns: &'static [&'static str],
-    bloom_columns: &'static [&'static str],
+    layout: &'static FileLayout<'static>,
 }
 
 fn write_turns(
@@ -478,8 +493,7 @@ fn write_turns(
     let table = BucketedTable {
         name: "turns",
         schema,
-        sort_columns: &["session_id", "ordinal"],
-        bloom_columns: &ID_BLOOM_COLUMNS,
+        layout: &TURNS_LAYOUT,
     };
     let mut new_rows = Vec::with_capacity(sessions.len());
     for session in sessions {
@@ -501,8 +515,7 @@ fn write_file_touches(
     let table = BucketedTable {
         name: "file_touches",
         schema,
-        sort_columns: &["file_name", "tail", "session_id"],
-        bloom_columns: &TOUCH_BLOOM_COLUMNS,
+        layout: &TOUCHES_LAYOUT,
     };
     let mut new_rows = Vec::new();
     for session in sessions
@@ -573,13 +586,7 @@ fn write_bucketed(
             continue;
         }
         let file = table_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
-        write_sorted_with_blooms(
-            &file,
-            table.schema,
-            &batches,
-            table.sort_columns,
-            table.bloom_columns,
-        )?;
+        write_sorted(&file, table.schema, &batches, table.layout)?;
     }
     Ok(())
 }
@@ -618,10 +625,11 @@ fn write_sessions(
     let mut batches = untouched_rows(&previous_root.join("sessions"), touched)?;
     let rows: Vec<&SessionRow> = sessions.iter().map(|session| &session.session).collect();
     batches.push(pio::sessions_batch(schema, &rows).map_err(parquet_failure(&file))?);
-    let combined =
-        pio::concat_sorted(schema, &batches, &["session_id"]).map_err(parquet_failure(&file))?;
+    let combined = pio::concat_sorted(schema, &batches, SESSIONS_LAYOUT.sorted_by)
+        .map_err(parquet_failure(&file))?;
+    // Row order is kept: only the chain columns are filled in.
     let chained = super::chains::link_continuations(&combined).map_err(parquet_failure(&file))?;
-    pio::write_parquet(&file, schema, &[chained], &["session_id"])
+    pio::write_parquet(&file, schema, &[chained], &SESSIONS_LAYOUT)
 }
 
 /// Replaces the touched sessions in the master search index, commits it and publishes the
@@ -653,7 +661,7 @@ fn write_search_index(
         .iter()
         .flat_map(|session| session.events.iter())
     {
-        if event.event_type != EventType::Unknown && written_ids.insert(&event.event_id) {
+        if written_ids.insert(&event.event_id) {
             writer.add_event(event)?;
         }
     }

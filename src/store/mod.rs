@@ -100,8 +100,10 @@ pub struct Snapshot {
 /// version that wrote it; readers refuse another one and the indexer rebuilds it.
 /// 1: wave 1 (no marker file). 2: inferred timestamps, token usage columns. 3: chain
 /// positions on sessions. 4: CJK and Thai bigrams in the search index (issue #23). 5: the
-/// `file_touches` table.
-pub const FORMAT_VERSION: u32 = 5;
+/// `file_touches` table. 6: Parquet laid out for lookups (declared sort, 1024-row pages, page
+/// statistics on lookup columns) and a search index that locates every event (`unknown`
+/// included) without a stored copy of it (issue #21).
+pub const FORMAT_VERSION: u32 = 6;
 /// The file in each generation that holds its format version.
 const FORMAT_FILE: &str = "format";
 

@@ -18,7 +18,8 @@ use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::basic::{Compression, ZstdLevel};
-use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::file::metadata::SortingColumn;
+use datafusion::parquet::file::properties::{EnabledStatistics, WriterProperties};
 use datafusion::parquet::schema::types::ColumnPath;
 
 use super::StoreError;
@@ -27,6 +28,28 @@ use crate::model::TokenUsage;
 
 /// Rows per row group: small enough that bloom filters and min/max stats prune lookups well.
 const ROW_GROUP_ROWS: usize = 8192;
+/// Rows per data page: a located lookup decodes one page of each column, not the row group.
+const PAGE_ROWS: usize = 1024;
+/// Bytes per data page of the wide columns (event text, payloads).
+const WIDE_PAGE_BYTES: usize = 64 * 1024;
+
+/// How a table's files are laid out for lookups.
+#[derive(Debug, Clone, Copy)]
+pub struct FileLayout<'a> {
+    /// The columns the rows are sorted by (ascending, nulls first: `concat_sorted`'s order),
+    /// declared in the footer so readers know the order.
+    pub sorted_by: &'a [&'a str],
+    /// Columns with a bloom filter per row group (point lookups of ids).
+    pub bloom: &'a [&'a str],
+    /// Columns with page statistics (the column index) for page pruning; the others keep
+    /// row-group statistics only (a column index of text prunes nothing and costs cache).
+    pub page_statistics: &'a [&'a str],
+    /// Unique or near-unique columns written without a dictionary (a point read would decode
+    /// a dictionary page as large as the values first).
+    pub no_dictionary: &'a [&'a str],
+    /// Wide columns written in small pages ([`WIDE_PAGE_BYTES`]).
+    pub small_pages: &'a [&'a str],
+}
 
 fn parquet_error(path: &Path) -> impl Fn(String) -> StoreError + '_ {
     move |message| StoreError::Parquet {
@@ -267,31 +290,61 @@ pub fn schema_without(schema: &SchemaRef, drop: &[&str]) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-fn writer_properties(bloom_columns: &[&str]) -> WriterProperties {
+fn writer_properties(schema: &SchemaRef, layout: &FileLayout<'_>) -> WriterProperties {
+    let column = |name: &&str| ColumnPath::from(*name);
     let mut builder = WriterProperties::builder()
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-        .set_compression(Compression::ZSTD(ZstdLevel::default()));
-    for column in bloom_columns {
-        builder = builder.set_column_bloom_filter_enabled(ColumnPath::from(*column), true);
+        .set_data_page_row_count_limit(PAGE_ROWS)
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_sorting_columns(sorting_columns(schema, layout.sorted_by));
+    for name in layout.bloom {
+        builder = builder.set_column_bloom_filter_enabled(column(name), true);
+    }
+    for name in layout.page_statistics {
+        builder = builder.set_column_statistics_enabled(column(name), EnabledStatistics::Page);
+    }
+    for name in layout.no_dictionary {
+        builder = builder.set_column_dictionary_enabled(column(name), false);
+    }
+    for name in layout.small_pages {
+        builder = builder.set_column_data_page_size_limit(column(name), WIDE_PAGE_BYTES);
     }
     builder.build()
 }
 
-/// Writes `batches` (all of `schema`) as one Parquet file; bloom filters on the id columns.
+/// The footer's declaration of `sorted_by` (columns of `schema`, flat: leaf = field index).
+fn sorting_columns(schema: &SchemaRef, sorted_by: &[&str]) -> Option<Vec<SortingColumn>> {
+    let columns: Vec<SortingColumn> = sorted_by
+        .iter()
+        .map_while(|name| schema.index_of(name).ok())
+        .map(|index| SortingColumn {
+            column_idx: index as i32,
+            descending: false,
+            nulls_first: true,
+        })
+        .collect();
+    (columns.len() == sorted_by.len() && !columns.is_empty()).then_some(columns)
+}
+
+/// Writes `batches` (all of `schema`, sorted as `layout` says) as one Parquet file.
 pub fn write_parquet(
     path: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
-    bloom_columns: &[&str],
+    layout: &FileLayout<'_>,
 ) -> Result<(), StoreError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
     }
     let file = File::create(path).map_err(StoreError::io(path))?;
     let to_error = parquet_error(path);
-    let mut writer =
-        ArrowWriter::try_new(file, schema.clone(), Some(writer_properties(bloom_columns)))
-            .map_err(|error| to_error(error.to_string()))?;
+    let mut writer = ArrowWriter::try_new(
+        file,
+        schema.clone(),
+        Some(writer_properties(schema, layout)),
+    )
+    .map_err(|error| to_error(error.to_string()))?;
     for batch in batches {
         writer
             .write(batch)

@@ -3,51 +3,49 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{TURN, adjacent_turn_ids, neighbours, ordinal_parameter, row_error};
+use super::{TURN, adjacent_turn_ids, row_error};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, plain};
 use crate::model::harness_of;
-use crate::search::IndexedEvent;
+use crate::search::EventLocation;
 
 const EVENT: NamedQuery = NamedQuery {
-    name: "open_event",
-    sql: include_str!("../../../queries/open_event.sql"),
-};
-const EVENT_IN_SESSION: NamedQuery = NamedQuery {
-    name: "open_event_in_session",
-    sql: include_str!("../../../queries/open_event_in_session.sql"),
+    name: "open_event_located",
+    sql: include_str!("../../../queries/open_event_located.sql"),
 };
 const ADJACENT_EVENTS: NamedQuery = NamedQuery {
     name: "open_adjacent_events",
     sql: include_str!("../../../queries/open_adjacent_events.sql"),
 };
 
+/// open(event): the index locates the row (partition, session, seq); its row and its
+/// neighbours in the session are SQL, run at once; its turn, session and adjacent turns come
+/// from the directory once loaded, else by SQL.
 pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess, ToolError> {
-    if let Some(answer) = open_indexed(snapshot, event_id).await? {
-        return Ok(answer);
-    }
-    let event_rows = event_rows(snapshot, event_id).await?;
+    let Some(location) = snapshot.locate_event(event_id)? else {
+        return Err(ToolError::not_found("event", event_id));
+    };
+    let (event_rows, adjacent_rows) = tokio::try_join!(
+        event_rows(snapshot, event_id, &location),
+        adjacent_rows(snapshot, &location),
+    )?;
     let Some(row) = event_rows.first() else {
         return Err(ToolError::not_found("event", event_id));
     };
     let position = EventPosition::of(&row).map_err(row_error(EVENT.name))?;
-    let (turn_rows, (previous_event_id, next_event_id), (previous_turn_id, next_turn_id)) = tokio::try_join!(
-        async {
-            Ok(snapshot
-                .run(TURN, vec![text_parameter(&position.turn_id)])
-                .await?)
-        },
-        adjacent_event_ids(snapshot, &position),
-        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
-    )?;
-    let turn_row = turn_rows
-        .first()
-        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
+    let (previous_event_id, next_event_id) =
+        same_turn_neighbours(&adjacent_rows, &position, location.seq)
+            .map_err(row_error(ADJACENT_EVENTS.name))?;
+    let Parents {
+        session,
+        turn,
+        previous_turn_id,
+        next_turn_id,
+    } = parents(snapshot, &position, event_id).await?;
     let view = EventView::from_row(&row).map_err(row_error(EVENT.name))?;
     let mut data = event_json(&view);
-    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
     data["session"] = session;
     data["turn"] = turn;
     data["traversal"] = json!({
@@ -62,92 +60,130 @@ pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess
     Ok(ToolSuccess::new(data, text))
 }
 
-/// open(event) from the index's stored event and the in-memory directory: no SQL, unless a
-/// neighbour is an unindexed (`unknown`) event. `None` when the fast path does not apply.
-async fn open_indexed(
+/// The event's `session` and `turn` parents and the turns around its turn.
+struct Parents {
+    session: Value,
+    turn: Value,
+    previous_turn_id: Value,
+    next_turn_id: Value,
+}
+
+/// The parents from the in-memory directory once loaded, else by SQL.
+async fn parents(
+    snapshot: &WarmSnapshot,
+    position: &EventPosition,
+    event_id: &str,
+) -> Result<Parents, ToolError> {
+    if let Some(directory) = snapshot.directory()
+        && let (Some(turn), Some(session)) = (
+            directory.turn(&position.turn_id),
+            directory.session(&position.session_id),
+        )
+    {
+        let (previous_turn_id, next_turn_id) =
+            directory.adjacent_turns(&position.session_id, turn.ordinal);
+        return Ok(Parents {
+            session: json!({
+                "id": position.session_id,
+                "title": session.title,
+                "source": session.source,
+                "harness": harness_of(&session.source),
+            }),
+            turn: json!({
+                "id": position.turn_id,
+                "ordinal": turn.ordinal,
+                "completed": turn.completed,
+            }),
+            previous_turn_id: json!(previous_turn_id),
+            next_turn_id: json!(next_turn_id),
+        });
+    }
+    let (turn_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
+        async {
+            Ok(snapshot
+                .run(TURN, vec![text_parameter(&position.turn_id)])
+                .await?)
+        },
+        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
+    )?;
+    let turn_row = turn_rows
+        .first()
+        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
+    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
+    Ok(Parents {
+        session,
+        turn,
+        previous_turn_id,
+        next_turn_id,
+    })
+}
+
+/// The event's row, where the index located it.
+async fn event_rows(
     snapshot: &WarmSnapshot,
     event_id: &str,
-) -> Result<Option<ToolSuccess>, ToolError> {
-    let Some(directory) = snapshot.directory() else {
-        return Ok(None);
-    };
-    let Some(event) = snapshot.indexed_event(event_id)? else {
-        return Ok(None);
-    };
-    let (Some(turn), Some(session)) = (
-        directory.turn(&event.turn_id),
-        directory.session(&event.session_id),
-    ) else {
-        return Ok(None);
-    };
-    let (previous_event_id, next_event_id) =
-        match snapshot.indexed_neighbours(&event.turn_id, event.ordinal)? {
-            // Ordinals are contiguous: a missing neighbour inside the turn is an unindexed event.
-            (previous, next)
-                if (previous.is_some() || event.ordinal <= 1)
-                    && (next.is_some() || event.ordinal >= turn.event_count) =>
-            {
-                (json!(previous), json!(next))
-            }
-            _ => {
-                let position = EventPosition {
-                    session_id: event.session_id.clone(),
-                    turn_id: event.turn_id.clone(),
-                    turn_ordinal: turn.ordinal,
-                    ordinal: event.ordinal,
-                };
-                adjacent_event_ids(snapshot, &position).await?
-            }
-        };
-    let (previous_turn_id, next_turn_id) =
-        directory.adjacent_turns(&event.session_id, turn.ordinal);
-    let mut data = event_json(&EventView::from_index(&event));
-    data["session"] = json!({
-        "id": event.session_id,
-        "title": session.title,
-        "source": session.source,
-        "harness": harness_of(&session.source),
-    });
-    data["turn"] = json!({
-        "id": event.turn_id,
-        "ordinal": turn.ordinal,
-        "completed": turn.completed,
-    });
-    data["traversal"] = json!({
-        "session_id": event.session_id,
-        "turn_id": event.turn_id,
-        "previous_event_id": previous_event_id,
-        "next_event_id": next_event_id,
-        "previous_turn_id": previous_turn_id,
-        "next_turn_id": next_turn_id,
-    });
-    let text = summarize(&data);
-    Ok(Some(ToolSuccess::new(data, text)))
+    location: &EventLocation,
+) -> Result<Rows, ToolError> {
+    let mut parameters = location_parameters(location);
+    parameters.push(seq_parameter(location.seq));
+    parameters.push(text_parameter(event_id));
+    Ok(snapshot.run(EVENT, parameters).await?)
 }
 
-/// The event's row: located through the search index (partition and row-group pruning by
-/// source and session) when it is indexed, else by scanning `event_id` everywhere.
-async fn event_rows(snapshot: &WarmSnapshot, event_id: &str) -> Result<Rows, ToolError> {
-    if let Some(location) = snapshot.locate_event(event_id)? {
-        let parameters = vec![
-            text_parameter(event_id),
-            text_parameter(&location.session_id),
-            text_parameter(&location.source),
-        ];
-        let rows = snapshot.run(EVENT_IN_SESSION, parameters).await?;
-        if !rows.is_empty() {
-            return Ok(rows);
+/// The rows just before and after the located event in its session.
+async fn adjacent_rows(
+    snapshot: &WarmSnapshot,
+    location: &EventLocation,
+) -> Result<Rows, ToolError> {
+    let mut parameters = location_parameters(location);
+    parameters.push(seq_parameter(location.seq - 1));
+    parameters.push(seq_parameter(location.seq + 1));
+    Ok(snapshot.run(ADJACENT_EVENTS, parameters).await?)
+}
+
+/// `$1..$3` of the located queries: source, month, session id.
+fn location_parameters(location: &EventLocation) -> Vec<datafusion::scalar::ScalarValue> {
+    vec![
+        text_parameter(&location.source),
+        text_parameter(&location.month),
+        text_parameter(&location.session_id),
+    ]
+}
+
+/// A BIGINT `seq` parameter.
+fn seq_parameter(seq: i64) -> datafusion::scalar::ScalarValue {
+    datafusion::scalar::ScalarValue::Int64(Some(seq))
+}
+
+/// The ids of the events just before and after the event at `seq` within its turn (a turn's
+/// events are consecutive in the session, so those are its session neighbours when they
+/// share its turn).
+fn same_turn_neighbours(
+    rows: &Rows,
+    position: &EventPosition,
+    seq: i64,
+) -> Result<(Value, Value), RowError> {
+    let mut previous = Value::Null;
+    let mut next = Value::Null;
+    for row in rows.iter() {
+        if row.string("turn_id")? != position.turn_id {
+            continue;
+        }
+        let id = Value::String(row.string("event_id")?.to_owned());
+        match row.i64("seq")? {
+            neighbour if neighbour == seq - 1 => previous = id,
+            neighbour if neighbour == seq + 1 => next = id,
+            _ => {}
         }
     }
-    Ok(snapshot.run(EVENT, vec![text_parameter(event_id)]).await?)
+    Ok((previous, next))
 }
 
-/// Where an event sits: its session, turn and ordinals.
+/// Where an event sits: its session, turn and turn ordinal.
 struct EventPosition {
     session_id: String,
     turn_id: String,
     turn_ordinal: i64,
-    ordinal: i64,
 }
 
 impl EventPosition {
@@ -156,26 +192,11 @@ impl EventPosition {
             session_id: row.string("session_id")?.to_owned(),
             turn_id: row.string("turn_id")?.to_owned(),
             turn_ordinal: row.i64("turn_ordinal")?,
-            ordinal: row.i64("ordinal")?,
         })
     }
 }
 
-async fn adjacent_event_ids(
-    snapshot: &WarmSnapshot,
-    position: &EventPosition,
-) -> Result<(Value, Value), ToolError> {
-    let parameters = vec![
-        text_parameter(&position.session_id),
-        text_parameter(&position.turn_id),
-        ordinal_parameter(position.ordinal - 1),
-        ordinal_parameter(position.ordinal + 1),
-    ];
-    let rows = snapshot.run(ADJACENT_EVENTS, parameters).await?;
-    neighbours(&rows, "event_id", position.ordinal).map_err(row_error(ADJACENT_EVENTS.name))
-}
-
-/// The event's columns, from a row of `queries/open_event*.sql` or from the index.
+/// The event's columns, from a row of `queries/open_event_located.sql`.
 struct EventView<'a> {
     event_id: &'a str,
     session_id: &'a str,
@@ -214,27 +235,6 @@ impl<'a> EventView<'a> {
             text: row.string("text")?,
             payload: row.opt_string("payload")?,
         })
-    }
-
-    fn from_index(event: &'a IndexedEvent) -> EventView<'a> {
-        let detail = &event.detail;
-        EventView {
-            event_id: &event.event_id,
-            session_id: &event.session_id,
-            turn_id: &event.turn_id,
-            ordinal: event.ordinal,
-            event_type: &event.event_type,
-            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-            terminal: event.terminal,
-            model: detail.model.as_deref(),
-            originating_model: detail.originating_model.as_deref(),
-            tool_name: detail.tool_name.as_deref(),
-            tool_call_id: detail.tool_call_id.as_deref(),
-            exit_code: detail.exit_code,
-            subtype: detail.subtype.as_deref(),
-            text: &event.text,
-            payload: detail.payload.as_deref(),
-        }
     }
 }
 

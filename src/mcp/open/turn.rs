@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::{TURN, adjacent_turn_ids, excerpt_json, json_array_column, row_error, timestamp_json};
+use super::{
+    TURN, adjacent_turn_ids, excerpt_json, json_array_column, ordinal_parameter, row_error,
+    timestamp_json,
+};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
@@ -11,7 +14,6 @@ use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, one_line_summary, plain};
 use crate::mcp::usage::row_usage_json;
 use crate::model::harness_of;
-use crate::search::IndexedEvent;
 
 const TURN_ALONE: NamedQuery = NamedQuery {
     name: "open_turn_alone",
@@ -34,9 +36,8 @@ pub async fn open(snapshot: &WarmSnapshot, turn_id: &str) -> Result<ToolSuccess,
     };
     let session_id = row.string("session_id").map_err(row_error(TURN.name))?;
     let ordinal = row.i64("ordinal").map_err(row_error(TURN.name))?;
-    let events_parameters = vec![text_parameter(session_id), text_parameter(turn_id)];
     let (event_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
-        async { Ok(snapshot.run(EVENTS, events_parameters).await?) },
+        turn_events(snapshot, session_id, turn_id, ordinal),
         adjacent_turn_ids(snapshot, session_id, ordinal),
     )?;
     let events = summaries_of(&event_rows)?;
@@ -67,27 +68,11 @@ async fn open_with_directory(
             "turn {turn_id} has no session {session_id}"
         )));
     };
-    let parameters = || vec![text_parameter(session_id), text_parameter(turn_id)];
-    let event_count = usize::try_from(brief.event_count).unwrap_or(0);
-    let indexed = snapshot.indexed_turn_events(turn_id, event_count)?;
-    // Every event indexed (none of type `unknown`): the list comes from the index alone.
-    let (turn_rows, events) = if indexed.len() == event_count {
-        let events = indexed
-            .iter()
-            .map(|event| event_summary_json(&EventSummary::from_index(event)))
-            .collect();
-        let turn_rows = match snapshot.turn_row(session_id, turn_id).await? {
-            Some(rows) => rows,
-            None => snapshot.run(TURN_ALONE, parameters()).await?,
-        };
-        (turn_rows, events)
-    } else {
-        let (turn_rows, event_rows) = tokio::try_join!(
-            snapshot.run(TURN_ALONE, parameters()),
-            snapshot.run(EVENTS, parameters()),
-        )?;
-        (turn_rows, summaries_of(&event_rows)?)
-    };
+    let (turn_rows, event_rows) = tokio::try_join!(
+        turn_row(snapshot, session_id, turn_id),
+        turn_events(snapshot, session_id, turn_id, brief.ordinal),
+    )?;
+    let events = summaries_of(&event_rows)?;
     let Some(row) = turn_rows.first() else {
         return Err(ToolError::not_found("turn", turn_id));
     };
@@ -101,6 +86,39 @@ async fn open_with_directory(
     data["traversal"] = traversal_json(&row, json!(previous_turn_id), json!(next_turn_id))?;
     let text = summarize(&data);
     Ok(ToolSuccess::new(data, text))
+}
+
+/// The turn's row from the one `turns` bucket file that holds it, else by SQL.
+async fn turn_row(
+    snapshot: &WarmSnapshot,
+    session_id: &str,
+    turn_id: &str,
+) -> Result<Rows, ToolError> {
+    if let Some(rows) = snapshot.turn_row(session_id, turn_id).await? {
+        return Ok(rows);
+    }
+    let parameters = vec![text_parameter(session_id), text_parameter(turn_id)];
+    Ok(snapshot.run(TURN_ALONE, parameters).await?)
+}
+
+/// The turn's events by ordinal (`queries/open_turn_events.sql`), in the partition the index
+/// locates them in; none when the index has no event of the turn.
+async fn turn_events(
+    snapshot: &WarmSnapshot,
+    session_id: &str,
+    turn_id: &str,
+    turn_ordinal: i64,
+) -> Result<Rows, ToolError> {
+    let Some(location) = snapshot.locate_turn(turn_id)? else {
+        return Ok(Rows::default());
+    };
+    let parameters = vec![
+        text_parameter(&location.source),
+        text_parameter(&location.month),
+        text_parameter(session_id),
+        ordinal_parameter(turn_ordinal),
+    ];
+    Ok(snapshot.run(EVENTS, parameters).await?)
 }
 
 /// The session's title and source, as the response shows them.
@@ -162,7 +180,7 @@ fn summaries_of(rows: &Rows) -> Result<Vec<Value>, ToolError> {
         .map_err(row_error(EVENTS.name))
 }
 
-/// What an event's line in open(turn) shows, from a row or from the index.
+/// What an event's line in open(turn) shows.
 struct EventSummary<'a> {
     event_id: &'a str,
     ordinal: i64,
@@ -190,25 +208,6 @@ impl<'a> EventSummary<'a> {
             text_head: row.string("text_head")?,
             text_chars: row.i64("text_chars")?,
         })
-    }
-
-    fn from_index(event: &'a IndexedEvent) -> EventSummary<'a> {
-        let head_end = event
-            .text
-            .char_indices()
-            .nth(TEXT_HEAD_CHARS as usize)
-            .map_or(event.text.len(), |(offset, _)| offset);
-        EventSummary {
-            event_id: &event.event_id,
-            ordinal: event.ordinal,
-            event_type: &event.event_type,
-            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-            terminal: event.terminal,
-            tool_name: event.detail.tool_name.as_deref(),
-            model: event.detail.model.as_deref(),
-            text_head: &event.text[..head_end],
-            text_chars: event.text.chars().count() as i64,
-        }
     }
 }
 

@@ -15,7 +15,9 @@ use super::event::{PreviewSource, preview};
 use super::reply::{AgError, AgErrorCode};
 use super::steps::{Tokens, has_token_columns};
 use super::{AgTool, Context};
-use crate::mcp::catalog::{IndexSearch, NamedQuery, WarmSnapshot, text_list_parameter};
+use crate::mcp::catalog::{
+    IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
+};
 use crate::mcp::text::format_timestamp;
 use crate::mcp::validate::Arguments;
 use crate::model::EventType;
@@ -196,9 +198,7 @@ struct Candidate {
     session_id: String,
     source: String,
     kind: AgEventType,
-    turn_ordinal: i64,
-    ordinal: i64,
-    /// Position in the session, once known.
+    /// Position in the session.
     seq: Option<i64>,
     timestamp: Option<i64>,
     tool_name: Option<String>,
@@ -208,59 +208,17 @@ struct Candidate {
     tokens: Option<Tokens>,
 }
 
-/// The hits as candidates: from the index's stored events when it has them, else by SQL.
+/// The hits as candidates, in index order, by SQL over the rows the index locates; hits
+/// without table rows are left out.
 async fn candidates_of(
-    snapshot: &WarmSnapshot,
-    hits: &[SearchHit],
-) -> Result<Vec<Candidate>, AgError> {
-    let stored: Option<Vec<Candidate>> = hits
-        .iter()
-        .map(|hit| {
-            let event = hit.event.as_ref()?;
-            Some(Candidate {
-                event_id: event.event_id.clone(),
-                session_id: event.session_id.clone(),
-                source: event.source.clone(),
-                kind: AgEventType::of(&event.event_type, event.detail.subtype.as_deref()),
-                turn_ordinal: event.detail.turn_ordinal,
-                ordinal: event.ordinal,
-                seq: None,
-                timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-                tool_name: event.detail.tool_name.clone(),
-                text: event.text.clone(),
-                payload_chars: event
-                    .detail
-                    .payload
-                    .as_deref()
-                    .map_or(0, |payload| payload.chars().count()),
-                payload: event.detail.payload.clone(),
-                tokens: None,
-            })
-        })
-        .collect();
-    match stored {
-        Some(candidates) => Ok(candidates),
-        None => candidates_by_sql(snapshot, hits).await,
-    }
-}
-
-async fn candidates_by_sql(
     snapshot: &WarmSnapshot,
     hits: &[SearchHit],
 ) -> Result<Vec<Candidate>, AgError> {
     if hits.is_empty() {
         return Ok(Vec::new());
     }
-    let event_ids: Vec<&str> = hits.iter().map(|hit| hit.event_id.as_str()).collect();
-    let session_ids: Vec<&str> = hits.iter().map(|hit| hit.session_id.as_str()).collect();
     let rows = snapshot
-        .run(
-            PREVIEW_EVENTS,
-            vec![
-                text_list_parameter(&event_ids),
-                text_list_parameter(&session_ids),
-            ],
-        )
+        .run(PREVIEW_EVENTS, hit_location_parameters(hits))
         .await?;
     let mut by_id = HashMap::new();
     for row in rows.iter() {
@@ -269,8 +227,6 @@ async fn candidates_by_sql(
             session_id: row.string("session_id")?.to_owned(),
             source: row.string("source")?.to_owned(),
             kind: AgEventType::of(row.string("type")?, row.opt_string("subtype")?),
-            turn_ordinal: 0,
-            ordinal: 0,
             seq: Some(row.i64("seq")?),
             timestamp: row.opt_timestamp_nanos("timestamp")?,
             tool_name: row.opt_string("tool_name")?.map(str::to_owned),
@@ -288,38 +244,8 @@ async fn candidates_by_sql(
         .collect())
 }
 
-/// Fills in what the page's candidates still lack: positions (from the directory, else SQL)
-/// and token counts of TokenUsage events.
+/// Fills in what the page's candidates still lack: token counts of TokenUsage events.
 async fn complete_page(snapshot: &WarmSnapshot, page: &mut [Candidate]) -> Result<(), AgError> {
-    if let Some(directory) = snapshot.directory() {
-        for candidate in page.iter_mut().filter(|candidate| candidate.seq.is_none()) {
-            candidate.seq = directory
-                .events_before_turn(&candidate.session_id, candidate.turn_ordinal)
-                .map(|before| before + candidate.ordinal);
-        }
-    }
-    let unplaced: Vec<SearchHit> = page
-        .iter()
-        .filter(|candidate| candidate.seq.is_none())
-        .map(|candidate| SearchHit {
-            event_id: candidate.event_id.clone(),
-            session_id: candidate.session_id.clone(),
-            turn_id: String::new(),
-            raw_score: 0.0,
-            timestamp_micros: None,
-            event: None,
-        })
-        .collect();
-    if !unplaced.is_empty() {
-        let placed: HashMap<String, i64> = candidates_by_sql(snapshot, &unplaced)
-            .await?
-            .into_iter()
-            .filter_map(|candidate| Some((candidate.event_id, candidate.seq?)))
-            .collect();
-        for candidate in page.iter_mut() {
-            candidate.seq = candidate.seq.or(placed.get(&candidate.event_id).copied());
-        }
-    }
     let token_events: Vec<&Candidate> = page
         .iter()
         .filter(|candidate| candidate.kind == AgEventType::TokenUsage)

@@ -14,7 +14,6 @@ use super::sessions::RelaySession;
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::format_timestamp;
-use crate::search::IndexedEvent;
 
 const FIRST: NamedQuery = NamedQuery {
     name: "relay_messages",
@@ -105,27 +104,6 @@ impl Message {
             seq: row.opt_i64("seq")?.unwrap_or(0),
             model: row.opt_string("model")?.map(str::to_owned),
         }))
-    }
-
-    /// The message of an event stored in the search index.
-    pub fn from_indexed(event: &IndexedEvent) -> Option<Message> {
-        let tool_name = event.detail.tool_name.as_deref();
-        let role = Role::of(&event.event_type, tool_name)?;
-        Some(Message {
-            event_id: event.event_id.clone(),
-            session_id: event.session_id.clone(),
-            role,
-            content: content(
-                role,
-                &event.text,
-                tool_name,
-                event.detail.payload.as_deref(),
-            ),
-            text: event.text.clone(),
-            timestamp: event.timestamp_micros.map(|micros| micros * 1000),
-            seq: 0,
-            model: event.detail.model.clone(),
-        })
     }
 
     /// relay-search's message object, with the session's native id.

@@ -17,7 +17,7 @@ use super::fts;
 use super::messages::Message;
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
+use crate::mcp::catalog::{NamedQuery, WarmSnapshot, hit_location_parameters};
 use crate::mcp::rows::RowError;
 use crate::mcp::text::{format_timestamp, mark_terms, snippet};
 use crate::mcp::validate::Arguments;
@@ -159,32 +159,16 @@ fn hit_json(message: &Message, session: &RelaySession, query: &fts::FtsQuery) ->
     })
 }
 
-/// The hits' messages in rank order: on the fast path from the index's stored events, else
-/// by SQL.
+/// The hits' messages in rank order, by SQL over the rows the index locates.
 async fn messages_of(
     snapshot: &WarmSnapshot,
     hits: &[SearchHit],
 ) -> Result<Vec<Message>, RelayError> {
-    let stored: Option<Vec<Option<Message>>> = hits
-        .iter()
-        .map(|hit| hit.event.as_ref().map(Message::from_indexed))
-        .collect();
-    if let Some(messages) = stored.filter(|_| snapshot.directory().is_some()) {
-        return Ok(messages.into_iter().flatten().collect());
-    }
     if hits.is_empty() {
         return Ok(Vec::new());
     }
-    let event_ids: Vec<&str> = hits.iter().map(|hit| hit.event_id.as_str()).collect();
-    let session_ids: Vec<&str> = hits.iter().map(|hit| hit.session_id.as_str()).collect();
     let rows = snapshot
-        .run(
-            HIT_EVENTS,
-            vec![
-                text_list_parameter(&event_ids),
-                text_list_parameter(&session_ids),
-            ],
-        )
+        .run(HIT_EVENTS, hit_location_parameters(hits))
         .await?;
     let mut by_id: HashMap<String, Message> = rows
         .iter()

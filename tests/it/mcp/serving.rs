@@ -1,0 +1,192 @@
+//! DataFusion as the server runs it (issue #21): the Parquet files are laid out for located
+//! lookups (declared sort, small pages, page statistics, bloom filters, no dictionary on the
+//! wide columns), and the runtime's metadata cache keeps serving a file across a commit that
+//! hard-links it into the next generation.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
+use esker::mcp::catalog::Catalog;
+use esker::mcp::server::EskerServer;
+use esker::query::serving::metadata_hits;
+use esker::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::{fixture_store, fixtures_dir, index_into, query_rows};
+
+fn parquet_files(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|entry| entry.expect("walk").into_path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "parquet")
+        })
+        .collect()
+}
+
+fn column_index(
+    metadata: &datafusion::parquet::file::metadata::ParquetMetaData,
+    name: &str,
+) -> usize {
+    metadata
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .position(|column| column.name() == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+#[test]
+fn event_files_are_laid_out_for_located_lookups() {
+    let root = Store::open(fixture_store())
+        .unwrap()
+        .current()
+        .unwrap()
+        .root;
+    let files = parquet_files(&root.join("events"));
+    assert!(!files.is_empty());
+    for path in files {
+        let file = File::open(&path).unwrap();
+        let metadata = ParquetMetaDataReader::new()
+            .with_page_index_policy(PageIndexPolicy::Optional)
+            .parse_and_finish(&file)
+            .unwrap();
+        let (session, seq, text, event_id) = (
+            column_index(&metadata, "session_id"),
+            column_index(&metadata, "seq"),
+            column_index(&metadata, "text"),
+            column_index(&metadata, "event_id"),
+        );
+        let column_index_of = metadata.column_index().expect("a column index");
+        for (group_index, group) in metadata.row_groups().iter().enumerate() {
+            let sorted: Vec<(i32, bool)> = group
+                .sorting_columns()
+                .expect("declared sort")
+                .iter()
+                .map(|column| (column.column_idx, column.descending))
+                .collect();
+            assert_eq!(sorted, [(session as i32, false), (seq as i32, false)]);
+            assert!(group.column(event_id).bloom_filter_offset().is_some());
+            assert!(group.column(session).bloom_filter_offset().is_some());
+            assert_eq!(
+                group.column(text).dictionary_page_offset(),
+                None,
+                "{}: text has no dictionary",
+                path.display()
+            );
+            let indexes = &column_index_of[group_index];
+            assert!(
+                !matches!(
+                    indexes[seq],
+                    datafusion::parquet::file::page_index::column_index::ColumnIndexMetaData::NONE
+                ),
+                "page statistics on seq"
+            );
+            assert!(
+                matches!(
+                    indexes[text],
+                    datafusion::parquet::file::page_index::column_index::ColumnIndexMetaData::NONE
+                ),
+                "no page statistics on text"
+            );
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The cached footers of codex events files and how often each was reused.
+fn codex_event_file_hits(
+    catalog_runtime: &datafusion::execution::runtime_env::RuntimeEnv,
+) -> Vec<(String, usize)> {
+    metadata_hits(catalog_runtime)
+        .into_iter()
+        .filter(|(path, _)| path.contains("events/source=codex"))
+        .collect()
+}
+
+#[tokio::test]
+async fn cached_footers_survive_a_commit_that_hard_links_their_files() {
+    let logs = tempfile::tempdir().unwrap();
+    for source in ["codex", "claude"] {
+        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
+    }
+    let data = tempfile::tempdir().unwrap();
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let event_id = query_rows(
+        data.path(),
+        "SELECT event_id FROM events WHERE source = 'codex' ORDER BY event_id LIMIT 1",
+    )[0]["event_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let catalog = Catalog::open(data.path()).unwrap();
+    let runtime = Arc::clone(catalog.runtime());
+    let server = EskerServer::new(catalog);
+    let before = open(&server, &event_id).await;
+    assert!(!before.is_error, "{}", before.text);
+    let before_commit = codex_event_file_hits(&runtime);
+    let (opened_file, hits_before) = before_commit
+        .iter()
+        .max_by_key(|(_, hits)| *hits)
+        .cloned()
+        .expect("the opened event's footer is cached");
+    assert!(hits_before > 0, "{before_commit:?}");
+    let first_generation = Store::open(data.path())
+        .unwrap()
+        .current()
+        .unwrap()
+        .generation;
+
+    index_into(data.path(), &[&logs.path().join("claude")]);
+    let store = Store::open(data.path()).unwrap();
+    assert!(store.current().unwrap().generation > first_generation);
+    let after = open(&server, &event_id).await;
+    assert_eq!(strip_timing(after.envelope), strip_timing(before.envelope));
+    let after_commit = codex_event_file_hits(&runtime);
+    assert!(
+        after_commit
+            .iter()
+            .all(|(path, _)| !path.contains("generations/g")),
+        "cache keys leave the generation out: {after_commit:?}"
+    );
+    let hits_after = after_commit
+        .iter()
+        .find(|(path, _)| *path == opened_file)
+        .map(|(_, hits)| *hits);
+    // A miss would have re-read the footer and reset the entry's hits to 0 (`put`).
+    assert!(
+        hits_after > Some(hits_before),
+        "the next generation read the hard-linked file's cached footer: \
+         {before_commit:?} then {after_commit:?}"
+    );
+}
+
+async fn open(server: &EskerServer, id: &str) -> esker::mcp::envelope::ToolReply {
+    let arguments = json!({"id": id}).as_object().unwrap().clone();
+    server.call("open", &arguments).await.expect("known tool")
+}
+
+fn strip_timing(mut envelope: Value) -> Value {
+    if let Value::Object(map) = &mut envelope {
+        map.remove("performance");
+        if let Some(Value::Object(data)) = map.get_mut("data") {
+            data.remove("coverage");
+        }
+    }
+    envelope
+}
