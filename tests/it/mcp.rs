@@ -17,4 +17,5 @@ mod open;
 mod protocol;
 mod relay;
 mod search_sessions;
+mod semantic;
 mod traversal;
