@@ -183,6 +183,8 @@ enum Command {
         /// Print the tool's `data` as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        semantic: SemanticArgs,
         /// Keywords.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
@@ -502,8 +504,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             event_types,
             limit,
             json,
+            semantic,
             query,
         } => {
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            let leg = esker::semantic::Leg::open(
+                &reading_location(&data_dir).data_dir,
+                &semantic.settings(),
+            );
             let options = esker::cli::search::SearchOptions {
                 query: query.join(" "),
                 sources,
@@ -514,7 +522,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limit,
                 json,
             };
-            let outcome = match Reader::open(&resolve_data_dir(data_dir.as_deref())).await {
+            let outcome = match Reader::open_with(&data_dir, leg).await {
                 Ok(reader) => esker::cli::search::run(&reader, &options).await,
                 Err(error) => Err(error),
             };

@@ -98,10 +98,14 @@ impl Embedder {
         Ok(vectors)
     }
 
-    /// The normalised vector of one text.
-    pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, SemanticError> {
-        let mut vectors = self.embed(&[text.to_owned()])?;
-        Ok(vectors.pop().unwrap_or_default())
+    /// The normalised vector of a search query.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, SemanticError> {
+        let mut vector = match &self.kind {
+            EmbedderKind::Static(model) => model.encode_single(text),
+            EmbedderKind::Endpoint(endpoint) => endpoint.embed_query(text)?,
+        };
+        normalize(&mut vector);
+        Ok(vector)
     }
 }
 

@@ -8,8 +8,12 @@ use serde_json::{Value, json};
 
 use super::SemanticError;
 
-/// How long one request may take (a batch of texts at the indexer, one query at search).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one batch of texts may take at the indexer.
+const BATCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a query's embedding may take: well inside `search_sessions`' 5 s deadline, so a
+/// hung endpoint leaves the answer lexical instead of late.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A client of one endpoint and model.
 #[derive(Clone)]
@@ -18,6 +22,7 @@ pub struct Endpoint {
     url: String,
     model: String,
     agent: ureq::Agent,
+    query_agent: ureq::Agent,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -39,14 +44,17 @@ impl Endpoint {
         } else {
             format!("{trimmed}/embeddings")
         };
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(REQUEST_TIMEOUT))
-            .build()
-            .into();
+        let agent_with = |timeout: Duration| -> ureq::Agent {
+            ureq::Agent::config_builder()
+                .timeout_global(Some(timeout))
+                .build()
+                .into()
+        };
         Endpoint {
             url,
             model: model.to_owned(),
-            agent,
+            agent: agent_with(BATCH_TIMEOUT),
+            query_agent: agent_with(QUERY_TIMEOUT),
         }
     }
 
@@ -60,12 +68,25 @@ impl Endpoint {
 
     /// The embeddings of `texts`, in order.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, SemanticError> {
+        self.embed_with(&self.agent, texts)
+    }
+
+    /// The embedding of a search query (a short timeout).
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, SemanticError> {
+        let mut vectors = self.embed_with(&self.query_agent, &[text.to_owned()])?;
+        Ok(vectors.pop().unwrap_or_default())
+    }
+
+    fn embed_with(
+        &self,
+        agent: &ureq::Agent,
+        texts: &[String],
+    ) -> Result<Vec<Vec<f32>>, SemanticError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let body = json!({"model": self.model, "input": texts});
-        let response: Value = self
-            .agent
+        let response: Value = agent
             .post(&self.url)
             .send_json(&body)
             .map_err(|error| self.error(error.to_string()))?

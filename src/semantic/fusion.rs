@@ -14,11 +14,24 @@ use std::collections::HashMap;
 
 use crate::search::SearchHit;
 
-/// Semantic weight of a natural-language query with a rare word (document frequency < 1%).
-pub const SEMANTIC_WEIGHT_RARE: f32 = 0.3;
+/// The semantic weights of natural-language queries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusionWeights {
+    /// When one of the query's words is rare in the index (document frequency < 1%).
+    pub rare: f32,
+    /// When all its words are common or absent.
+    pub common: f32,
+}
 
-/// Semantic weight of a natural-language query whose words are all common or absent.
-pub const SEMANTIC_WEIGHT_COMMON: f32 = 0.7;
+impl Default for FusionWeights {
+    /// The weights of the research smoke test (`semantic-search.md`, section 6).
+    fn default() -> FusionWeights {
+        FusionWeights {
+            rare: 0.3,
+            common: 0.7,
+        }
+    }
+}
 
 /// How a query's two lists are combined.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +52,10 @@ pub fn is_identifier_like(text: &str) -> bool {
 }
 
 fn word_is_identifier_like(word: &str) -> bool {
+    // A command-line flag, a variable.
+    if word.len() > 1 && (word.starts_with('-') || word.starts_with('$')) {
+        return true;
+    }
     let word = word.trim_matches(|c: char| !c.is_alphanumeric());
     if word.contains("::") || word.contains('/') || word.contains('\\') || word.contains('_') {
         return true;
@@ -56,14 +73,14 @@ fn word_is_identifier_like(word: &str) -> bool {
 
 /// The blend of a query: lexical-first for identifiers, else convex with the weight its
 /// rarest word decides (`has_rare_word`).
-pub fn blend_for(text: &str, has_rare_word: bool) -> Blend {
+pub fn blend_for(text: &str, has_rare_word: bool, weights: FusionWeights) -> Blend {
     if is_identifier_like(text) {
         return Blend::LexicalFirst;
     }
     let semantic_weight = if has_rare_word {
-        SEMANTIC_WEIGHT_RARE
+        weights.rare
     } else {
-        SEMANTIC_WEIGHT_COMMON
+        weights.common
     };
     Blend::Convex { semantic_weight }
 }
@@ -203,10 +220,14 @@ mod tests {
             "supports_websockets flag",
             "\"connection refused\"",
             "failed with 403",
+            "docker compose up -d",
             "clippy",
         ] {
             assert!(is_identifier_like(text), "{text}");
-            assert_eq!(blend_for(text, false), Blend::LexicalFirst);
+            assert_eq!(
+                blend_for(text, false, FusionWeights::default()),
+                Blend::LexicalFirst
+            );
         }
         for text in [
             "where did we fix the flaky login test",

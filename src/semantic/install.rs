@@ -51,6 +51,8 @@ pub fn install_from_pip(data_dir: &Path) -> Result<Origin, SemanticError> {
         .arg("--dest")
         .arg(download.path())
         .arg(WORDLLAMA.requirement)
+        // pip's progress is a log: stderr, like every log of esker's.
+        .stdout(std::process::Stdio::from(std::io::stderr()))
         .status()
         .map_err(|error| {
             SemanticError::Install(format!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::embedder::Embedder;
-use super::fusion::{blend_for, fuse};
+use super::fusion::{FusionWeights, blend_for, fuse};
 use super::vectors::{QueryVector, VectorRow, VectorTable, part_files, vectors_dir};
 use super::{SemanticError, SemanticSettings};
 use crate::model::EventType;
@@ -31,6 +31,7 @@ pub struct Leg {
     embedder: Embedder,
     dir: PathBuf,
     loaded: Mutex<Option<LoadedTable>>,
+    weights: FusionWeights,
 }
 
 #[derive(Debug)]
@@ -66,7 +67,14 @@ impl Leg {
             dir: vectors_dir(data_dir, embedder.key()),
             embedder,
             loaded: Mutex::new(None),
+            weights: FusionWeights::default(),
         }
+    }
+
+    /// This leg blending natural-language queries with `weights` (the benchmark compares them).
+    pub fn with_weights(mut self, weights: FusionWeights) -> Leg {
+        self.weights = weights;
+        self
     }
 
     pub fn embedder(&self) -> &Embedder {
@@ -130,7 +138,7 @@ pub fn hybrid_search(
             (hit, cosine)
         })
         .collect();
-    let blend = blend_for(query.text, has_rare_word(index, query.text)?);
+    let blend = blend_for(query.text, has_rare_word(index, query.text)?, leg.weights);
     let fused = fuse(blend, lexical, semantic, query.limit);
     let hits = with_stored_events(index, fused)?;
     Ok(SearchResults {
@@ -149,7 +157,7 @@ fn semantic_inputs(
     if table.is_empty() {
         return Ok(None);
     }
-    let vector = leg.embedder.embed_one(text)?;
+    let vector = leg.embedder.embed_query(text)?;
     if vector.iter().all(|value| *value == 0.0) {
         return Ok(None);
     }

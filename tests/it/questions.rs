@@ -170,4 +170,25 @@ fn the_question_benchmark_with_and_without_the_semantic_leg() {
         leg.table().expect("vectors").len()
     );
     assert!(with.overall.hit_at_5_share() >= 0.90, "{:?}", with.overall);
+    eprintln!("semantic weights (rare word / common words): hit@1 · MRR per kind, held out, all");
+    for (rare, common) in [(0.3, 0.7), (0.2, 0.5), (0.1, 0.3), (0.0, 0.5), (0.5, 0.9)] {
+        let weights = esker::semantic::fusion::FusionWeights { rare, common };
+        let variant = Leg::new(model_home.path(), leg.embedder().clone()).with_weights(weights);
+        let report = esker::bench::questions::measure_with_leg(&index, Some(&variant), &questions)
+            .expect("searches");
+        let cell = |figures: &esker::bench::questions::Figures| {
+            format!(
+                "{:.1}% · {:.3}",
+                figures.hit_at_1_share() * 100.0,
+                figures.mrr()
+            )
+        };
+        let kinds: Vec<String> = report.by_kind.values().map(cell).collect();
+        eprintln!(
+            "| {rare} / {common} | {} | {} | {} |",
+            kinds.join(" | "),
+            cell(&report.held_out),
+            cell(&report.overall)
+        );
+    }
 }

@@ -178,6 +178,19 @@ async fn a_paraphrase_finds_its_session_only_with_the_semantic_leg_on() {
             .all(|id| id == README_SESSION)
     );
 
+    // `esker search` takes the same switch.
+    let cli = run_esker(&[
+        "search",
+        "--data-dir",
+        data_arg,
+        "--semantic",
+        "on",
+        "--json",
+        PARAPHRASE,
+    ]);
+    assert!(cli.status.success(), "{}", stderr_of(&cli));
+    assert!(String::from_utf8_lossy(&cli.stdout).contains(AUTH_SESSION));
+
     // A second pass embeds nothing again.
     let again = esker_ok(&["index", "--data-dir", data_arg, logs.to_str().unwrap()]);
     assert!(again.contains("0 events embedded (4 already)"), "{again}");
