@@ -235,10 +235,11 @@ mod tests {
         ] {
             assert!(!is_identifier_like(text), "{text}");
         }
+        let weights = FusionWeights::default();
         assert_eq!(
-            blend_for("flaky login test", true),
+            blend_for("flaky login test", true, weights),
             Blend::Convex {
-                semantic_weight: SEMANTIC_WEIGHT_RARE
+                semantic_weight: weights.rare
             }
         );
     }
