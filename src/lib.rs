@@ -8,6 +8,8 @@
 //! - [`store`]: immutable generations of Parquet tables (`tables/*.sql`) and the search index,
 //!   committed atomically; checkpoints for incremental indexing.
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
+//! - [`semantic`]: the semantic search leg (static embeddings beside the tables, fused with
+//!   BM25; off unless asked for).
 //! - [`query`]: DataFusion contexts over a snapshot, read-only ad-hoc SQL.
 //! - [`mcp`]: the MCP server (`search_sessions`, `open`, `list_sessions`, `file_attention`; other tool sets as
 //!   profiles).
@@ -29,5 +31,6 @@ pub mod model;
 pub mod query;
 pub mod redact;
 pub mod search;
+pub mod semantic;
 pub mod store;
 pub mod team;

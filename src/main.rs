@@ -68,6 +68,8 @@ enum Command {
         wait: Option<u64>,
         #[command(flatten)]
         ingest: IngestArgs,
+        #[command(flatten)]
+        semantic: SemanticArgs,
         /// Commit after this many bytes of changed logs (bounds memory; tests use it to get
         /// many commits from a small corpus).
         #[arg(long, value_name = "BYTES", hide = true)]
@@ -115,6 +117,13 @@ enum Command {
         project: Option<String>,
         #[command(flatten)]
         ingest: IngestArgs,
+        #[command(flatten)]
+        semantic: SemanticArgs,
+    },
+    /// The static embedding model of the semantic search leg.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
     },
     /// Audit what redaction would replace in log files: prints each finding's kind and
     /// position (line, JSON pointer, byte range), never the value. Exit code 1 when any is found.
@@ -176,6 +185,8 @@ enum Command {
         /// Print the tool's `data` as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        semantic: SemanticArgs,
         /// Keywords.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
@@ -327,6 +338,49 @@ enum MemoryCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum ModelCommand {
+    /// Install the pinned WordLlama weights (`pip download` of the PyPI wheel, sha256 checked)
+    /// into the data dir, then embed the store's events.
+    Install {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Install from this file instead of downloading: the pinned wheel, or a model2vec
+        /// directory (tokenizer.json + model.safetensors).
+        #[arg(long, value_name = "PATH")]
+        from_file: Option<PathBuf>,
+    },
+}
+
+/// Options of the semantic search leg (issue #23).
+#[derive(Debug, Clone, clap::Args)]
+struct SemanticArgs {
+    /// Fuse hits by meaning (the installed model's vectors) into search results [default: off;
+    /// see PERFORMANCE.md].
+    #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+    semantic: Option<String>,
+    /// Embed with this OpenAI-compatible embeddings endpoint (e.g. a local Ollama,
+    /// http://localhost:11434/v1) instead of the installed model.
+    #[arg(long, value_name = "URL")]
+    embeddings_url: Option<String>,
+    /// The model name sent to --embeddings-url.
+    #[arg(long, value_name = "NAME", default_value = esker::semantic::DEFAULT_ENDPOINT_MODEL)]
+    embeddings_model: String,
+}
+
+impl SemanticArgs {
+    fn settings(&self) -> esker::semantic::SemanticSettings {
+        esker::semantic::SemanticSettings {
+            enabled: self
+                .semantic
+                .as_deref()
+                .map_or(esker::semantic::ON_BY_DEFAULT, |value| value == "on"),
+            embeddings_url: self.embeddings_url.clone(),
+            embeddings_model: self.embeddings_model.clone(),
+        }
+    }
+}
+
 /// Options shared by everything that ingests.
 #[derive(Debug, clap::Args)]
 struct IngestArgs {
@@ -410,6 +464,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             rebuild,
             wait,
             ingest,
+            semantic,
             batch_bytes,
             paths,
         } => {
@@ -438,9 +493,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 if !plan.location.sample && discard_sample_store(&plan.location.data_dir)? {
                     eprintln!("removed the sample store: real history is indexed now");
                 }
-                run_index_watch(&plan.location.data_dir, options).await
+                run_index_watch(&plan.location.data_dir, options, semantic.settings()).await
             } else {
-                run_index(&plan, &options).await
+                run_index(&plan, &options, &semantic.settings()).await
             }
         }
         Command::Query {
@@ -506,8 +561,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             event_types,
             limit,
             json,
+            semantic,
             query,
         } => {
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            let leg = esker::semantic::Leg::open(
+                &reading_location(&data_dir).data_dir,
+                &semantic.settings(),
+            );
             let options = esker::cli::search::SearchOptions {
                 query: query.join(" "),
                 sources,
@@ -518,11 +579,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limit,
                 json,
             };
-            let outcome =
-                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
-                    Ok(reader) => esker::cli::search::run(&reader, &options).await,
-                    Err(error) => Err(error),
-                };
+            let outcome = match esker::cli::team::open_reader_with(&data_dir, leg).await {
+                Ok(reader) => esker::cli::search::run(&reader, &options).await,
+                Err(error) => Err(error),
+            };
             finish(outcome)
         }
         Command::Show {
@@ -601,7 +661,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             profile,
             project,
             ingest,
+            semantic,
         } => {
+            let semantic = semantic.settings();
             let redactor = ingest.redactor()?;
             let settings = esker::mcp::profiles::ServeSettings {
                 memory: esker::memory::service::MemorySettings::from_cwd(project.as_deref()),
@@ -650,11 +712,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     full_pass_every: Duration::from_secs(full_pass_every.max(1)),
                     ..WatchOptions::default()
                 });
-                spawn_background_index(store, options, watch)?;
+                spawn_background_index(store, options, watch, semantic.clone())?;
             }
-            esker::mcp::serve_stdio(data_dir, profiles, monitor).await?;
+            let leg = esker::semantic::Leg::open(&data_dir, &semantic);
+            esker::mcp::serve_stdio(data_dir, profiles, monitor, leg).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Model {
+            command:
+                ModelCommand::Install {
+                    data_dir,
+                    from_file,
+                },
+        } => run_model_install(&resolve_data_dir(data_dir.as_deref()), from_file.as_deref()),
         Command::Redact {
             check: _,
             rules,
@@ -809,10 +879,15 @@ fn finish(outcome: Result<Outcome, CliError>) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn run_index(plan: &IndexPlan, options: &IndexOptions) -> anyhow::Result<ExitCode> {
+async fn run_index(
+    plan: &IndexPlan,
+    options: &IndexOptions,
+    semantic: &esker::semantic::SemanticSettings,
+) -> anyhow::Result<ExitCode> {
     let store = Store::open(&plan.location.data_dir)?;
     let summary = index_paths(&store, options).await?;
     eprintln!("esker index: {summary}");
+    tokio::task::block_in_place(|| embed_after_commit(&store, semantic, true));
     if let Some(peak) = peak_memory_bytes() {
         eprintln!("peak memory: {} MB", peak / 1_000_000);
     }
@@ -827,6 +902,48 @@ async fn run_index(plan: &IndexPlan, options: &IndexOptions) -> anyhow::Result<E
     })
 }
 
+/// The semantic leg's embedding pass after a lexical commit: the new events become searchable
+/// by meaning (words already find them). Nothing without a model or endpoint; a failure is
+/// reported and leaves the lexical store as committed.
+fn embed_after_commit(
+    store: &Store,
+    settings: &esker::semantic::SemanticSettings,
+    to_stderr: bool,
+) {
+    let outcome =
+        esker::semantic::Embedder::for_settings(store.data_dir(), settings).and_then(|embedder| {
+            embedder
+                .map(|embedder| esker::semantic::embed_pass::embed_pending(store, &embedder))
+                .transpose()
+        });
+    match (outcome, to_stderr) {
+        (Ok(None), _) => {}
+        (Ok(Some(summary)), true) => eprintln!("esker index: semantic leg: {summary}"),
+        (Ok(Some(summary)), false) => tracing::info!("semantic leg: {summary}"),
+        (Err(error), true) => eprintln!("esker index: semantic leg: {error}"),
+        (Err(error), false) => tracing::warn!("semantic leg: {error}"),
+    }
+}
+
+/// `esker model install [--from-file PATH]`, then an embedding pass over the store if any.
+fn run_model_install(data_dir: &Path, from_file: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let origin = match from_file {
+        Some(path) => esker::semantic::install::install_from_file(data_dir, path)?,
+        None => esker::semantic::install::install_from_pip(data_dir)?,
+    };
+    eprintln!(
+        "esker model install: {} from {} into {}\nlicence: {}",
+        origin.name,
+        origin.source,
+        esker::semantic::model_files::model_dir(data_dir).display(),
+        origin.licence
+    );
+    if let Ok(store) = Store::open_existing(data_dir) {
+        embed_after_commit(&store, &esker::semantic::SemanticSettings::default(), true);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// This process's peak resident set size (Linux `VmHWM`), when the platform tells it.
 fn peak_memory_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -836,7 +953,11 @@ fn peak_memory_bytes() -> Option<u64> {
 }
 
 /// `esker index --watch`: indexes, then keeps indexing as the logs change, until killed.
-async fn run_index_watch(data_dir: &Path, options: IndexOptions) -> anyhow::Result<ExitCode> {
+async fn run_index_watch(
+    data_dir: &Path,
+    options: IndexOptions,
+    semantic: esker::semantic::SemanticSettings,
+) -> anyhow::Result<ExitCode> {
     let store = Store::open(data_dir)?;
     eprintln!(
         "esker index: watching {} location(s); Ctrl-C to stop",
@@ -847,7 +968,8 @@ async fn run_index_watch(data_dir: &Path, options: IndexOptions) -> anyhow::Resu
         watch_and_index(&store, &options, &WatchOptions::default(), |outcome| {
             match outcome {
                 Ok(summary) if first || summary.files_ingested > 0 => {
-                    eprintln!("esker index: {summary}")
+                    eprintln!("esker index: {summary}");
+                    embed_after_commit(&store, &semantic, true);
                 }
                 Ok(_) => {}
                 Err(error) => eprintln!("esker index: {error}"),
@@ -867,12 +989,20 @@ fn spawn_background_index(
     store: Store,
     options: IndexOptions,
     watch: Option<WatchOptions>,
+    semantic: esker::semantic::SemanticSettings,
 ) -> anyhow::Result<()> {
     std::thread::Builder::new()
         .name("esker-indexer".to_string())
         .spawn(move || {
+            let first_pass = std::sync::atomic::AtomicBool::new(true);
             let log_pass = |outcome: &Result<IndexSummary, IndexError>| match outcome {
-                Ok(summary) => tracing::info!("background index: {summary}"),
+                Ok(summary) => {
+                    tracing::info!("background index: {summary}");
+                    let first = first_pass.swap(false, std::sync::atomic::Ordering::Relaxed);
+                    if first || summary.files_ingested > 0 {
+                        embed_after_commit(&store, &semantic, false);
+                    }
+                }
                 Err(IndexError::Store(StoreError::Locked { .. })) => {
                     tracing::debug!("another writer holds the store; retrying")
                 }

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crate::model::EventType;
 use crate::search::{SearchError, SearchIndex, SearchQuery};
+use crate::semantic::{Leg, hybrid_search};
 
 /// Hits asked for per question: `search_sessions`' largest `n_hits`.
 pub const HITS_PER_QUESTION: usize = 50;
@@ -190,9 +191,18 @@ fn table_row(name: &str, figures: &Figures) -> String {
 
 /// Asks every question of `questions` and ranks its target session.
 pub fn measure(index: &SearchIndex, questions: &[Question]) -> Result<QuestionReport, SearchError> {
+    measure_with_leg(index, None, questions)
+}
+
+/// [`measure`] with the semantic leg fused in when `leg` is given (issue #23 item 4).
+pub fn measure_with_leg(
+    index: &SearchIndex,
+    leg: Option<&Leg>,
+    questions: &[Question],
+) -> Result<QuestionReport, SearchError> {
     let mut report = QuestionReport::default();
     for question in questions {
-        let sessions = ranked_sessions(index, &question.question)?;
+        let sessions = ranked_sessions(index, leg, &question.question)?;
         let rank = sessions
             .iter()
             .position(|session| *session == question.session)
@@ -219,15 +229,23 @@ pub fn measure(index: &SearchIndex, questions: &[Question]) -> Result<QuestionRe
 }
 
 /// The distinct sessions of the hits of `text`, in hit order.
-fn ranked_sessions(index: &SearchIndex, text: &str) -> Result<Vec<String>, SearchError> {
-    let results = index.search(&SearchQuery {
-        text,
-        session_id: None,
-        turn_id: None,
-        event_types: &EventType::SEARCH_DEFAULT,
-        source: None,
-        limit: HITS_PER_QUESTION,
-    })?;
+fn ranked_sessions(
+    index: &SearchIndex,
+    leg: Option<&Leg>,
+    text: &str,
+) -> Result<Vec<String>, SearchError> {
+    let results = hybrid_search(
+        index,
+        leg,
+        &SearchQuery {
+            text,
+            session_id: None,
+            turn_id: None,
+            event_types: &EventType::SEARCH_DEFAULT,
+            source: None,
+            limit: HITS_PER_QUESTION,
+        },
+    )?;
     let mut sessions: Vec<String> = Vec::new();
     for hit in results.hits {
         if !sessions.contains(&hit.session_id) {

@@ -92,6 +92,14 @@ pub struct Reader {
 
 impl Reader {
     pub async fn open(data_dir: &Path) -> Result<Reader, CliError> {
+        Reader::open_with(data_dir, None).await
+    }
+
+    /// [`Reader::open`] with the semantic search leg (`esker search --semantic on`).
+    pub async fn open_with(
+        data_dir: &Path,
+        semantic: Option<std::sync::Arc<crate::semantic::Leg>>,
+    ) -> Result<Reader, CliError> {
         let location = reading_location(data_dir);
         // A missing store is reported with the way out rather than created empty.
         Store::open_existing(&location.data_dir)?.verify()?;
@@ -101,7 +109,7 @@ impl Reader {
                 style::paint(style::NOTICE, &notice, style::stderr_colors())
             );
         }
-        let catalog = Catalog::open(&location.data_dir)?;
+        let catalog = Catalog::open(&location.data_dir)?.with_semantic_leg(semantic);
         catalog.snapshot().await?;
         Ok(Reader { catalog, location })
     }

@@ -80,11 +80,19 @@ pub async fn run_dataset_query(
 /// The reader of `search` / `sessions` for a data dir or a dataset URL: a URL is pulled into
 /// a local cache store first (incrementally), which then answers like any store.
 pub async fn open_reader(data_dir: &Path) -> Result<Reader, CliError> {
+    open_reader_with(data_dir, None).await
+}
+
+/// [`open_reader`] with the semantic search leg (`esker search --semantic on`).
+pub async fn open_reader_with(
+    data_dir: &Path,
+    semantic: Option<std::sync::Arc<crate::semantic::Leg>>,
+) -> Result<Reader, CliError> {
     let Some(url) = data_dir
         .to_str()
         .filter(|text| crate::team::is_dataset_url(text))
     else {
-        return Reader::open(data_dir).await;
+        return Reader::open_with(data_dir, semantic).await;
     };
     let remote = Remote::open(url)?;
     let cache = cache_dir(&remote.display);
@@ -95,7 +103,7 @@ pub async fn open_reader(data_dir: &Path) -> Result<Reader, CliError> {
         remote.display,
         cache.display()
     );
-    Reader::open(&cache).await
+    Reader::open_with(&cache, semantic).await
 }
 
 /// The local cache store of a dataset: `$XDG_CACHE_HOME/esker/datasets/<hash of the URL>`.

@@ -93,6 +93,8 @@ pub struct Catalog {
     runtime: Arc<RuntimeEnv>,
     /// What the indexer says about itself (an external one unless the server indexes).
     ingest: IngestMonitor,
+    /// The semantic search leg (issue #23), when it is on and has a model.
+    semantic: Option<Arc<crate::semantic::Leg>>,
 }
 
 /// Readers opened on one generation; shared by the requests that run while it is current.
@@ -110,6 +112,8 @@ pub struct WarmSnapshot {
     directory: tokio::sync::OnceCell<Directory>,
     /// Keeps the generation's files on disk while any request still reads them.
     pin: PinnedSnapshot,
+    /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
+    semantic: Option<Arc<crate::semantic::Leg>>,
 }
 
 /// An index search, owned so it can run on the blocking pool.
@@ -138,7 +142,14 @@ impl Catalog {
             warm: Mutex::new(None),
             runtime: serving_runtime().map_err(QueryError::from)?,
             ingest: IngestMonitor::external(),
+            semantic: None,
         })
+    }
+
+    /// The catalog fusing `leg`'s vector hits into searches (`None`: lexical only).
+    pub fn with_semantic_leg(mut self, leg: Option<Arc<crate::semantic::Leg>>) -> Catalog {
+        self.semantic = leg;
+        self
     }
 
     /// The catalog reporting the progress of the indexer that `monitor` follows.
@@ -169,14 +180,14 @@ impl Catalog {
             return Ok(Arc::clone(snapshot));
         }
         let started = std::time::Instant::now();
-        let snapshot = Arc::new(
-            WarmSnapshot::open(
-                self.store.pin_current()?,
-                self.path,
-                Arc::clone(&self.runtime),
-            )
-            .await?,
-        );
+        let mut opened = WarmSnapshot::open(
+            self.store.pin_current()?,
+            self.path,
+            Arc::clone(&self.runtime),
+        )
+        .await?;
+        opened.semantic = self.semantic.clone();
+        let snapshot = Arc::new(opened);
         tracing::info!(
             generation = snapshot.generation,
             elapsed_ms = started.elapsed().as_millis() as u64,
@@ -227,6 +238,7 @@ impl WarmSnapshot {
             fast_path,
             directory: tokio::sync::OnceCell::new(),
             pin,
+            semantic: None,
         })
     }
 
@@ -356,21 +368,26 @@ impl WarmSnapshot {
         Ok(self.index.locate_turn(turn_id)?)
     }
 
-    /// Runs a BM25 search on the blocking pool.
+    /// Runs a BM25 search, fused with the semantic leg when there is one, on the blocking pool.
     pub async fn search(
         self: &Arc<Self>,
         search: IndexSearch,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
         tokio::task::spawn_blocking(move || {
-            snapshot.index.search(&SearchQuery {
-                text: &search.text,
-                session_id: search.session_id.as_deref(),
-                turn_id: search.turn_id.as_deref(),
-                event_types: &search.event_types,
-                source: search.source.as_deref(),
-                limit: search.limit,
-            })
+            let leg = snapshot.semantic.as_deref();
+            crate::semantic::hybrid_search(
+                &snapshot.index,
+                leg,
+                &SearchQuery {
+                    text: &search.text,
+                    session_id: search.session_id.as_deref(),
+                    turn_id: search.turn_id.as_deref(),
+                    event_types: &search.event_types,
+                    source: search.source.as_deref(),
+                    limit: search.limit,
+                },
+            )
         })
         .await
         .map_err(|error| CatalogError::SearchTask(error.to_string()))?

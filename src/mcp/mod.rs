@@ -52,15 +52,18 @@ use crate::mcp::profiles::ProfileSet;
 use crate::mcp::server::EskerServer;
 
 /// Serves the store at `data_dir` over stdio with `profiles` until the client disconnects.
-/// `monitor` follows the indexer that keeps the store fresh (external when another process does).
+/// `monitor` follows the indexer that keeps the store fresh (external when another process does);
+/// `semantic` is the semantic search leg, when it is on and has a model.
 pub async fn serve_stdio(
     data_dir: PathBuf,
     profiles: ProfileSet,
     monitor: IngestMonitor,
+    semantic: Option<std::sync::Arc<crate::semantic::Leg>>,
 ) -> anyhow::Result<()> {
     let catalog = Catalog::open(&data_dir)
         .with_context(|| format!("cannot open the esker store at {}", data_dir.display()))?
-        .with_ingest_monitor(monitor);
+        .with_ingest_monitor(monitor)
+        .with_semantic_leg(semantic);
     // Open the readers now so the first tool call is already on the warm path.
     catalog
         .snapshot()

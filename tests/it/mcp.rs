@@ -17,5 +17,6 @@ mod open;
 mod protocol;
 mod relay;
 mod search_sessions;
+mod semantic;
 mod serving;
 mod traversal;

@@ -116,3 +116,79 @@ fn the_question_benchmark_meets_its_floors() {
     }
     assert!(report.cjk.hit_at_5_share() >= 0.90, "{:?}", report.cjk);
 }
+
+/// Issue #23 item 4: the question benchmark without and with the semantic leg, the vectors
+/// made by the real WordLlama weights. Runs when `$ESKER_WORDLLAMA_WHEEL` names the pinned
+/// wheel (`pip download --no-deps wordllama==0.4.0.post1 ...`); prints both tables for
+/// PERFORMANCE.md. The vectors are kept in a temporary directory, not in the shared store.
+#[test]
+fn the_question_benchmark_with_and_without_the_semantic_leg() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let Some(wheel) = std::env::var_os("ESKER_WORDLLAMA_WHEEL") else {
+        eprintln!("skipped: set ESKER_WORDLLAMA_WHEEL to the pinned wordllama wheel to measure");
+        return;
+    };
+    use esker::semantic::{Embedder, Leg, embed_pass, install, model_files};
+    let model_home = tempfile::tempdir().expect("temp dir");
+    install::install_from_file(model_home.path(), std::path::Path::new(&wheel))
+        .expect("the pinned wheel installs");
+    let embedder = Embedder::installed(&model_files::model_dir(model_home.path())).expect("loads");
+    let store = esker::store::Store::open_existing(data_dir).expect("store opens");
+    let summary = embed_pass::embed_pending_into(&store, &embedder, model_home.path())
+        .expect("embedding pass");
+    eprintln!("semantic leg on ../shared/corpus: {summary}");
+    let leg = Leg::new(model_home.path(), embedder);
+    let snapshot = store.pin_current().expect("current generation");
+    let index = esker::search::SearchIndex::open(&snapshot).expect("search index opens");
+    let path = manifest_dir().join(esker::bench::questions::CORPUS_QUESTIONS);
+    let questions = esker::bench::questions::load_questions(&path).expect("questions load");
+    let without = esker::bench::questions::measure(&index, &questions).expect("searches");
+    let started = std::time::Instant::now();
+    let with = esker::bench::questions::measure_with_leg(&index, Some(&leg), &questions)
+        .expect("searches");
+    let per_question_ms = started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64;
+    eprintln!(
+        "question benchmark without the semantic leg:\n{}\nwith it ({per_question_ms:.1} ms per \
+         question, debug):\n{}",
+        without.markdown_table(),
+        with.markdown_table()
+    );
+    for miss in with.misses_at_1() {
+        eprintln!(
+            "with the leg, not first ({}): {:?} → {} at {:?}; top: {:?}",
+            miss.question.kind,
+            miss.question.question,
+            miss.question.session,
+            miss.rank,
+            miss.top_sessions
+        );
+    }
+    assert_eq!(
+        summary.embedded + summary.already,
+        leg.table().expect("vectors").len()
+    );
+    assert!(with.overall.hit_at_5_share() >= 0.90, "{:?}", with.overall);
+    eprintln!("semantic weights (rare word / common words): hit@1 · MRR per kind, held out, all");
+    for (rare, common) in [(0.3, 0.7), (0.2, 0.5), (0.1, 0.3), (0.0, 0.5), (0.5, 0.9)] {
+        let weights = esker::semantic::fusion::FusionWeights { rare, common };
+        let variant = Leg::new(model_home.path(), leg.embedder().clone()).with_weights(weights);
+        let report = esker::bench::questions::measure_with_leg(&index, Some(&variant), &questions)
+            .expect("searches");
+        let cell = |figures: &esker::bench::questions::Figures| {
+            format!(
+                "{:.1}% · {:.3}",
+                figures.hit_at_1_share() * 100.0,
+                figures.mrr()
+            )
+        };
+        let kinds: Vec<String> = report.by_kind.values().map(cell).collect();
+        eprintln!(
+            "| {rare} / {common} | {} | {} | {} |",
+            kinds.join(" | "),
+            cell(&report.held_out),
+            cell(&report.overall)
+        );
+    }
+}
