@@ -180,6 +180,18 @@ pub fn plain_event(
     }
 }
 
+/// A time given as epoch seconds or epoch milliseconds (told apart by magnitude: SQLite stores
+/// such as Goose's and Crush's declare one and write the other).
+pub fn epoch_time(seconds_or_millis: Option<i64>) -> Option<DateTime<Utc>> {
+    let value = seconds_or_millis?;
+    let millis = if value.abs() > 100_000_000_000 {
+        value
+    } else {
+        value.saturating_mul(1000)
+    };
+    DateTime::from_timestamp_millis(millis)
+}
+
 /// Which event carries the usage of a message whose events start at `first_event`: its reply,
 /// else its first event, else (a message with no event) the event before it.
 pub fn usage_carrier(events: &[RawEvent], first_event: usize) -> Option<usize> {
@@ -247,6 +259,17 @@ mod tests {
             "fix nvim"
         );
         assert_eq!(tag_content("<q>\nhi\n</q>", "q"), Some("\nhi\n"));
+    }
+
+    #[test]
+    fn epoch_times_in_seconds_or_millis_agree() {
+        let seconds = epoch_time(Some(1_754_568_953));
+        assert_eq!(seconds, epoch_time(Some(1_754_568_953_000)));
+        assert_eq!(
+            seconds.map(|time| time.to_rfc3339()),
+            Some("2025-08-07T12:15:53+00:00".to_string())
+        );
+        assert_eq!(epoch_time(None), None);
     }
 
     #[test]

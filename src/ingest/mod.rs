@@ -6,9 +6,11 @@ pub mod amp;
 pub mod antigravity;
 pub mod assemble;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod content;
 pub mod copilot;
+pub mod crush;
 pub mod cursor;
 pub mod factory;
 pub mod gemini;
@@ -63,6 +65,14 @@ pub enum Format {
     Kimi,
     /// Goose's `sessions.db` (SQLite).
     GooseDb,
+    /// Goose's legacy `<session>.jsonl` (before v1.20).
+    GooseJsonl,
+    /// Crush's `crush.db` (SQLite).
+    CrushDb,
+    /// A Cline task folder (`ui_messages.json`, ...).
+    ClineTask,
+    /// A Roo Code task folder.
+    RooTask,
 }
 
 impl Format {
@@ -85,6 +95,10 @@ impl Format {
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
             Format::GooseDb => "goose_db",
+            Format::GooseJsonl => "goose_jsonl",
+            Format::CrushDb => "crush_db",
+            Format::ClineTask => "cline_task",
+            Format::RooTask => "roo_task",
         }
     }
 }
@@ -148,6 +162,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::FactorySession)
     } else if antigravity::sniff(&leading) {
         Some(Format::Antigravity)
+    } else if goose::sniff_jsonl(&leading) {
+        Some(Format::GooseJsonl)
     } else {
         None
     }
@@ -238,6 +254,7 @@ pub fn parse(
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
+        (Format::GooseJsonl, Content::Lines(split)) => goose::parse_jsonl(path, &split.lines),
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
@@ -265,6 +282,10 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeTree,
         Format::Kimi,
         Format::GooseDb,
+        Format::GooseJsonl,
+        Format::CrushDb,
+        Format::ClineTask,
+        Format::RooTask,
     ]
     .into_iter()
     .find(|format| format.name() == name)
