@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::model::{EventType, RawEvent, tool_call_text};
+use crate::model::{EventType, RawEvent, TurnEnd, tool_call_text};
 
 /// Tool name used when a log names no tool for a call or result.
 pub const UNKNOWN_TOOL: &str = "unknown_tool";
@@ -190,6 +190,27 @@ pub fn epoch_time(seconds_or_millis: Option<i64>) -> Option<DateTime<Utc>> {
         value.saturating_mul(1000)
     };
     DateTime::from_timestamp_millis(millis)
+}
+
+/// Marks the replies that end their turns, for logs that record no turn end: a reply followed
+/// by a new prompt (or the end of the log) with no tool call after it.
+pub fn mark_terminal_replies(events: &mut [RawEvent]) {
+    let mut last_reply: Option<usize> = None;
+    for index in 0..events.len() {
+        match events[index].kind {
+            EventType::UserInput => {
+                if let Some(reply) = last_reply.take() {
+                    events[reply].turn_end = Some(TurnEnd::Terminal);
+                }
+            }
+            EventType::AssistantResponse => last_reply = Some(index),
+            EventType::ToolCall => last_reply = None,
+            _ => {}
+        }
+    }
+    if let Some(reply) = last_reply {
+        events[reply].turn_end = Some(TurnEnd::Terminal);
+    }
 }
 
 /// Which event carries the usage of a message whose events start at `first_event`: its reply,

@@ -15,11 +15,11 @@ use std::path::Path;
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
-use crate::ingest::content::{epoch_time, totals_carrier};
+use crate::ingest::content::{epoch_time, mark_terminal_replies, totals_carrier};
 use crate::ingest::lines::JsonLine;
 use crate::ingest::sqlite::{row_as_object, table_names};
 use crate::model::{
-    EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage, TurnEnd,
+    EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
     parse_timestamp, tool_call_text,
 };
 
@@ -286,26 +286,6 @@ pub fn parse(session: &GooseSession) -> ParseOutput {
     }
 }
 
-/// A reply followed by a new prompt (or the end) with no tool call after it ends its turn.
-fn mark_terminal_replies(events: &mut [RawEvent]) {
-    let mut last_reply: Option<usize> = None;
-    for index in 0..events.len() {
-        match events[index].kind {
-            EventType::UserInput => {
-                if let Some(reply) = last_reply.take() {
-                    events[reply].turn_end = Some(TurnEnd::Terminal);
-                }
-            }
-            EventType::AssistantResponse => last_reply = Some(index),
-            EventType::ToolCall => last_reply = None,
-            _ => {}
-        }
-    }
-    if let Some(reply) = last_reply {
-        events[reply].turn_end = Some(TurnEnd::Terminal);
-    }
-}
-
 /// The session's accumulated usage on its last reply (Goose keeps no per-call usage).
 fn attach_session_usage(info: &Map<String, Value>, events: &mut [RawEvent]) {
     let count = |names: [&str; 2]| {
@@ -333,6 +313,7 @@ fn attach_session_usage(info: &Map<String, Value>, events: &mut [RawEvent]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::TurnEnd;
     use serde_json::json;
 
     #[test]

@@ -28,6 +28,7 @@ use super::cline;
 use super::crush;
 use super::goose;
 use super::kimi;
+use super::kimi_code;
 use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
 use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
@@ -45,6 +46,8 @@ pub enum GroupKind {
     OpenCodeTree,
     /// A Kimi CLI session folder (`sessions/<hash>/<uuid>`).
     Kimi,
+    /// A Kimi Code session folder (`sessions/<workDirKey>/<id>` with `agents/`).
+    KimiCode,
     /// A Cline task folder (`tasks/<id>`, or any folder holding `ui_messages.json`).
     Cline,
     /// A Roo Code task folder.
@@ -57,6 +60,7 @@ impl GroupKind {
             GroupKind::Antigravity => Format::Antigravity,
             GroupKind::OpenCodeTree => Format::OpenCodeTree,
             GroupKind::Kimi => Format::Kimi,
+            GroupKind::KimiCode => Format::KimiCode,
             GroupKind::Cline => Format::ClineTask,
             GroupKind::Roo => Format::RooTask,
         }
@@ -212,6 +216,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
         };
         return Some(Claim::Member(Group { kind, key }));
     }
+    if let Some(key) = kimi_code::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::KimiCode,
+            key,
+        }));
+    }
     if let Some(key) = kimi::key_of(path) {
         return Some(Claim::Member(Group {
             kind: GroupKind::Kimi,
@@ -286,8 +296,70 @@ pub(super) fn read_group(
         GroupKind::Antigravity => read_antigravity(group, previous, options, shared),
         GroupKind::OpenCodeTree => read_opencode_tree(group, previous, options),
         GroupKind::Kimi => read_kimi(group, previous, options),
+        GroupKind::KimiCode => read_kimi_code(group, previous, options),
         GroupKind::Cline | GroupKind::Roo => read_cline(group, previous, options),
     }
+}
+
+fn read_kimi_code(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = group.kind.format();
+    let key = &group.key;
+    let stamp = fingerprint(&kimi_code::members(key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let mut agents = Vec::new();
+    let mut issues = Vec::new();
+    let mut secrets_redacted = 0;
+    let mut bytes_read = 0;
+    for (agent, wire) in kimi_code::wires(key) {
+        let Ok(streamed) = fs::File::open(&wire)
+            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+        else {
+            continue;
+        };
+        bytes_read += streamed.split.complete_offset;
+        issues.extend(streamed.split.malformed.iter().map(|warning| FileIssue {
+            line: warning.line,
+            message: format!("agents/{agent}/wire.jsonl: {}", warning.message),
+        }));
+        let mut lines = streamed.split.lines;
+        if options.redact {
+            for line in &mut lines {
+                secrets_redacted += options.redactor.redact_value(&mut line.value) as u64;
+            }
+        }
+        agents.push((agent, lines));
+    }
+    if !agents.iter().any(|(_, lines)| kimi_code::sniff(lines)) {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    }
+    let id = key
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (sessions, warnings) = kimi_code::parse(&id, &agents, &kimi_code::state_of(key));
+    let output = ParseOutput { sessions, warnings };
+    let malformed_lines = issues.len() as u64;
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
+    checkpoint.complete_offset = bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues,
+        extra_checkpoints: Vec::new(),
+    }))
 }
 
 fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {

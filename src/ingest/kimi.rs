@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::ingest::content::{UNKNOWN_TOOL, arguments_of, tool_call, tool_response};
+use crate::ingest::content::{
+    UNKNOWN_TOOL, arguments_of, mark_terminal_replies, tool_call, tool_response,
+};
 use crate::ingest::lines::JsonLine;
 use crate::model::{
     EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
@@ -419,15 +421,7 @@ pub fn parse_sub_context(parent_id: &str, number: u32, rows: &[JsonLine]) -> Par
             _ => {}
         }
     }
-    if let Some(reply) = events
-        .iter()
-        .rposition(|event| event.kind == EventType::AssistantResponse)
-        && events[reply..]
-            .iter()
-            .all(|event| event.kind != EventType::ToolCall)
-    {
-        events[reply].turn_end = Some(TurnEnd::Terminal);
-    }
+    mark_terminal_replies(&mut events);
     ParsedSession {
         source: Source::Kimi,
         native_id: format!("{parent_id}-sub-{number}"),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 12] = [
+pub const ENV_VARS: [&str; 13] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -18,6 +18,7 @@ pub const ENV_VARS: [&str; 12] = [
     "GOOSE_PATH_ROOT",
     "XDG_CONFIG_HOME",
     "VSCODE_APPDATA",
+    "KIMI_CODE_HOME",
 ];
 
 /// VS Code and its forks whose `User/globalStorage` may hold Cline or Roo Code task folders.
@@ -40,6 +41,9 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
         data_home.join("amp").join("threads"),
         home.join(".crush"),
         home.join(".goose").join("sessions"),
+        env("KIMI_CODE_HOME")
+            .unwrap_or_else(|| home.join(".kimi-code"))
+            .join("sessions"),
         home.join(".cline").join("data").join("tasks"),
     ];
     candidates.extend(vscode_task_folders(home, &env));

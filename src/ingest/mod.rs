@@ -17,6 +17,7 @@ pub mod gemini;
 pub mod goose;
 pub mod grouped;
 pub mod kimi;
+pub mod kimi_code;
 pub mod lines;
 pub mod locations;
 pub mod opencode;
@@ -65,6 +66,8 @@ pub enum Format {
     Kimi,
     /// Goose's `sessions.db` (SQLite).
     GooseDb,
+    /// A Kimi Code session folder (`state.json`, `agents/<id>/wire.jsonl`).
+    KimiCode,
     /// Goose's legacy `<session>.jsonl` (before v1.20).
     GooseJsonl,
     /// Crush's `crush.db` (SQLite).
@@ -95,6 +98,7 @@ impl Format {
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
             Format::GooseDb => "goose_db",
+            Format::KimiCode => "kimi_code",
             Format::GooseJsonl => "goose_jsonl",
             Format::CrushDb => "crush_db",
             Format::ClineTask => "cline_task",
@@ -282,6 +286,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeTree,
         Format::Kimi,
         Format::GooseDb,
+        Format::KimiCode,
         Format::GooseJsonl,
         Format::CrushDb,
         Format::ClineTask,

@@ -487,6 +487,9 @@ fn opencode_tokens(source: &Path) -> Tokens {
 /// Kimi: a session folder's `wire.jsonl` `StatusUpdate.token_usage`, once per `message_id`
 /// (input = other + cache reads + cache writes).
 fn kimi_tokens(folder: &Path) -> Tokens {
+    if folder.join("agents").is_dir() {
+        return kimi_code_tokens(folder);
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut sum = Tokens::default();
     for record in json_lines(&folder.join("wire.jsonl")) {
@@ -514,6 +517,31 @@ fn kimi_tokens(folder: &Path) -> Tokens {
             reasoning: 0,
             total: input + output,
         });
+    }
+    sum
+}
+
+/// Kimi Code: every agent's `usage.record` (input as recorded, cache reads as cached input).
+fn kimi_code_tokens(folder: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    let agents = std::fs::read_dir(folder.join("agents")).expect("agents");
+    for agent in agents {
+        let wire = agent.expect("agent").path().join("wire.jsonl");
+        for record in json_lines(&wire) {
+            if record.get("type").and_then(Value::as_str) != Some("usage.record") {
+                continue;
+            }
+            let usage = record.get("usage").unwrap_or(&record);
+            let (input, output) = (count(usage, "input_tokens"), count(usage, "output_tokens"));
+            sum.add(Tokens {
+                input,
+                cached_input: count(usage, "cache_read_tokens")
+                    + count(usage, "cached_input_tokens"),
+                output,
+                reasoning: 0,
+                total: input + output,
+            });
+        }
     }
     sum
 }

@@ -393,6 +393,97 @@ fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends()
     assert_eq!(text(&session(data_dir, KIMI), "title"), "Lynx and ocelot");
 }
 
+const IBIS: &str = "sess-ibis-0001";
+
+#[test]
+fn kimi_code_sessions_with_sub_agents_tools_failures_usage_and_appends() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let source = fixtures_dir().join("kimi-code");
+    for entry in walkdir::WalkDir::new(&source) {
+        let entry = entry.expect("walk");
+        let target = logs
+            .path()
+            .join(entry.path().strip_prefix(&source).expect("inside"));
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+    let data = tempfile::tempdir().expect("temp dir");
+    let data_dir = data.path();
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("kimi_code=1"), "{stderr}");
+    let main = session(data_dir, IBIS);
+    assert_eq!(text(&main, "source"), "kimi");
+    assert_eq!(text(&main, "title"), "Ibis nest logs");
+    assert_eq!(text(&main, "cwd"), "/srv/ibis");
+    assert_eq!(main.get("input_tokens").and_then(Value::as_i64), Some(4200));
+    assert_eq!(
+        main.get("cached_input_tokens").and_then(Value::as_i64),
+        Some(3000)
+    );
+    assert_eq!(main.get("output_tokens").and_then(Value::as_i64), Some(180));
+    assert_eq!(main["completed"], json!(true));
+    let sub_agent = session(data_dir, &format!("{IBIS}-explore-1"));
+    assert_eq!(
+        text(&sub_agent, "parent_session_id"),
+        format!("session:kimi-{IBIS}")
+    );
+    assert_eq!(
+        text(&sub_agent, "title"),
+        "find where ibis nest logs are written"
+    );
+    let events = query_rows(
+        data_dir,
+        &format!(
+            "SELECT type, tool_name, subtype FROM events WHERE session_id = 'session:kimi-{IBIS}' \
+             ORDER BY seq"
+        ),
+    );
+    let kinds: Vec<String> = events.iter().map(|row| text(row, "type")).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_input",
+            "system",
+            "reasoning",
+            "tool_call",
+            "tool_response",
+            "tool_call",
+            "tool_response",
+            "assistant_response"
+        ],
+        "the prompt's echo is dropped; the injected reminder is system"
+    );
+    assert_eq!(text(&events[4], "subtype"), "error");
+    assert_eq!(text(&events[6], "tool_name"), "Task");
+    crate::harnesses::assert_tools_paired(data_dir);
+
+    let wire = logs
+        .path()
+        .join("sessions/9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f")
+        .join(IBIS)
+        .join("agents/main/wire.jsonl");
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&wire)
+        .expect("open");
+    use std::io::Write;
+    for record in [
+        json!({"type": "turn.prompt", "time": "2026-02-14T09:01:00Z", "input": "and yesterday's?"}),
+        json!({"type": "context.append_loop_event", "time": "2026-02-14T09:01:02Z",
+            "event": {"type": "content.part", "part": {"type": "text", "text": "Yesterday's are rotated to nests.log.1."}}}),
+    ] {
+        writeln!(file, "{record}").expect("append");
+    }
+    drop(file);
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 2 new"), "{stderr}");
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+}
+
 #[test]
 fn corpus_kimi_session_is_read() {
     let Some((data_dir, stderr)) = corpus_store() else {
