@@ -33,6 +33,7 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
     let data_home = env("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local").join("share"));
     let mut candidates = vec![
         copilot.join("session-state"),
+        copilot.join("history-session-state"),
         cursor.join("projects"),
         qwen.join("projects"),
         qwen.join("tmp"),

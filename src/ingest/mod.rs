@@ -10,6 +10,7 @@ pub mod cline;
 pub mod codex;
 pub mod content;
 pub mod copilot;
+pub mod copilot_history;
 pub mod crush;
 pub mod cursor;
 pub mod factory;
@@ -66,6 +67,8 @@ pub enum Format {
     Kimi,
     /// Goose's `sessions.db` (SQLite).
     GooseDb,
+    /// A legacy Copilot CLI `history-session-state/<id>.json`.
+    CopilotHistory,
     /// A Kimi Code session folder (`state.json`, `agents/<id>/wire.jsonl`).
     KimiCode,
     /// Goose's legacy `<session>.jsonl` (before v1.20).
@@ -98,6 +101,7 @@ impl Format {
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
             Format::GooseDb => "goose_db",
+            Format::CopilotHistory => "copilot_history",
             Format::KimiCode => "kimi_code",
             Format::GooseJsonl => "goose_jsonl",
             Format::CrushDb => "crush_db",
@@ -189,6 +193,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if copilot_history::sniff(&value) => Recognised::Known {
+            format: Format::CopilotHistory,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
             format: Format::GeminiJson,
             content: Content::Whole(value),
@@ -203,7 +212,12 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
         Err(_)
             if matches!(
                 previous_format,
-                Some(Format::GeminiJson | Format::QwenJson | Format::AmpThread)
+                Some(
+                    Format::GeminiJson
+                        | Format::QwenJson
+                        | Format::AmpThread
+                        | Format::CopilotHistory
+                )
             ) =>
         {
             Recognised::Incomplete
@@ -254,6 +268,7 @@ pub fn parse(
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
         (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
+        (Format::CopilotHistory, Content::Whole(value)) => copilot_history::parse(path, value),
         (Format::AiderHistory, Content::Whole(text)) => aider::parse(path, text),
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
@@ -286,6 +301,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeTree,
         Format::Kimi,
         Format::GooseDb,
+        Format::CopilotHistory,
         Format::KimiCode,
         Format::GooseJsonl,
         Format::CrushDb,
