@@ -23,10 +23,13 @@ pub enum Source {
     OpenCode,
     Kimi,
     Goose,
+    Crush,
+    Cline,
+    Roo,
 }
 
 impl Source {
-    pub const ALL: [Source; 14] = [
+    pub const ALL: [Source; 17] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -41,6 +44,9 @@ impl Source {
         Source::OpenCode,
         Source::Kimi,
         Source::Goose,
+        Source::Crush,
+        Source::Cline,
+        Source::Roo,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +65,9 @@ impl Source {
             Source::OpenCode => "opencode",
             Source::Kimi => "kimi",
             Source::Goose => "goose",
+            Source::Crush => "crush",
+            Source::Cline => "cline",
+            Source::Roo => "roo",
         }
     }
 
@@ -85,6 +94,9 @@ impl Source {
             Source::OpenCode => "opencode",
             Source::Kimi => "kimi-cli",
             Source::Goose => "goose",
+            Source::Crush => "crush",
+            Source::Cline => "cline",
+            Source::Roo => "roo-code",
         }
     }
 

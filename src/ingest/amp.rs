@@ -9,6 +9,8 @@
 //! totalInputTokens, outputTokens, timestamp?}` per inference. Assistant messages without a
 //! usage timestamp get inferred times. `~debug` (the last request, replayed history included)
 //! is not conversation and is never read; neither is the `secrets.json` beside the threads.
+//! A thread handed off from another names it in `relationships[{type: "handoff", role:
+//! "parent", threadID}]`: its parent session.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -33,6 +35,20 @@ pub fn sniff(value: &Value) -> bool {
         .is_some_and(|id| id.starts_with("T-"))
         && value.get("messages").is_some_and(Value::is_array)
         && (value.get("v").is_some() || value.get("created").is_some())
+}
+
+/// The thread this one was handed off from: `relationships[{type: "handoff", role: "parent",
+/// threadID}]` names the parent thread.
+fn handoff_parent(thread: &Value) -> Option<String> {
+    thread
+        .get("relationships")?
+        .as_array()?
+        .iter()
+        .find(|relation| {
+            relation.get("type").and_then(Value::as_str) == Some("handoff")
+                && relation.get("role").and_then(Value::as_str) == Some("parent")
+        })
+        .and_then(|relation| text_field(relation, "threadID"))
 }
 
 pub fn parse(path: &Path, thread: &Value) -> ParseOutput {
@@ -64,6 +80,7 @@ pub fn parse(path: &Path, thread: &Value) -> ParseOutput {
             .map(str::to_string),
         started_at: thread.get("created").and_then(parse_timestamp),
         model: parser.first_model.clone(),
+        parent_native_id: handoff_parent(thread),
         ..SessionMeta::default()
     };
     ParseOutput {
@@ -310,4 +327,34 @@ fn usage_of(usage: &Value) -> Option<TokenUsage> {
         }
         .with_derived_total(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_handed_off_thread_links_to_its_parent() {
+        let thread = json!({"v": 200, "id": "T-child", "created": 1761596306663_i64,
+            "relationships": [
+                {"type": "handoff", "role": "child", "threadID": "T-grandchild"},
+                {"type": "handoff", "role": "parent", "threadID": "T-parent", "comment": "continue"}
+            ],
+            "messages": [{"role": "user", "messageId": 0,
+                "content": [{"type": "text", "text": "carry on with the ferret deploy"}]}]});
+        let output = parse(Path::new("T-child.json"), &thread);
+        assert_eq!(
+            output.sessions[0].meta.parent_native_id.as_deref(),
+            Some("T-parent")
+        );
+        let alone = json!({"v": 200, "id": "T-alone", "created": 1, "messages": []});
+        let output = parse(Path::new("T-alone.json"), &alone);
+        assert!(
+            output
+                .sessions
+                .iter()
+                .all(|session| session.meta.parent_native_id.is_none())
+        );
+    }
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::model::{EventType, RawEvent, tool_call_text};
+use crate::model::{EventType, RawEvent, TurnEnd, tool_call_text};
 
 /// Tool name used when a log names no tool for a call or result.
 pub const UNKNOWN_TOOL: &str = "unknown_tool";
@@ -180,6 +180,39 @@ pub fn plain_event(
     }
 }
 
+/// A time given as epoch seconds or epoch milliseconds (told apart by magnitude: SQLite stores
+/// such as Goose's and Crush's declare one and write the other).
+pub fn epoch_time(seconds_or_millis: Option<i64>) -> Option<DateTime<Utc>> {
+    let value = seconds_or_millis?;
+    let millis = if value.abs() > 100_000_000_000 {
+        value
+    } else {
+        value.saturating_mul(1000)
+    };
+    DateTime::from_timestamp_millis(millis)
+}
+
+/// Marks the replies that end their turns, for logs that record no turn end: a reply followed
+/// by a new prompt (or the end of the log) with no tool call after it.
+pub fn mark_terminal_replies(events: &mut [RawEvent]) {
+    let mut last_reply: Option<usize> = None;
+    for index in 0..events.len() {
+        match events[index].kind {
+            EventType::UserInput => {
+                if let Some(reply) = last_reply.take() {
+                    events[reply].turn_end = Some(TurnEnd::Terminal);
+                }
+            }
+            EventType::AssistantResponse => last_reply = Some(index),
+            EventType::ToolCall => last_reply = None,
+            _ => {}
+        }
+    }
+    if let Some(reply) = last_reply {
+        events[reply].turn_end = Some(TurnEnd::Terminal);
+    }
+}
+
 /// Which event carries the usage of a message whose events start at `first_event`: its reply,
 /// else its first event, else (a message with no event) the event before it.
 pub fn usage_carrier(events: &[RawEvent], first_event: usize) -> Option<usize> {
@@ -247,6 +280,17 @@ mod tests {
             "fix nvim"
         );
         assert_eq!(tag_content("<q>\nhi\n</q>", "q"), Some("\nhi\n"));
+    }
+
+    #[test]
+    fn epoch_times_in_seconds_or_millis_agree() {
+        let seconds = epoch_time(Some(1_754_568_953));
+        assert_eq!(seconds, epoch_time(Some(1_754_568_953_000)));
+        assert_eq!(
+            seconds.map(|time| time.to_rfc3339()),
+            Some("2025-08-07T12:15:53+00:00".to_string())
+        );
+        assert_eq!(epoch_time(None), None);
     }
 
     #[test]

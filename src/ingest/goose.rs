@@ -5,15 +5,21 @@
 //! `content_json` is a list of `text`, `thinking`, `redactedThinking`, `toolRequest{id,
 //! toolCall{status, value{name, arguments}}}`, `toolResponse{id, toolResult{status, value |
 //! error}}`, `image`, `systemNotification` items. Goose records tokens per session only: the
-//! session's accumulated usage is put on its last reply.
+//! session's accumulated usage is put on its last reply. Before v1.20 Goose wrote one
+//! `<session id>.jsonl` per session (same directory, or `~/.goose/sessions`): a first line of
+//! session metadata (`working_dir`, `description`, token counts) then one message per line
+//! (`{id, role, created, content: [...]}`, the same content items): read by [`parse_jsonl`].
+
+use std::path::Path;
 
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
-use crate::ingest::content::totals_carrier;
-use crate::ingest::sqlite::table_names;
+use crate::ingest::content::{epoch_time, mark_terminal_replies, totals_carrier};
+use crate::ingest::lines::JsonLine;
+use crate::ingest::sqlite::{row_as_object, table_names};
 use crate::model::{
-    EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage, TurnEnd,
+    EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
     parse_timestamp, tool_call_text,
 };
 
@@ -31,6 +37,55 @@ pub struct GooseMessage {
     pub role: String,
     pub created: Option<i64>,
     pub content: Value,
+}
+
+/// A legacy session log: its first line is the session's metadata (a working directory, no
+/// role), and a message, when there is one, has a role and a content list.
+pub fn sniff_jsonl(lines: &[JsonLine]) -> bool {
+    let Some(first) = lines.first() else {
+        return false;
+    };
+    let header = &first.value;
+    let is_header = header.get("working_dir").is_some_and(Value::is_string)
+        && (header.get("description").is_some() || header.get("message_count").is_some())
+        && header.get("role").is_none();
+    let messages_fit = lines.iter().skip(1).take(2).all(|line| {
+        line.value.get("role").is_some_and(Value::is_string)
+            && line.value.get("content").is_some_and(Value::is_array)
+    });
+    is_header && messages_fit
+}
+
+/// Parses a legacy `<session id>.jsonl` log: the metadata line and its messages (keyed by line,
+/// the file being append-only).
+pub fn parse_jsonl(path: &Path, lines: &[JsonLine]) -> ParseOutput {
+    let id = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let info = lines
+        .first()
+        .and_then(|line| line.value.as_object().cloned())
+        .unwrap_or_default();
+    let messages = lines
+        .iter()
+        .skip(1)
+        .filter_map(|line| {
+            let role = line.value.get("role")?.as_str()?.to_string();
+            let created = line.value.get("created").and_then(|created| {
+                created
+                    .as_i64()
+                    .or_else(|| created.as_f64().map(|seconds| seconds as i64))
+            });
+            Some(GooseMessage {
+                id: line.number as i64,
+                role,
+                created,
+                content: line.value.get("content").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    parse(&GooseSession { id, info, messages })
 }
 
 /// A database file named like Goose's.
@@ -63,32 +118,13 @@ pub fn session_stamps(connection: &Connection) -> rusqlite::Result<Vec<(String, 
     rows.collect()
 }
 
-fn sql_value(value: rusqlite::types::ValueRef<'_>) -> Value {
-    use rusqlite::types::ValueRef;
-    match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(number) => Value::from(number),
-        ValueRef::Real(number) => Value::from(number),
-        ValueRef::Text(text) => Value::String(String::from_utf8_lossy(text).into_owned()),
-        ValueRef::Blob(_) => Value::Null,
-    }
-}
-
 /// One session's row and messages.
 pub fn read_session(connection: &Connection, id: &str) -> rusqlite::Result<GooseSession> {
-    let mut statement = connection.prepare(include_str!("../../queries/goose_session.sql"))?;
-    let columns: Vec<String> = statement
-        .column_names()
-        .iter()
-        .map(|name| name.to_string())
-        .collect();
-    let info = statement.query_row([id], |row| {
-        let mut info = Map::new();
-        for (index, column) in columns.iter().enumerate() {
-            info.insert(column.clone(), sql_value(row.get_ref(index)?));
-        }
-        Ok(info)
-    })?;
+    let info = row_as_object(
+        connection,
+        include_str!("../../queries/goose_session.sql"),
+        id,
+    )?;
     let mut statement = connection.prepare(include_str!("../../queries/goose_messages.sql"))?;
     let rows = statement.query_map([id], |row| {
         let content: String = row.get(2)?;
@@ -104,16 +140,6 @@ pub fn read_session(connection: &Connection, id: &str) -> rusqlite::Result<Goose
         info,
         messages: rows.collect::<rusqlite::Result<Vec<_>>>()?,
     })
-}
-
-fn time_of(seconds_or_millis: Option<i64>) -> Option<chrono::DateTime<chrono::Utc>> {
-    let value = seconds_or_millis?;
-    let millis = if value > 100_000_000_000 {
-        value
-    } else {
-        value * 1000
-    };
-    chrono::DateTime::from_timestamp_millis(millis)
 }
 
 fn text_of(item: &Value, pointer: &str) -> String {
@@ -145,7 +171,7 @@ pub fn parse(session: &GooseSession) -> ParseOutput {
     let mut events: Vec<RawEvent> = Vec::new();
     let mut names: std::collections::HashMap<String, String> = Default::default();
     for message in &session.messages {
-        let time = time_of(message.created);
+        let time = epoch_time(message.created);
         let items = message.content.as_array().cloned().unwrap_or_default();
         if message.role == "user" {
             let prompt: Vec<String> = items
@@ -260,26 +286,6 @@ pub fn parse(session: &GooseSession) -> ParseOutput {
     }
 }
 
-/// A reply followed by a new prompt (or the end) with no tool call after it ends its turn.
-fn mark_terminal_replies(events: &mut [RawEvent]) {
-    let mut last_reply: Option<usize> = None;
-    for index in 0..events.len() {
-        match events[index].kind {
-            EventType::UserInput => {
-                if let Some(reply) = last_reply.take() {
-                    events[reply].turn_end = Some(TurnEnd::Terminal);
-                }
-            }
-            EventType::AssistantResponse => last_reply = Some(index),
-            EventType::ToolCall => last_reply = None,
-            _ => {}
-        }
-    }
-    if let Some(reply) = last_reply {
-        events[reply].turn_end = Some(TurnEnd::Terminal);
-    }
-}
-
 /// The session's accumulated usage on its last reply (Goose keeps no per-call usage).
 fn attach_session_usage(info: &Map<String, Value>, events: &mut [RawEvent]) {
     let count = |names: [&str; 2]| {
@@ -307,6 +313,7 @@ fn attach_session_usage(info: &Map<String, Value>, events: &mut [RawEvent]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::TurnEnd;
     use serde_json::json;
 
     #[test]

@@ -1,7 +1,8 @@
 //! Sessions stored across several files (an Antigravity conversation: transcripts, chunk
 //! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
-//! (OpenCode's `opencode.db`). Discovery maps every member file to its
+//! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`); Cline and Roo Code task
+//! folders are groups too. Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
 //! session takes from shared files (titles, working directories), so a change to any of them
@@ -23,8 +24,11 @@ use std::collections::BTreeMap;
 use super::Format;
 use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
+use super::cline;
+use super::crush;
 use super::goose;
 use super::kimi;
+use super::kimi_code;
 use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
 use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
@@ -42,6 +46,12 @@ pub enum GroupKind {
     OpenCodeTree,
     /// A Kimi CLI session folder (`sessions/<hash>/<uuid>`).
     Kimi,
+    /// A Kimi Code session folder (`sessions/<workDirKey>/<id>` with `agents/`).
+    KimiCode,
+    /// A Cline task folder (`tasks/<id>`, or any folder holding `ui_messages.json`).
+    Cline,
+    /// A Roo Code task folder.
+    Roo,
 }
 
 impl GroupKind {
@@ -50,6 +60,9 @@ impl GroupKind {
             GroupKind::Antigravity => Format::Antigravity,
             GroupKind::OpenCodeTree => Format::OpenCodeTree,
             GroupKind::Kimi => Format::Kimi,
+            GroupKind::KimiCode => Format::KimiCode,
+            GroupKind::Cline => Format::ClineTask,
+            GroupKind::Roo => Format::RooTask,
         }
     }
 }
@@ -59,6 +72,7 @@ impl GroupKind {
 pub enum StoreKind {
     OpenCode,
     Goose,
+    Crush,
 }
 
 impl StoreKind {
@@ -66,6 +80,7 @@ impl StoreKind {
         match self {
             StoreKind::OpenCode => Format::OpenCodeDb,
             StoreKind::Goose => Format::GooseDb,
+            StoreKind::Crush => Format::CrushDb,
         }
     }
 
@@ -73,6 +88,7 @@ impl StoreKind {
         match self {
             StoreKind::OpenCode => Source::OpenCode,
             StoreKind::Goose => Source::Goose,
+            StoreKind::Crush => Source::Crush,
         }
     }
 
@@ -80,6 +96,7 @@ impl StoreKind {
         match self {
             StoreKind::OpenCode => opencode_store::has_schema(connection),
             StoreKind::Goose => goose::has_schema(connection),
+            StoreKind::Crush => crush::has_schema(connection),
         }
     }
 
@@ -90,6 +107,7 @@ impl StoreKind {
         match self {
             StoreKind::OpenCode => opencode_store::session_stamps(connection),
             StoreKind::Goose => goose::session_stamps(connection),
+            StoreKind::Crush => crush::session_stamps(connection),
         }
     }
 
@@ -97,6 +115,7 @@ impl StoreKind {
     fn parse_session(
         self,
         connection: &rusqlite::Connection,
+        database: &Path,
         id: &str,
         options: &IndexOptions,
     ) -> rusqlite::Result<(ParseOutput, u64)> {
@@ -118,6 +137,19 @@ impl StoreKind {
                     }
                 }
                 Ok((goose::parse(&session), redacted))
+            }
+            StoreKind::Crush => {
+                let mut session = crush::read_session(connection, id, database)?;
+                let mut redacted = 0;
+                if options.redact {
+                    for message in &mut session.messages {
+                        redacted += options.redactor.redact_value(&mut message.parts) as u64;
+                    }
+                    for value in session.info.values_mut() {
+                        redacted += options.redactor.redact_value(value) as u64;
+                    }
+                }
+                Ok((crush::parse(&session), redacted))
             }
         }
     }
@@ -165,6 +197,8 @@ pub fn claim(path: &Path) -> Option<Claim> {
         Some(StoreKind::OpenCode)
     } else if goose::is_store_name(database) {
         Some(StoreKind::Goose)
+    } else if crush::is_store_name(database) {
+        Some(StoreKind::Crush)
     } else {
         None
     };
@@ -172,6 +206,20 @@ pub fn claim(path: &Path) -> Option<Claim> {
         return Some(Claim::Store(SqliteStore {
             kind,
             path: path.with_file_name(database),
+        }));
+    }
+    if let Some((key, roo)) = cline::key_of(path) {
+        let kind = if roo {
+            GroupKind::Roo
+        } else {
+            GroupKind::Cline
+        };
+        return Some(Claim::Member(Group { kind, key }));
+    }
+    if let Some(key) = kimi_code::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::KimiCode,
+            key,
         }));
     }
     if let Some(key) = kimi::key_of(path) {
@@ -248,7 +296,103 @@ pub(super) fn read_group(
         GroupKind::Antigravity => read_antigravity(group, previous, options, shared),
         GroupKind::OpenCodeTree => read_opencode_tree(group, previous, options),
         GroupKind::Kimi => read_kimi(group, previous, options),
+        GroupKind::KimiCode => read_kimi_code(group, previous, options),
+        GroupKind::Cline | GroupKind::Roo => read_cline(group, previous, options),
     }
+}
+
+fn read_kimi_code(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let format = group.kind.format();
+    let key = &group.key;
+    let stamp = fingerprint(&kimi_code::members(key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let mut agents = Vec::new();
+    let mut issues = Vec::new();
+    let mut secrets_redacted = 0;
+    let mut bytes_read = 0;
+    for (agent, wire) in kimi_code::wires(key) {
+        let Ok(streamed) = fs::File::open(&wire)
+            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+        else {
+            continue;
+        };
+        bytes_read += streamed.split.complete_offset;
+        issues.extend(streamed.split.malformed.iter().map(|warning| FileIssue {
+            line: warning.line,
+            message: format!("agents/{agent}/wire.jsonl: {}", warning.message),
+        }));
+        let mut lines = streamed.split.lines;
+        if options.redact {
+            for line in &mut lines {
+                secrets_redacted += options.redactor.redact_value(&mut line.value) as u64;
+            }
+        }
+        agents.push((agent, lines));
+    }
+    if !agents.iter().any(|(_, lines)| kimi_code::sniff(lines)) {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    }
+    let id = key
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (sessions, warnings) = kimi_code::parse(&id, &agents, &kimi_code::state_of(key));
+    let output = ParseOutput { sessions, warnings };
+    let malformed_lines = issues.len() as u64;
+    issues.extend(issues_of(&output));
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
+    checkpoint.complete_offset = bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues,
+        extra_checkpoints: Vec::new(),
+    }))
+}
+
+fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
+    let format = group.kind.format();
+    let key = &group.key;
+    let stamp = fingerprint(&cline::members(key), "");
+    if unchanged(previous, &stamp, format) {
+        return FileOutcome::Unchanged;
+    }
+    let Some(mut task) = cline::read(key, group.kind == GroupKind::Roo) else {
+        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+    };
+    let secrets_redacted = if options.redact {
+        (options.redactor.redact_value(&mut task.messages)
+            + options.redactor.redact_value(&mut task.history_item)) as u64
+    } else {
+        0
+    };
+    let output = cline::parse(&task);
+    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
+    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), 0);
+    checkpoint.complete_offset = task.bytes_read;
+    FileOutcome::Ingested(Box::new(IngestedFile {
+        format,
+        removed_sessions: removed(previous, &sessions),
+        sessions,
+        checkpoint,
+        malformed_lines: 0,
+        parser_warnings: output.warnings.len() as u64,
+        secrets_redacted,
+        issues: issues_of(&output),
+        extra_checkpoints: Vec::new(),
+    }))
 }
 
 fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
@@ -282,7 +426,24 @@ fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOption
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (title, cwd) = kimi::state_of(key);
-    let output = kimi::parse(&id, &lines, title, cwd);
+    let mut output = kimi::parse(&id, &lines, title, cwd.clone());
+    let mut secrets_redacted = secrets_redacted;
+    for (number, path) in kimi::sub_contexts(key) {
+        let Ok(streamed) = fs::File::open(&path)
+            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+        else {
+            continue;
+        };
+        let mut rows = streamed.split.lines;
+        if options.redact {
+            for row in &mut rows {
+                secrets_redacted += options.redactor.redact_value(&mut row.value) as u64;
+            }
+        }
+        let mut child = kimi::parse_sub_context(&id, number, &rows);
+        child.meta.cwd.clone_from(&cwd);
+        output.sessions.push(child);
+    }
     let mut issues: Vec<FileIssue> = streamed
         .split
         .malformed
@@ -472,7 +633,8 @@ pub(super) fn read_store(
         if row_unchanged {
             continue;
         }
-        let (output, redacted) = match kind.parse_session(connection, &native_id, options) {
+        let (output, redacted) = match kind.parse_session(connection, database, &native_id, options)
+        {
             Ok(parsed) => parsed,
             Err(error) => return store_error(database, error),
         };

@@ -7,7 +7,10 @@
 //! `ContentPart{type: think|text}`, `ToolCall{id, function{name, arguments}}` and
 //! `ToolCallPart` (argument fragments), `ToolResult{tool_call_id, return_value{is_error,
 //! output, message}}`, `StatusUpdate{token_usage{input_other, output, input_cache_read,
-//! input_cache_creation}, message_id}`, `StepInterrupted`, `TurnEnd`.
+//! input_cache_creation}, message_id}`, `StepInterrupted`, `TurnEnd`. A sub-agent's
+//! `context_sub_N.jsonl` (OpenAI-chat-like `{role, content, tool_calls, tool_call_id}` rows plus
+//! `_usage`/`_checkpoint` bookkeeping, no times) is a child session `<uuid>-sub-N` of the
+//! folder's session ([`parse_sub_context`]).
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -16,6 +19,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::ingest::content::{
+    UNKNOWN_TOOL, arguments_of, mark_terminal_replies, tool_call, tool_response,
+};
 use crate::ingest::lines::JsonLine;
 use crate::model::{
     EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
@@ -317,6 +323,132 @@ impl Builder {
     }
 }
 
+/// The sub-agent number of a `context_sub_N.jsonl` file name.
+pub fn sub_agent_number(name: &str) -> Option<u32> {
+    name.strip_prefix("context_sub_")?
+        .strip_suffix(".jsonl")?
+        .parse()
+        .ok()
+}
+
+/// The sub-agent context files of a session folder, with their numbers, in order.
+pub fn sub_contexts(key: &Path) -> Vec<(u32, PathBuf)> {
+    let mut found: Vec<(u32, PathBuf)> = members(key)
+        .into_iter()
+        .filter_map(|path| {
+            let number = sub_agent_number(path.file_name()?.to_str()?)?;
+            Some((number, path))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Parses sub-agent `number`'s context (`context_sub_N.jsonl`) of session `parent_id` as a
+/// child session: `user` rows are its prompts, `assistant` rows its reasoning (`think` parts),
+/// replies and `tool_calls`, `tool` rows the results (`<system>ERROR…` marks a failure).
+/// `_usage` rows give the context size, not a call's usage, and are not token counts.
+pub fn parse_sub_context(parent_id: &str, number: u32, rows: &[JsonLine]) -> ParsedSession {
+    let mut events: Vec<RawEvent> = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for line in rows {
+        let row = &line.value;
+        let key = format!("c{}", line.number);
+        match row.get("role").and_then(Value::as_str).unwrap_or("") {
+            "user" => {
+                let text = context_text(row.get("content"), "text");
+                if text.trim().is_empty() {
+                    continue;
+                }
+                let mut event = RawEvent::new(key, EventType::UserInput, line.number);
+                event.text = text;
+                event.starts_turn = true;
+                events.push(event);
+            }
+            "assistant" => {
+                let think = context_text(row.get("content"), "think");
+                if !think.trim().is_empty() {
+                    let mut event =
+                        RawEvent::new(format!("{key}.think"), EventType::Reasoning, line.number);
+                    event.text = think;
+                    events.push(event);
+                }
+                let text = context_text(row.get("content"), "text");
+                if !text.trim().is_empty() {
+                    let mut event = RawEvent::new(
+                        format!("{key}.text"),
+                        EventType::AssistantResponse,
+                        line.number,
+                    );
+                    event.text = text;
+                    events.push(event);
+                }
+                let calls = row.get("tool_calls").and_then(Value::as_array);
+                for (index, call) in calls.into_iter().flatten().enumerate() {
+                    let name = str_at(call, "/function/name").unwrap_or(UNKNOWN_TOOL);
+                    let id = str_at(call, "/id").map(str::to_string);
+                    let arguments = arguments_of(call.pointer("/function/arguments"));
+                    if let Some(id) = &id {
+                        names.insert(id.clone(), name.to_string());
+                    }
+                    events.push(tool_call(
+                        format!("{key}.call{index}"),
+                        line.number,
+                        None,
+                        name,
+                        id.as_deref(),
+                        arguments,
+                    ));
+                }
+            }
+            "tool" => {
+                let id = str_at(row, "/tool_call_id");
+                let name = id
+                    .and_then(|id| names.get(id).cloned())
+                    .unwrap_or_else(|| UNKNOWN_TOOL.to_string());
+                let text = context_text(row.get("content"), "text");
+                let failed = text.trim_start().starts_with("<system>ERROR");
+                events.push(tool_response(
+                    key,
+                    line.number,
+                    None,
+                    &name,
+                    id,
+                    text,
+                    failed,
+                ));
+            }
+            _ => {}
+        }
+    }
+    mark_terminal_replies(&mut events);
+    ParsedSession {
+        source: Source::Kimi,
+        native_id: format!("{parent_id}-sub-{number}"),
+        meta: SessionMeta {
+            parent_native_id: Some(parent_id.to_string()),
+            agent_name: Some(format!("sub-{number}")),
+            ..SessionMeta::default()
+        },
+        events,
+    }
+}
+
+/// The `kind` parts of a context row's content (`text` or `think`), joined; a plain string
+/// content is text.
+fn context_text(content: Option<&Value>, kind: &str) -> String {
+    match content {
+        Some(Value::String(text)) if kind == "text" => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter(|part| part.get("type").and_then(Value::as_str) == Some(kind))
+            .filter_map(|part| part.get(kind).and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +457,44 @@ mod tests {
 
     fn record(time: f64, kind: &str, payload: Value) -> Value {
         json!({"timestamp": time, "message": {"type": kind, "payload": payload}})
+    }
+
+    #[test]
+    fn a_sub_agent_context_is_a_child_session() {
+        let rows = numbered_lines(&[
+            json!({"role": "_checkpoint", "id": 0}),
+            json!({"role": "user", "content": "find the lynx fixtures"}),
+            json!({"role": "assistant", "content": [{"type": "think", "think": "Search."}],
+                "tool_calls": [{"type": "function", "id": "tool_sub_1",
+                    "function": {"name": "Shell", "arguments": "{\"command\": \"ls fixtures\"}"}}]}),
+            json!({"role": "_usage", "token_count": 900}),
+            json!({"role": "tool", "tool_call_id": "tool_sub_1",
+                "content": [{"type": "text", "text": "<system>ERROR: no such directory</system>"}]}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "No fixtures folder."}]}),
+        ]);
+        assert_eq!(sub_agent_number("context_sub_2.jsonl"), Some(2));
+        assert_eq!(sub_agent_number("context.jsonl"), None);
+        let child = parse_sub_context("parent-uuid", 2, &rows);
+        assert_eq!(child.native_id, "parent-uuid-sub-2");
+        assert_eq!(child.meta.parent_native_id.as_deref(), Some("parent-uuid"));
+        let kinds: Vec<EventType> = child.events.iter().map(|event| event.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                EventType::UserInput,
+                EventType::Reasoning,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::AssistantResponse,
+            ]
+        );
+        assert_eq!(child.events[3].tool_name.as_deref(), Some("Shell"));
+        assert_eq!(child.events[3].subtype.as_deref(), Some("error"));
+        assert_eq!(child.events[4].turn_end, Some(TurnEnd::Terminal));
+        assert!(
+            child.usage_carriers().is_empty(),
+            "_usage is a context size"
+        );
     }
 
     #[test]

@@ -6,15 +6,19 @@ pub mod amp;
 pub mod antigravity;
 pub mod assemble;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod content;
 pub mod copilot;
+pub mod copilot_history;
+pub mod crush;
 pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
 pub mod grouped;
 pub mod kimi;
+pub mod kimi_code;
 pub mod lines;
 pub mod locations;
 pub mod opencode;
@@ -63,6 +67,18 @@ pub enum Format {
     Kimi,
     /// Goose's `sessions.db` (SQLite).
     GooseDb,
+    /// A legacy Copilot CLI `history-session-state/<id>.json`.
+    CopilotHistory,
+    /// A Kimi Code session folder (`state.json`, `agents/<id>/wire.jsonl`).
+    KimiCode,
+    /// Goose's legacy `<session>.jsonl` (before v1.20).
+    GooseJsonl,
+    /// Crush's `crush.db` (SQLite).
+    CrushDb,
+    /// A Cline task folder (`ui_messages.json`, ...).
+    ClineTask,
+    /// A Roo Code task folder.
+    RooTask,
 }
 
 impl Format {
@@ -85,6 +101,12 @@ impl Format {
             Format::OpenCodeTree => "opencode_tree",
             Format::Kimi => "kimi",
             Format::GooseDb => "goose_db",
+            Format::CopilotHistory => "copilot_history",
+            Format::KimiCode => "kimi_code",
+            Format::GooseJsonl => "goose_jsonl",
+            Format::CrushDb => "crush_db",
+            Format::ClineTask => "cline_task",
+            Format::RooTask => "roo_task",
         }
     }
 }
@@ -148,6 +170,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::FactorySession)
     } else if antigravity::sniff(&leading) {
         Some(Format::Antigravity)
+    } else if goose::sniff_jsonl(&leading) {
+        Some(Format::GooseJsonl)
     } else {
         None
     }
@@ -169,6 +193,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if copilot_history::sniff(&value) => Recognised::Known {
+            format: Format::CopilotHistory,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(value) if gemini::sniff_json(&value) => Recognised::Known {
             format: Format::GeminiJson,
             content: Content::Whole(value),
@@ -183,7 +212,12 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
         Err(_)
             if matches!(
                 previous_format,
-                Some(Format::GeminiJson | Format::QwenJson | Format::AmpThread)
+                Some(
+                    Format::GeminiJson
+                        | Format::QwenJson
+                        | Format::AmpThread
+                        | Format::CopilotHistory
+                )
             ) =>
         {
             Recognised::Incomplete
@@ -234,10 +268,12 @@ pub fn parse(
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
         (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
+        (Format::CopilotHistory, Content::Whole(value)) => copilot_history::parse(path, value),
         (Format::AiderHistory, Content::Whole(text)) => aider::parse(path, text),
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
+        (Format::GooseJsonl, Content::Lines(split)) => goose::parse_jsonl(path, &split.lines),
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
@@ -265,6 +301,12 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenCodeTree,
         Format::Kimi,
         Format::GooseDb,
+        Format::CopilotHistory,
+        Format::KimiCode,
+        Format::GooseJsonl,
+        Format::CrushDb,
+        Format::ClineTask,
+        Format::RooTask,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -113,6 +113,40 @@ pub fn table_names(connection: &Connection) -> rusqlite::Result<Vec<String>> {
     names.collect()
 }
 
+/// The one row `sql` (with the single parameter `id`) returns, as a JSON object keyed by column
+/// name: for tables whose columns vary by the owner's version. Blobs are left out (null).
+pub fn row_as_object(
+    connection: &Connection,
+    sql: &str,
+    id: &str,
+) -> rusqlite::Result<serde_json::Map<String, serde_json::Value>> {
+    let mut statement = connection.prepare(sql)?;
+    let columns: Vec<String> = statement
+        .column_names()
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    statement.query_row([id], |row| {
+        let mut object = serde_json::Map::new();
+        for (index, column) in columns.iter().enumerate() {
+            object.insert(column.clone(), json_of(row.get_ref(index)?));
+        }
+        Ok(object)
+    })
+}
+
+/// A SQLite value as JSON (blobs as null).
+fn json_of(value: rusqlite::types::ValueRef<'_>) -> serde_json::Value {
+    use rusqlite::types::ValueRef;
+    use serde_json::Value;
+    match value {
+        ValueRef::Null | ValueRef::Blob(_) => Value::Null,
+        ValueRef::Integer(number) => Value::from(number),
+        ValueRef::Real(number) => Value::from(number),
+        ValueRef::Text(text) => Value::String(String::from_utf8_lossy(text).into_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

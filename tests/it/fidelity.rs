@@ -487,6 +487,9 @@ fn opencode_tokens(source: &Path) -> Tokens {
 /// Kimi: a session folder's `wire.jsonl` `StatusUpdate.token_usage`, once per `message_id`
 /// (input = other + cache reads + cache writes).
 fn kimi_tokens(folder: &Path) -> Tokens {
+    if folder.join("agents").is_dir() {
+        return kimi_code_tokens(folder);
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut sum = Tokens::default();
     for record in json_lines(&folder.join("wire.jsonl")) {
@@ -514,6 +517,31 @@ fn kimi_tokens(folder: &Path) -> Tokens {
             reasoning: 0,
             total: input + output,
         });
+    }
+    sum
+}
+
+/// Kimi Code: every agent's `usage.record` (input as recorded, cache reads as cached input).
+fn kimi_code_tokens(folder: &Path) -> Tokens {
+    let mut sum = Tokens::default();
+    let agents = std::fs::read_dir(folder.join("agents")).expect("agents");
+    for agent in agents {
+        let wire = agent.expect("agent").path().join("wire.jsonl");
+        for record in json_lines(&wire) {
+            if record.get("type").and_then(Value::as_str) != Some("usage.record") {
+                continue;
+            }
+            let usage = record.get("usage").unwrap_or(&record);
+            let (input, output) = (count(usage, "input_tokens"), count(usage, "output_tokens"));
+            sum.add(Tokens {
+                input,
+                cached_input: count(usage, "cache_read_tokens")
+                    + count(usage, "cached_input_tokens"),
+                output,
+                reasoning: 0,
+                total: input + output,
+            });
+        }
     }
     sum
 }
@@ -552,6 +580,12 @@ fn aider_tokens(path: &Path) -> Tokens {
 /// Goose: the accumulated session totals of `sessions.db` (Goose keeps no per-call usage),
 /// for the sessions that have messages.
 fn goose_tokens(database: &Path) -> Tokens {
+    if database
+        .extension()
+        .is_some_and(|extension| extension == "jsonl")
+    {
+        return goose_legacy_tokens(database);
+    }
     let uri = format!("file:{}?mode=ro&immutable=1", database.display());
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
     let connection = rusqlite::Connection::open_with_flags(uri, flags).expect("open goose store");
@@ -570,6 +604,90 @@ fn goose_tokens(database: &Path) -> Tokens {
         output,
         reasoning: 0,
         total,
+    }
+}
+
+/// Crush: the session counters of `crush.db` (Crush keeps no per-message usage), for the
+/// sessions that have messages: `prompt_tokens` in, `completion_tokens` out. Real stores keep
+/// their rows in the `-wal`, so the store and its `-wal` are copied and the copy is read.
+fn crush_tokens(database: &Path) -> Tokens {
+    let copy_dir = tempfile::tempdir().expect("temp dir");
+    let copy = copy_dir.path().join("crush.db");
+    std::fs::copy(database, &copy).expect("copy crush store");
+    let wal = database.with_file_name("crush.db-wal");
+    if wal.is_file() {
+        std::fs::copy(&wal, copy_dir.path().join("crush.db-wal")).expect("copy -wal");
+    }
+    for entry in std::fs::read_dir(copy_dir.path()).expect("list copies") {
+        use std::os::unix::fs::PermissionsExt;
+        let path = entry.expect("entry").path();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let connection = rusqlite::Connection::open(&copy).expect("open crush store copy");
+    let (input, output): (i64, i64) = connection
+        .query_row(
+            "SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0) \
+             FROM sessions s WHERE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("sums");
+    Tokens {
+        input,
+        cached_input: 0,
+        output,
+        reasoning: 0,
+        total: input + output,
+    }
+}
+
+/// Cline and Roo Code: a task folder's `ui_messages.json` `api_req_started` messages (input =
+/// `tokensIn` + cache reads + cache writes).
+fn cline_tokens(folder: &Path) -> Tokens {
+    let text = std::fs::read_to_string(folder.join("ui_messages.json")).expect("ui_messages");
+    let messages: Vec<Value> = serde_json::from_str(&text).expect("json");
+    let mut sum = Tokens::default();
+    for message in &messages {
+        if message.get("say").and_then(Value::as_str) != Some("api_req_started") {
+            continue;
+        }
+        let request: Value = message
+            .get("text")
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null);
+        if request.get("tokensIn").is_none() && request.get("tokensOut").is_none() {
+            continue;
+        }
+        let input = count(&request, "tokensIn")
+            + count(&request, "cacheReads")
+            + count(&request, "cacheWrites");
+        let output = count(&request, "tokensOut");
+        sum.add(Tokens {
+            input,
+            cached_input: count(&request, "cacheReads"),
+            output,
+            reasoning: 0,
+            total: input + output,
+        });
+    }
+    sum
+}
+
+/// Goose's legacy `<session>.jsonl`: the accumulated totals of its metadata line.
+fn goose_legacy_tokens(path: &Path) -> Tokens {
+    let header = json_lines(path).into_iter().next().unwrap_or(Value::Null);
+    let input = count(&header, "accumulated_input_tokens");
+    let output = count(&header, "accumulated_output_tokens");
+    Tokens {
+        input,
+        cached_input: 0,
+        output,
+        reasoning: 0,
+        total: header
+            .get("accumulated_total_tokens")
+            .and_then(Value::as_i64)
+            .unwrap_or(input + output),
     }
 }
 
@@ -620,6 +738,8 @@ fn assert_tokens_match_raw_json(data_dir: &Path) -> usize {
             "opencode" => opencode_tokens(Path::new(path)),
             "kimi" => kimi_tokens(Path::new(path)),
             "goose" => goose_tokens(Path::new(path)),
+            "crush" => crush_tokens(Path::new(path)),
+            "cline" | "roo" => cline_tokens(Path::new(path)),
             other => panic!("unexpected source {other}"),
         };
         assert_eq!(*tokens, expected, "token sums of {path}");

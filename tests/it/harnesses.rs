@@ -5,6 +5,7 @@
 
 mod aider;
 mod amp;
+mod cline;
 mod copilot;
 mod cursor;
 mod factory;

@@ -132,7 +132,7 @@ fn assert_store_invariants(data_dir: &Path) {
              OR text LIKE '%<local-command-stdout>%' OR text LIKE '%<local-command-caveat>%' \
              OR text LIKE '%<task-notification>%' OR text LIKE '# AGENTS.md instructions%' \
              OR text LIKE '<turn_aborted>%' OR text LIKE '%<command-message>%' \
-             OR (source IN ('copilot', 'cursor', 'qwen', 'pi', 'factory', 'amp', 'aider') AND (\
+             OR (source IN ('copilot', 'cursor', 'qwen', 'pi', 'factory', 'amp', 'aider', 'crush', 'cline', 'roo') AND (\
              text LIKE '%<system-reminder>%' OR text LIKE '%<user_query>%' \
              OR text LIKE '%<current_datetime>%' OR text LIKE '%<git_diff_from_branch_to_main>%')))"
         ),

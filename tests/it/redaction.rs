@@ -153,9 +153,12 @@ fn write_planted_logs(root: &Path, blob: &str) {
         let relative = entry.path().strip_prefix(&fixtures).expect("inside");
         let target = root.join(relative);
         fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
-        // Binary fixtures (SQLite stores) are copied as they are.
+        // Binary fixtures are copied; the harnesses' SQLite stores get secrets planted in rows.
         let Ok(text) = fs::read_to_string(entry.path()) else {
             fs::copy(entry.path(), &target).expect("copy binary fixture");
+            if SQLITE_STORES.contains(&entry.file_name().to_string_lossy().as_ref()) {
+                plant_in_store(&target, blob);
+            }
             continue;
         };
         if entry.file_name() == ".aider.chat.history.md" {
@@ -182,6 +185,54 @@ fn write_planted_logs(root: &Path, blob: &str) {
             }
         };
         fs::write(&target, planted).expect("write planted log");
+    }
+}
+
+/// The SQLite stores of the fixtures (OpenCode, Goose, Crush) whose rows get secrets planted.
+const SQLITE_STORES: &[&str] = &["opencode.db", "sessions.db", "crush.db"];
+
+/// Plants `blob` in every text cell of a (copied) SQLite store: JSON cells as in a log record,
+/// plain cells when their column is text-like.
+fn plant_in_store(database: &Path, blob: &str) {
+    let connection = rusqlite::Connection::open(database).expect("open copied store");
+    let tables: Vec<String> = connection
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .expect("tables")
+        .query_map([], |row| row.get(0))
+        .expect("tables")
+        .collect::<Result<_, _>>()
+        .expect("tables");
+    for table in tables {
+        let columns: Vec<String> = connection
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .expect("columns")
+            .query_map([], |row| row.get(0))
+            .expect("columns")
+            .collect::<Result<_, _>>()
+            .expect("columns");
+        for column in columns {
+            let cells: Vec<(i64, String)> = connection
+                .prepare(&format!(
+                    "SELECT rowid, \"{column}\" FROM \"{table}\" WHERE typeof(\"{column}\") = 'text'"
+                ))
+                .expect("cells")
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .expect("cells")
+                .collect::<Result<_, _>>()
+                .expect("cells");
+            for (rowid, text) in cells {
+                let mut value = Value::String(text.clone());
+                plant(&mut value, &column, blob);
+                if value.as_str() != Some(text.as_str()) {
+                    connection
+                        .execute(
+                            &format!("UPDATE \"{table}\" SET \"{column}\" = ?1 WHERE rowid = ?2"),
+                            rusqlite::params![value.as_str(), rowid],
+                        )
+                        .expect("plant cell");
+                }
+            }
+        }
     }
 }
 
@@ -255,6 +306,7 @@ async fn synthetic_secrets_of_every_rule_never_reach_tables_index_or_mcp() {
     let plain_text = stored_text_by_source(plain.path());
     for harness in [
         "claude", "codex", "gemini", "copilot", "cursor", "qwen", "pi", "factory", "amp", "aider",
+        "opencode", "goose", "crush", "cline", "roo",
     ] {
         let (_, text) = plain_text
             .iter()

@@ -284,7 +284,12 @@ fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends()
     let logs = tempfile::tempdir().expect("temp dir");
     let folder = kimi_folder(logs.path());
     fs::create_dir_all(&folder).expect("mkdir");
-    for name in ["wire.jsonl", "context.jsonl", "state.json"] {
+    for name in [
+        "wire.jsonl",
+        "context.jsonl",
+        "context_sub_1.jsonl",
+        "state.json",
+    ] {
         fs::copy(
             kimi_folder(&fixtures_dir().join("kimi")).join(name),
             folder.join(name),
@@ -307,6 +312,26 @@ fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends()
         Some(input + output)
     );
     assert_eq!(row.get("turn_count").and_then(Value::as_i64), Some(2));
+    let sub_agent = session(data_dir, &format!("{KIMI}-sub-1"));
+    assert_eq!(
+        text(&sub_agent, "parent_session_id"),
+        format!("session:kimi-{KIMI}"),
+        "context_sub_1.jsonl is a child session of the folder's session"
+    );
+    assert_eq!(
+        text(&sub_agent, "title"),
+        "find which lynx fixture is stale"
+    );
+    assert_eq!(text(&sub_agent, "cwd"), "/home/dev/zoo");
+    let sub_responses = query_rows(
+        data_dir,
+        &format!(
+            "SELECT subtype FROM events WHERE session_id = 'session:kimi-{KIMI}-sub-1' \
+             AND type = 'tool_response' ORDER BY seq"
+        ),
+    );
+    assert_eq!(text(&sub_responses[0], "subtype"), "error");
+    assert_eq!(sub_responses.len(), 2);
     let responses = query_rows(
         data_dir,
         &format!(
@@ -368,6 +393,97 @@ fn kimi_session_folders_are_one_session_with_pairs_failures_tokens_and_appends()
     assert_eq!(text(&session(data_dir, KIMI), "title"), "Lynx and ocelot");
 }
 
+const IBIS: &str = "sess-ibis-0001";
+
+#[test]
+fn kimi_code_sessions_with_sub_agents_tools_failures_usage_and_appends() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let source = fixtures_dir().join("kimi-code");
+    for entry in walkdir::WalkDir::new(&source) {
+        let entry = entry.expect("walk");
+        let target = logs
+            .path()
+            .join(entry.path().strip_prefix(&source).expect("inside"));
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+    let data = tempfile::tempdir().expect("temp dir");
+    let data_dir = data.path();
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("kimi_code=1"), "{stderr}");
+    let main = session(data_dir, IBIS);
+    assert_eq!(text(&main, "source"), "kimi");
+    assert_eq!(text(&main, "title"), "Ibis nest logs");
+    assert_eq!(text(&main, "cwd"), "/srv/ibis");
+    assert_eq!(main.get("input_tokens").and_then(Value::as_i64), Some(4200));
+    assert_eq!(
+        main.get("cached_input_tokens").and_then(Value::as_i64),
+        Some(3000)
+    );
+    assert_eq!(main.get("output_tokens").and_then(Value::as_i64), Some(180));
+    assert_eq!(main["completed"], json!(true));
+    let sub_agent = session(data_dir, &format!("{IBIS}-explore-1"));
+    assert_eq!(
+        text(&sub_agent, "parent_session_id"),
+        format!("session:kimi-{IBIS}")
+    );
+    assert_eq!(
+        text(&sub_agent, "title"),
+        "find where ibis nest logs are written"
+    );
+    let events = query_rows(
+        data_dir,
+        &format!(
+            "SELECT type, tool_name, subtype FROM events WHERE session_id = 'session:kimi-{IBIS}' \
+             ORDER BY seq"
+        ),
+    );
+    let kinds: Vec<String> = events.iter().map(|row| text(row, "type")).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_input",
+            "system",
+            "reasoning",
+            "tool_call",
+            "tool_response",
+            "tool_call",
+            "tool_response",
+            "assistant_response"
+        ],
+        "the prompt's echo is dropped; the injected reminder is system"
+    );
+    assert_eq!(text(&events[4], "subtype"), "error");
+    assert_eq!(text(&events[6], "tool_name"), "Task");
+    crate::harnesses::assert_tools_paired(data_dir);
+
+    let wire = logs
+        .path()
+        .join("sessions/9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f")
+        .join(IBIS)
+        .join("agents/main/wire.jsonl");
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&wire)
+        .expect("open");
+    use std::io::Write;
+    for record in [
+        json!({"type": "turn.prompt", "time": "2026-02-14T09:01:00Z", "input": "and yesterday's?"}),
+        json!({"type": "context.append_loop_event", "time": "2026-02-14T09:01:02Z",
+            "event": {"type": "content.part", "part": {"type": "text", "text": "Yesterday's are rotated to nests.log.1."}}}),
+    ] {
+        writeln!(file, "{record}").expect("append");
+    }
+    drop(file);
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 2 new"), "{stderr}");
+    let stderr = index_into(data_dir, &[logs.path()]);
+    assert!(stderr.contains("events: 0 new"), "{stderr}");
+}
+
 #[test]
 fn corpus_kimi_session_is_read() {
     let Some((data_dir, stderr)) = corpus_store() else {
@@ -404,8 +520,8 @@ fn goose_store_sessions_with_tools_failures_and_session_usage() {
     assert_eq!(row["completed"], json!(true));
     let responses = query_rows(
         data.path(),
-        "SELECT tool_name, tool_call_id, subtype, text FROM events WHERE source = 'goose' \
-         AND type = 'tool_response' ORDER BY seq",
+        "SELECT tool_name, tool_call_id, subtype, text FROM events WHERE \
+         session_id = 'session:goose-20260212_1' AND type = 'tool_response' ORDER BY seq",
     );
     assert_eq!(responses.len(), 2);
     assert_eq!(text(&responses[0], "tool_name"), "developer__shell");
@@ -413,6 +529,30 @@ fn goose_store_sessions_with_tools_failures_and_session_usage() {
     assert_eq!(text(&responses[1], "text"), "Herons: 12 nests, 30 chicks.");
     let again = index_into(data.path(), &[&fixtures_dir().join("goose")]);
     assert!(again.contains(" 0 ingested"), "{again}");
+}
+
+#[test]
+fn goose_legacy_jsonl_sessions_with_tools_failures_usage_and_appends() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let legacy = fixtures_dir().join("goose/legacy-sessions");
+    let stderr = index_into(data.path(), &[&legacy]);
+    assert!(stderr.contains("goose_jsonl=1"), "{stderr}");
+    let row = session(data.path(), "20250301_121500");
+    assert_eq!(text(&row, "source"), "goose");
+    assert_eq!(text(&row, "title"), "Kestrel nest count");
+    assert_eq!(text(&row, "cwd"), "/srv/kestrel");
+    assert_eq!(row.get("input_tokens").and_then(Value::as_i64), Some(1900));
+    assert_eq!(row.get("total_tokens").and_then(Value::as_i64), Some(2100));
+    assert_eq!(row["completed"], json!(true));
+    let responses = query_rows(
+        data.path(),
+        "SELECT tool_name, subtype FROM events WHERE session_id = 'session:goose-20250301_121500' \
+         AND type = 'tool_response' ORDER BY seq",
+    );
+    assert_eq!(responses.len(), 2);
+    assert_eq!(text(&responses[0], "tool_name"), "developer__shell");
+    assert_eq!(text(&responses[0], "subtype"), "error");
+    crate::harnesses::assert_append_adds(&legacy.join("20250301_121500.jsonl"), 4, 3);
 }
 
 #[test]
@@ -433,4 +573,194 @@ fn corpus_goose_store_is_recognised() {
         )),
         "the real store (one session, no messages yet) is recognised: {stderr}"
     );
+}
+
+const OTTER: &str = "otter-parent-0001";
+const OTTER_AGENT: &str = "call_otter_2";
+
+fn crush_project() -> PathBuf {
+    fixtures_dir().join("crush/otter")
+}
+
+#[test]
+fn crush_store_sessions_with_sub_agent_link_pairs_failures_errors_and_usage() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let stderr = index_into(data.path(), &[&fixtures_dir().join("crush")]);
+    assert!(stderr.contains("crush_db=1"), "{stderr}");
+    assert!(stderr.contains("0 failed"), "{stderr}");
+    let data_dir = data.path();
+    let parent = session(data_dir, OTTER);
+    assert_eq!(text(&parent, "source"), "crush");
+    assert_eq!(text(&parent, "title"), "Otter survey");
+    let project = crush_project().canonicalize().expect("project");
+    assert_eq!(
+        text(&parent, "cwd"),
+        project.to_string_lossy(),
+        "the project holding .crush/ is the working directory"
+    );
+    assert_eq!(text(&parent, "model"), "gpt-4o");
+    assert_eq!(
+        parent.get("input_tokens").and_then(Value::as_i64),
+        Some(5200)
+    );
+    assert_eq!(
+        parent.get("output_tokens").and_then(Value::as_i64),
+        Some(310)
+    );
+    assert_eq!(parent.get("turn_count").and_then(Value::as_i64), Some(2));
+
+    let child = session(data_dir, OTTER_AGENT);
+    assert_eq!(
+        text(&child, "parent_session_id"),
+        format!("session:crush-{OTTER}"),
+        "the agent tool's session links to its parent"
+    );
+    assert_eq!(
+        text(&child, "title"),
+        "find the otter survey file",
+        "Crush's default title gives way to the first prompt"
+    );
+
+    let events = query_rows(
+        data_dir,
+        &format!(
+            "SELECT type, tool_name, tool_call_id, subtype, terminal, text FROM events \
+             WHERE session_id = 'session:crush-{OTTER}' ORDER BY seq"
+        ),
+    );
+    let summary: Vec<(String, String, String)> = events
+        .iter()
+        .map(|row| {
+            (
+                text(row, "type"),
+                text(row, "tool_name"),
+                text(row, "subtype"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("user_input", "", ""),
+        ("reasoning", "", ""),
+        ("tool_call", "bash", ""),
+        ("tool_response", "bash", "error"),
+        ("tool_call", "agent", ""),
+        ("tool_response", "agent", ""),
+        ("tool_call", "view", ""),
+        ("tool_response", "view", ""),
+        ("assistant_response", "", ""),
+        ("user_input", "", ""),
+        ("runtime", "", "error"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(summary, expected);
+    assert_eq!(
+        text(&events[0], "text"),
+        "how many otters are in the survey?"
+    );
+    assert_eq!(events[8]["terminal"], json!(true));
+    assert_eq!(
+        events[10]["terminal"],
+        json!(true),
+        "an API error ends its turn"
+    );
+    crate::harnesses::assert_tools_paired(data_dir);
+
+    let again = index_into(data_dir, &[&fixtures_dir().join("crush")]);
+    assert!(again.contains(" 0 ingested"), "{again}");
+}
+
+#[test]
+fn crush_rows_a_live_writer_inserts_add_exactly_their_events() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let store_dir = logs.path().join("otter/.crush");
+    fs::create_dir_all(&store_dir).expect("mkdir");
+    let database = store_dir.join("crush.db");
+    fs::copy(crush_project().join(".crush/crush.db"), &database).expect("copy store");
+    let owner = rusqlite::Connection::open(&database).expect("owner opens");
+    owner
+        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        .expect("wal mode");
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let before = query_count(data.path(), "SELECT count(*) FROM events");
+
+    let t = 1_770_973_300_i64;
+    for (id, role, parts) in [
+        (
+            "m-otter-11",
+            "user",
+            json!([{"type": "text", "data": {"text": "count the beavers too"}}]),
+        ),
+        (
+            "m-otter-12",
+            "assistant",
+            json!([{"type": "text", "data": {"text": "No beavers were surveyed."}},
+                {"type": "finish", "data": {"reason": "end_turn", "time": t + 2}}]),
+        ),
+    ] {
+        owner
+            .execute(
+                "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, 'gpt-4o', ?5, ?5)",
+                rusqlite::params![id, OTTER, role, parts.to_string(), t],
+            )
+            .expect("insert message");
+    }
+    let owner_files = files_and_bytes(&store_dir);
+    let stderr = index_into(data.path(), &[logs.path()]);
+    assert!(stderr.contains("events: 2 new"), "{stderr}");
+    assert!(
+        stderr.contains("(1 sessions, 13 events)"),
+        "only the changed session is re-read: {stderr}"
+    );
+    assert_eq!(
+        query_count(data.path(), "SELECT count(*) FROM events"),
+        before + 2
+    );
+    assert_eq!(
+        files_and_bytes(&store_dir),
+        owner_files,
+        "reading never changed the owner's files"
+    );
+    let again = index_into(data.path(), &[logs.path()]);
+    assert!(again.contains("events: 0 new"), "{again}");
+}
+
+#[test]
+fn corpus_crush_store_is_read_with_its_wal_and_left_unchanged() {
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    let store_dir = corpus_dir()
+        .expect("corpus")
+        .join("crush/gleicon_mcpfier/.crush");
+    let before = files_and_bytes(&store_dir);
+    let database = store_dir.join("crush.db").canonicalize().expect("store");
+    assert!(
+        stderr.contains(&format!(
+            "{:<17}  {} (3 sessions",
+            "crush_db",
+            database.display()
+        )),
+        "{stderr}"
+    );
+    // The three sessions live in the uncheckpointed WAL: 60 messages.
+    assert!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM events WHERE source = 'crush' AND type = 'user_input'"
+        ) >= 10
+    );
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM events WHERE source = 'crush' AND type = 'tool_response' \
+             AND subtype = 'error'"
+        ),
+        2
+    );
+    assert_eq!(files_and_bytes(&store_dir), before);
 }

@@ -1,4 +1,7 @@
-//! GitHub Copilot CLI: `session-state/<uuid>/events.jsonl` with `workspace.yaml` beside it.
+//! GitHub Copilot CLI: `session-state/<uuid>/events.jsonl` with `workspace.yaml` beside it, and
+//! the legacy `history-session-state/<id>.json`.
+
+use serde_json::Value;
 
 use super::{assert_append_adds, assert_tools_paired, fixture, number, rows, store_of, texts};
 
@@ -135,4 +138,48 @@ fn copilot_session_reads_prompts_replies_tools_and_usage() {
 fn copilot_append_adds_exactly_the_new_events() {
     // Lines 17-24: the second prompt, a tool request, its denial, the abort and the shutdown.
     assert_append_adds(&fixture(LOG), 16, 5);
+}
+
+#[test]
+fn copilot_legacy_history_session_reads_prompts_tools_and_failures() {
+    let data = store_of("copilot-history");
+    let dir = data.path();
+    let sessions = rows(
+        dir,
+        "SELECT source, native_id, title, started_at, completed, total_tokens FROM sessions",
+    );
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["source"], "copilot");
+    assert_eq!(
+        sessions[0]["native_id"],
+        "4f1e2d3c-0000-4000-8000-00000000f001"
+    );
+    assert_eq!(sessions[0]["title"], "why does the crane deploy fail?");
+    assert_eq!(sessions[0]["completed"], true);
+    assert_eq!(
+        sessions[0].get("total_tokens").and_then(Value::as_i64),
+        None,
+        "no usage recorded"
+    );
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE type = 'user_input' ORDER BY seq"
+        ),
+        ["why does the crane deploy fail?", "set it to 2"],
+        "the injected <current_datetime> message is not a prompt"
+    );
+    assert_tools_paired(dir);
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT subtype FROM events WHERE type = 'tool_response' ORDER BY seq"
+        ),
+        ["error", ""]
+    );
+    assert_eq!(
+        number(dir, "SELECT count(*) FROM events WHERE timestamp_inferred"),
+        number(dir, "SELECT count(*) FROM events"),
+        "the messages carry no times: all inferred"
+    );
 }

@@ -176,7 +176,8 @@ async fn open_envelopes() {
     let turn = client.success("open", json!({"id": turn_id})).await;
     assert_golden("open_turn", &envelope_shape(&turn));
     let call_id = fixture_string(
-        "SELECT event_id FROM events WHERE type = 'tool_call' ORDER BY event_id LIMIT 1",
+        "SELECT event_id FROM events WHERE type = 'tool_call' AND originating_model IS NOT NULL \
+         ORDER BY event_id LIMIT 1",
     );
     let call = client.success("open", json!({"id": call_id})).await;
     assert_golden("open_event_tool_call", &envelope_shape(&call));
