@@ -24,7 +24,7 @@ SELECT
   chain_number,
   chain_length,
   session_summary
-FROM sessions
+FROM session_index
 WHERE (chain_slug = $1
     OR (chain_id IS NULL AND parent_session_id IS NULL AND session_slug = $1))
   AND updated_at >= $2

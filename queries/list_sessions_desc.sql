@@ -22,7 +22,7 @@ SELECT
   chain_number,
   chain_length,
   session_summary
-FROM sessions
+FROM session_index
 WHERE updated_at >= $1
   AND started_at < $2
   AND ($3 = '' OR mode = $3)

@@ -1,8 +1,9 @@
 //! The server's warm view of the store: one DataFusion context (on the catalog's one runtime,
-//! whose caches outlive commits), one tantivy reader and the in-memory [`Directory`] of
-//! sessions and turns for the current generation, reopened only when `esker index` commits a
-//! new one, plus the runners for named SQL queries (`queries/*.sql`, planned once per
-//! generation) and for index searches.
+//! whose caches outlive commits, with the `session_index` and `turn_index` tables of
+//! [`crate::mcp::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
+//! lookups for the current generation, reopened only when `esker index` commits a new one,
+//! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
+//! for index searches.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -17,7 +18,10 @@ use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
 
 use crate::ingest::status::IngestMonitor;
-use crate::mcp::directory::Directory;
+use crate::mcp::directory::{
+    Directory, DirectoryError, IndexTables, SESSION_INDEX_ROWS, TURN_INDEX_ROWS,
+    register_index_tables,
+};
 use crate::mcp::envelope::ToolError;
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
@@ -48,6 +52,8 @@ pub enum CatalogError {
     Search(#[from] SearchError),
     #[error("search task failed: {0}")]
     SearchTask(String),
+    #[error(transparent)]
+    Directory(#[from] DirectoryError),
 }
 
 impl From<CatalogError> for ToolError {
@@ -64,22 +70,14 @@ pub struct NamedQuery {
     pub sql: &'static str,
 }
 
-const DIRECTORY_SESSIONS: NamedQuery = NamedQuery {
-    name: "directory_sessions",
-    sql: include_str!("../../queries/directory_sessions.sql"),
-};
-const DIRECTORY_TURNS: NamedQuery = NamedQuery {
-    name: "directory_turns",
-    sql: include_str!("../../queries/directory_turns.sql"),
-};
-
 /// How requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerPath {
-    /// Scope checks, list_sessions pages and the turn and session columns of open come from
-    /// the in-memory directory once it is loaded; everything else is SQL.
+    /// `session_index` and `turn_index` are loaded into memory; scope checks and the turn and
+    /// session columns of search hits and open come from them once loaded; event rows are SQL.
     Fastest,
-    /// Every answer is SQL over the tables (the reference the fast path is tested against).
+    /// Every answer is SQL over the Parquet tables, `session_index` and `turn_index` staying
+    /// views (the reference the in-memory tables and the fast path are tested against).
     SqlOnly,
 }
 
@@ -105,6 +103,10 @@ pub struct WarmSnapshot {
     /// bound to each request's parameters (plans hold this generation's tables).
     plans: std::sync::Mutex<HashMap<&'static str, LogicalPlan>>,
     index: SearchIndex,
+    /// `session_index` and `turn_index` as registered in `context`.
+    index_tables: IndexTables,
+    /// Whether the index tables are loaded into memory (the answer path is `Fastest`).
+    in_memory: bool,
     /// Whether this snapshot answers through the fast path once its directory is loaded.
     fast_path: bool,
     /// Loaded in the background after the generation opens ([`Catalog::snapshot`]); until it
@@ -193,7 +195,7 @@ impl Catalog {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "opened store generation"
         );
-        if snapshot.fast_path {
+        if snapshot.in_memory {
             let loading = Arc::clone(&snapshot);
             tokio::spawn(async move {
                 let started = std::time::Instant::now();
@@ -226,6 +228,13 @@ impl WarmSnapshot {
         let index_snapshot = snapshot.clone();
         let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot));
         let context = serving_context_for(snapshot, runtime).await?;
+        let index_tables =
+            register_index_tables(&context)
+                .await
+                .map_err(|source| CatalogError::NamedQuery {
+                    name: "index_tables",
+                    source,
+                })?;
         let index = index
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
@@ -235,6 +244,8 @@ impl WarmSnapshot {
             context,
             plans: std::sync::Mutex::new(HashMap::new()),
             index,
+            index_tables,
+            in_memory: path == AnswerPath::Fastest,
             fast_path,
             directory: tokio::sync::OnceCell::new(),
             pin,
@@ -250,15 +261,17 @@ impl WarmSnapshot {
             .await
     }
 
+    /// Reads the index tables' rows (through their views) and serves the tables from memory.
     async fn load_directory(&self) -> Result<Directory, CatalogError> {
         let (sessions, turns) = tokio::try_join!(
-            self.run_batches(DIRECTORY_SESSIONS, Vec::new()),
-            self.run_batches(DIRECTORY_TURNS, Vec::new()),
+            self.run_batches(SESSION_INDEX_ROWS, Vec::new()),
+            self.run_batches(TURN_INDEX_ROWS, Vec::new()),
         )?;
-        Directory::from_batches(&sessions, &turns).map_err(|source| CatalogError::Rows {
-            name: DIRECTORY_TURNS.name,
-            source,
-        })
+        let directory = Directory::from_batches(&self.index_tables, &sessions, &turns)?;
+        if self.in_memory {
+            self.index_tables.install(&directory);
+        }
+        Ok(directory)
     }
 
     /// The in-memory directory once loaded, on the fast path.

@@ -1,21 +1,78 @@
-//! The in-memory directory of one store generation: the few session and turn columns that
-//! search hits, scope checks and open(event) need, loaded once per generation so that those
-//! answers take no SQL.
+//! The in-memory index tables of one store generation, `session_index` and `turn_index`: the
+//! hot columns of `sessions` and `turns` as DataFusion tables ([`KeyedTable`]) registered in the
+//! serving context, so list_sessions runs the same SQL (`queries/list_sessions_*.sql`) over
+//! memory as over Parquet. Until a generation's tables are loaded, each name is a view over its
+//! Parquet table (`queries/session_index.sql`, `queries/turn_index.sql`). The [`Directory`] is
+//! the keyed lookups over the loaded tables (session by id, turn by id, a session's turns)
+//! that search hits, scope checks and open(event) read.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use async_trait::async_trait;
 use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, Int64Array, StringArray, TimestampNanosecondArray,
 };
+use datafusion::arrow::compute::{SortOptions, concat_batches};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::error::{DataFusionError, Result as DataFusionResult};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::SessionContext;
 
+use crate::mcp::catalog::NamedQuery;
 use crate::mcp::chain::ChainBrief;
+use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, Texts, unqualified};
 use crate::mcp::rows::{RowError, normalize_column};
-use crate::mcp::usage::USAGE_COLUMNS;
-use crate::model::TokenUsage;
 
-/// What a hit, an opened event or a list_sessions page shows of its session.
+/// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
+pub const SESSION_INDEX: &str = "session_index";
+/// The hot turn columns, in (session_id, ordinal) order once in memory.
+pub const TURN_INDEX: &str = "turn_index";
+
+const SESSION_INDEX_VIEW: &str = include_str!("../../queries/session_index.sql");
+const TURN_INDEX_VIEW: &str = include_str!("../../queries/turn_index.sql");
+
+/// The rows `session_index` is loaded with, in its declared order ([`SESSION_ORDER`]).
+pub const SESSION_INDEX_ROWS: NamedQuery = NamedQuery {
+    name: "session_index_rows",
+    sql: include_str!("../../queries/session_index_rows.sql"),
+};
+/// The rows `turn_index` is loaded with, in its declared order ([`TURN_ORDER`]).
+pub const TURN_INDEX_ROWS: NamedQuery = NamedQuery {
+    name: "turn_index_rows",
+    sql: include_str!("../../queries/turn_index_rows.sql"),
+};
+
+/// `ORDER BY x DESC` (nulls first) and `ORDER BY x` (nulls last), as DataFusion's SQL sorts.
+const DESCENDING: SortOptions = SortOptions {
+    descending: true,
+    nulls_first: true,
+};
+const ASCENDING: SortOptions = SortOptions {
+    descending: false,
+    nulls_first: false,
+};
+/// The ORDER BY of `queries/session_index_rows.sql`.
+const SESSION_ORDER: [(&str, SortOptions); 2] =
+    [("updated_at", DESCENDING), ("session_id", DESCENDING)];
+/// The ORDER BY of `queries/turn_index_rows.sql`.
+const TURN_ORDER: [(&str, SortOptions); 2] = [("session_id", ASCENDING), ("ordinal", ASCENDING)];
+
+/// Failures while loading the index tables.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectoryError {
+    #[error("index table rows: {0}")]
+    Rows(#[from] RowError),
+    #[error("index table: {0}")]
+    Table(#[from] KeyedTableError),
+    #[error("index table batches: {0}")]
+    Arrow(#[from] ArrowError),
+}
+
+/// What a hit or an opened event shows of its session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionBrief {
     pub title: String,
@@ -24,46 +81,7 @@ pub struct SessionBrief {
     pub started_at: Option<i64>,
     pub updated_at: Option<i64>,
     pub completed: bool,
-    pub turn_count: i64,
-    pub event_count: i64,
-    pub mode: String,
-    pub session_slug: Option<String>,
-    pub session_summary: Option<String>,
-    pub usage: Option<TokenUsage>,
     pub chain: Option<ChainBrief>,
-    /// A sub-agent's session (it may carry its parent's slug, but is no member of its chain).
-    pub sub_agent: bool,
-}
-
-/// A list_sessions request as the directory evaluates it (the semantics of
-/// `queries/list_sessions_{desc,asc}.sql`).
-#[derive(Debug, Clone)]
-pub struct SessionWindow<'a> {
-    /// Sessions with `updated_at >= start` and `started_at < end` (UTC nanoseconds).
-    pub start: i64,
-    pub end: i64,
-    pub mode: Option<&'a str>,
-    /// Only sessions after this `(updated_at, session_id)` position in the sort order.
-    pub after: Option<(i64, &'a str)>,
-    pub newest_first: bool,
-    pub limit: usize,
-    /// Only sessions of this source (`None`: any).
-    pub source: Option<&'a str>,
-}
-
-impl SessionWindow<'_> {
-    /// Whether `brief` is active in the window and of its mode.
-    fn admits(&self, brief: &SessionBrief) -> bool {
-        let in_window = match (brief.updated_at, brief.started_at) {
-            (Some(updated_at), Some(started_at)) => {
-                updated_at >= self.start && started_at < self.end
-            }
-            _ => false,
-        };
-        in_window
-            && self.mode.is_none_or(|mode| brief.mode == mode)
-            && self.source.is_none_or(|source| brief.source == source)
-    }
 }
 
 /// What a hit or an opened event shows of its turn.
@@ -75,268 +93,262 @@ pub struct TurnBrief {
     pub event_count: i64,
 }
 
-/// Maps keyed by ids with a fast non-cryptographic hash (ids are not attacker-chosen keys
-/// of a long-lived table here: they come from our own store).
-type IdMap<V> = HashMap<Arc<str>, V, foldhash::fast::RandomState>;
+/// One index table as registered in a generation's context: the view over Parquet until
+/// [`IndexTable::install`] puts its rows in memory, then the [`KeyedTable`]. Both have the
+/// view's schema and every filter is `Inexact`, so a plan made against either is right for
+/// both (a query planned during the swap reads the view).
+#[derive(Debug)]
+pub struct IndexTable {
+    plain: Arc<dyn TableProvider>,
+    loaded: OnceLock<Arc<KeyedTable>>,
+}
 
-/// Sessions and turns by id, and each session's turns in ordinal order.
-#[derive(Debug, Default)]
+/// The two index tables of a generation.
+#[derive(Debug, Clone)]
+pub struct IndexTables {
+    sessions: Arc<IndexTable>,
+    turns: Arc<IndexTable>,
+}
+
+/// Registers `session_index` and `turn_index` in `context` as views over `sessions` and
+/// `turns`; the returned handles install the in-memory rows later.
+pub async fn register_index_tables(
+    context: &SessionContext,
+) -> Result<IndexTables, DataFusionError> {
+    let sessions = IndexTable::over_view(context, SESSION_INDEX, SESSION_INDEX_VIEW).await?;
+    let turns = IndexTable::over_view(context, TURN_INDEX, TURN_INDEX_VIEW).await?;
+    Ok(IndexTables { sessions, turns })
+}
+
+impl IndexTables {
+    /// Serves both tables from the directory's rows from now on.
+    pub fn install(&self, directory: &Directory) {
+        self.sessions.install(Arc::clone(&directory.sessions));
+        self.turns.install(Arc::clone(&directory.turns));
+    }
+
+    /// The schema `session_index` and `turn_index` rows must have.
+    fn schemas(&self) -> (SchemaRef, SchemaRef) {
+        (self.sessions.schema(), self.turns.schema())
+    }
+}
+
+impl IndexTable {
+    async fn over_view(
+        context: &SessionContext,
+        name: &str,
+        view_sql: &str,
+    ) -> Result<Arc<IndexTable>, DataFusionError> {
+        let plain = context.sql(view_sql).await?.into_view();
+        let table = Arc::new(IndexTable {
+            plain,
+            loaded: OnceLock::new(),
+        });
+        context.register_table(name, Arc::clone(&table) as Arc<dyn TableProvider>)?;
+        Ok(table)
+    }
+
+    fn install(&self, rows: Arc<KeyedTable>) {
+        // A generation's rows never change: a second load of the same rows is dropped.
+        let _ = self.loaded.set(rows);
+    }
+}
+
+#[async_trait]
+impl TableProvider for IndexTable {
+    fn schema(&self) -> SchemaRef {
+        self.plain.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> DataFusionResult<Vec<TableProviderFilterPushDown>> {
+        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> DataFusionResult<Arc<dyn ExecutionPlan>> {
+        match self.loaded.get() {
+            Some(rows) => rows.scan(state, projection, filters, limit).await,
+            None => {
+                // The view resolves the filters' columns by name, not by this table's name.
+                let filters: Vec<Expr> = filters.iter().map(unqualified).collect();
+                self.plain.scan(state, projection, &filters, limit).await
+            }
+        }
+    }
+}
+
+/// The loaded index tables and the keyed lookups over them.
+#[derive(Debug)]
 pub struct Directory {
-    sessions: IdMap<SessionBrief>,
-    turns: IdMap<TurnBrief>,
-    turn_order: IdMap<Vec<(i64, Arc<str>)>>,
+    sessions: Arc<KeyedTable>,
+    /// What each `sessions` row shows, by row.
+    briefs: Vec<SessionBrief>,
+    turns: Arc<KeyedTable>,
+    turn_columns: TurnColumns,
+}
+
+/// The `turn_index` columns the lookups read, typed once.
+#[derive(Debug)]
+struct TurnColumns {
+    turn_ids: Texts,
+    session_ids: Texts,
+    ordinals: Int64Array,
+    completed: BooleanArray,
+    event_counts: Int64Array,
 }
 
 impl Directory {
-    /// Builds the directory from the batches of `queries/directory_sessions.sql` and
-    /// `queries/directory_turns.sql`, reading the Arrow columns directly (a million-document
-    /// store has ~10^5 sessions and a few 10^5 turns: this takes tens of milliseconds).
+    /// Builds the directory from the batches of `queries/session_index_rows.sql` and
+    /// `queries/turn_index_rows.sql` (already in the tables' declared orders), whose schemas
+    /// are those of `tables` (a million-document store has ~10^5 sessions and a few 10^5
+    /// turns: this takes tens of milliseconds).
     pub fn from_batches(
+        tables: &IndexTables,
         sessions: &[RecordBatch],
         turns: &[RecordBatch],
-    ) -> Result<Directory, RowError> {
-        let session_rows: usize = sessions.iter().map(RecordBatch::num_rows).sum();
-        let turn_rows: usize = turns.iter().map(RecordBatch::num_rows).sum();
-        let mut directory = Directory {
-            sessions: IdMap::with_capacity_and_hasher(session_rows, Default::default()),
-            turns: IdMap::with_capacity_and_hasher(turn_rows, Default::default()),
-            turn_order: IdMap::with_capacity_and_hasher(session_rows, Default::default()),
+    ) -> Result<Directory, DirectoryError> {
+        let (session_schema, turn_schema) = tables.schemas();
+        let sessions = concat_batches(&session_schema, sessions)?;
+        let turns = concat_batches(&turn_schema, turns)?;
+        let briefs = session_briefs(&sessions)?;
+        let turn_columns = TurnColumns {
+            turn_ids: texts(&turns, "turn_id")?,
+            session_ids: texts(&turns, "session_id")?,
+            ordinals: integers(&turns, "ordinal")?,
+            completed: booleans(&turns, "completed")?,
+            event_counts: integers(&turns, "event_count")?,
         };
-        for batch in sessions {
-            directory.add_sessions(batch)?;
-        }
-        for batch in turns {
-            directory.add_turns(batch)?;
-        }
-        for order in directory.turn_order.values_mut() {
-            order.sort_unstable();
-        }
-        Ok(directory)
-    }
-
-    fn add_sessions(&mut self, batch: &RecordBatch) -> Result<(), RowError> {
-        let session_ids = strings(batch, "session_id")?;
-        let titles = strings(batch, "title")?;
-        let sources = strings(batch, "source")?;
-        let started = timestamps(batch, "started_at")?;
-        let updated = timestamps(batch, "updated_at")?;
-        let completed = booleans(batch, "completed")?;
-        let turn_counts = integers(batch, "turn_count")?;
-        let event_counts = integers(batch, "event_count")?;
-        let modes = strings(batch, "mode")?;
-        let slugs = optional_strings(batch, "session_slug")?;
-        let summaries = optional_strings(batch, "session_summary")?;
-        let chain_slugs = optional_strings(batch, "chain_slug")?;
-        let chain_numbers = optional_integers(batch, "chain_number")?;
-        let chain_lengths = optional_integers(batch, "chain_length")?;
-        let parents = optional_strings(batch, "parent_session_id")?;
-        let usage_columns = USAGE_COLUMNS
-            .iter()
-            .map(|column| optional_integers(batch, column))
-            .collect::<Result<Vec<_>, _>>()?;
-        for row in 0..batch.num_rows() {
-            let count = |index: usize| {
-                let array: &Int64Array = &usage_columns[index];
-                (!array.is_null(row)).then(|| array.value(row))
-            };
-            let usage = TokenUsage {
-                input: count(0),
-                cached_input: count(1),
-                output: count(2),
-                reasoning: count(3),
-                total: count(4),
-            };
-            let nanos =
-                |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
-            let text =
-                |array: &StringArray| (!array.is_null(row)).then(|| array.value(row).to_owned());
-            self.sessions.insert(
-                session_ids.value(row).into(),
-                SessionBrief {
-                    title: titles.value(row).to_owned(),
-                    source: sources.value(row).to_owned(),
-                    started_at: nanos(&started),
-                    updated_at: nanos(&updated),
-                    completed: completed.value(row),
-                    turn_count: turn_counts.value(row),
-                    event_count: event_counts.value(row),
-                    mode: modes.value(row).to_owned(),
-                    session_slug: text(&slugs),
-                    session_summary: text(&summaries),
-                    usage: (usage != TokenUsage::default()).then_some(usage),
-                    chain: (!chain_numbers.is_null(row) && !chain_lengths.is_null(row)).then(
-                        || ChainBrief {
-                            slug: text(&chain_slugs),
-                            number: chain_numbers.value(row),
-                            length: chain_lengths.value(row),
-                        },
-                    ),
-                    sub_agent: !parents.is_null(row),
-                },
-            );
-        }
-        Ok(())
-    }
-
-    /// The sessions of a list_sessions page, in page order: at most `limit` of them.
-    pub fn list(&self, window: &SessionWindow<'_>) -> Vec<(&str, &SessionBrief)> {
-        let mut matches: Vec<(i64, &str, &SessionBrief)> = self
-            .sessions
-            .iter()
-            .filter_map(|(session_id, brief)| {
-                let updated_at = brief.updated_at?;
-                let position = (updated_at, session_id.as_ref());
-                let after = window.after.is_none_or(|cursor| {
-                    if window.newest_first {
-                        position < cursor
-                    } else {
-                        position > cursor
-                    }
-                });
-                (window.admits(brief) && after).then_some((updated_at, session_id.as_ref(), brief))
-            })
-            .collect();
-        let order = |left: &(i64, &str, &SessionBrief), right: &(i64, &str, &SessionBrief)| {
-            let ascending = (left.0, left.1).cmp(&(right.0, right.1));
-            if window.newest_first {
-                ascending.reverse()
-            } else {
-                ascending
-            }
-        };
-        first_in_order(&mut matches, window.limit, order);
-        matches.truncate(window.limit);
-        matches
-            .into_iter()
-            .map(|(_, session_id, brief)| (session_id, brief))
-            .collect()
-    }
-
-    /// The sessions of a list_sessions(slug) page: the members of the chain named `slug` (or
-    /// the one session that carries it alone, not a sub-agent) active in the window, in chain
-    /// order (started_at, then id), after `window.after` read as (started_at, session id);
-    /// `newest_first` does not apply. The semantics of `queries/list_sessions_chain.sql`.
-    pub fn list_chain(&self, slug: &str, window: &SessionWindow<'_>) -> Vec<(&str, &SessionBrief)> {
-        let mut matches: Vec<(i64, &str, &SessionBrief)> = self
-            .sessions
-            .iter()
-            .filter_map(|(session_id, brief)| {
-                let started_at = brief.started_at?;
-                let position = (started_at, session_id.as_ref());
-                let after = window.after.is_none_or(|cursor| position > cursor);
-                (is_named_by_slug(brief, slug) && window.admits(brief) && after).then_some((
-                    started_at,
-                    session_id.as_ref(),
-                    brief,
-                ))
-            })
-            .collect();
-        let order = |left: &(i64, &str, &SessionBrief), right: &(i64, &str, &SessionBrief)| {
-            (left.0, left.1).cmp(&(right.0, right.1))
-        };
-        first_in_order(&mut matches, window.limit, order);
-        matches.truncate(window.limit);
-        matches
-            .into_iter()
-            .map(|(_, session_id, brief)| (session_id, brief))
-            .collect()
-    }
-
-    fn add_turns(&mut self, batch: &RecordBatch) -> Result<(), RowError> {
-        let turn_ids = strings(batch, "turn_id")?;
-        let session_ids = strings(batch, "session_id")?;
-        let ordinals = integers(batch, "ordinal")?;
-        let completed = booleans(batch, "completed")?;
-        let event_counts = integers(batch, "event_count")?;
-        for row in 0..batch.num_rows() {
-            let turn_id: Arc<str> = turn_ids.value(row).into();
-            let session_id = self.session_key(session_ids.value(row));
-            let ordinal = ordinals.value(row);
-            self.turn_order
-                .entry(Arc::clone(&session_id))
-                .or_default()
-                .push((ordinal, Arc::clone(&turn_id)));
-            self.turns.insert(
-                turn_id,
-                TurnBrief {
-                    session_id,
-                    ordinal,
-                    completed: completed.value(row),
-                    event_count: event_counts.value(row),
-                },
-            );
-        }
-        Ok(())
-    }
-
-    /// The shared key of a session id (one allocation per session, not per turn).
-    fn session_key(&self, session_id: &str) -> Arc<str> {
-        self.sessions
-            .get_key_value(session_id)
-            .map(|(key, _)| Arc::clone(key))
-            .unwrap_or_else(|| session_id.into())
+        Ok(Directory {
+            sessions: Arc::new(KeyedTable::new(
+                sessions,
+                SESSION_ORDER.to_vec(),
+                &["session_id"],
+            )?),
+            briefs,
+            turns: Arc::new(KeyedTable::new(
+                turns,
+                TURN_ORDER.to_vec(),
+                &["turn_id", "session_id"],
+            )?),
+            turn_columns,
+        })
     }
 
     pub fn session(&self, session_id: &str) -> Option<&SessionBrief> {
-        self.sessions.get(session_id)
+        let row = *self.sessions.rows_with("session_id", session_id).first()?;
+        self.briefs.get(row as usize)
     }
 
-    pub fn turn(&self, turn_id: &str) -> Option<&TurnBrief> {
-        self.turns.get(turn_id)
+    pub fn turn(&self, turn_id: &str) -> Option<TurnBrief> {
+        let row = *self.turns.rows_with("turn_id", turn_id).first()? as usize;
+        let columns = &self.turn_columns;
+        Some(TurnBrief {
+            session_id: columns.session_ids.value(row).into(),
+            ordinal: columns.ordinals.value(row),
+            completed: columns.completed.value(row),
+            event_count: columns.event_counts.value(row),
+        })
+    }
+
+    /// The session's turn rows, in ordinal order.
+    fn turn_rows(&self, session_id: &str) -> &[u32] {
+        self.turns.rows_with("session_id", session_id)
     }
 
     /// The ids of the turns at `ordinal - 1` and `ordinal + 1` of the session.
     pub fn adjacent_turns(&self, session_id: &str, ordinal: i64) -> (Option<&str>, Option<&str>) {
-        let Some(order) = self.turn_order.get(session_id) else {
-            return (None, None);
-        };
+        let rows = self.turn_rows(session_id);
+        let columns = &self.turn_columns;
         let at = |wanted: i64| {
-            order
-                .binary_search_by_key(&wanted, |(ordinal, _)| *ordinal)
+            rows.binary_search_by_key(&wanted, |row| columns.ordinals.value(*row as usize))
                 .ok()
-                .map(|index| order[index].1.as_ref())
+                .map(|index| columns.turn_ids.value(rows[index] as usize))
         };
         (at(ordinal - 1), at(ordinal + 1))
     }
 
     /// How many events the session has before its turn `turn_ordinal` (turns hold contiguous
     /// runs of the session's events, so an event's `seq` is this plus its ordinal); `None` when
-    /// the session or one of those turns is not in the directory.
+    /// the session has no turns here.
     pub fn events_before_turn(&self, session_id: &str, turn_ordinal: i64) -> Option<i64> {
-        let order = self.turn_order.get(session_id)?;
-        order
-            .iter()
-            .take_while(|(ordinal, _)| *ordinal < turn_ordinal)
-            .map(|(_, turn_id)| self.turns.get(turn_id).map(|turn| turn.event_count))
-            .sum()
+        let rows = self.turn_rows(session_id);
+        if rows.is_empty() {
+            return None;
+        }
+        let columns = &self.turn_columns;
+        Some(
+            rows.iter()
+                .map(|row| *row as usize)
+                .take_while(|row| columns.ordinals.value(*row) < turn_ordinal)
+                .map(|row| columns.event_counts.value(row))
+                .sum(),
+        )
     }
 
     pub fn session_count(&self) -> usize {
-        self.sessions.len()
+        self.sessions.rows().num_rows()
     }
 
     pub fn turn_count(&self) -> usize {
-        self.turns.len()
+        self.turns.rows().num_rows()
     }
 }
 
-/// Whether `slug` names the chain `brief` belongs to: its chain's slug, or for a session alone
-/// (and no sub-agent) its own slug.
-fn is_named_by_slug(brief: &SessionBrief, slug: &str) -> bool {
-    match &brief.chain {
-        Some(chain) => chain.slug.as_deref() == Some(slug),
-        None => !brief.sub_agent && brief.session_slug.as_deref() == Some(slug),
-    }
+/// What each row of a `session_index` batch shows, in row order.
+fn session_briefs(batch: &RecordBatch) -> Result<Vec<SessionBrief>, RowError> {
+    let titles = strings(batch, "title")?;
+    let sources = strings(batch, "source")?;
+    let started = timestamps(batch, "started_at")?;
+    let updated = timestamps(batch, "updated_at")?;
+    let completed = booleans(batch, "completed")?;
+    let chain_slugs = optional_strings(batch, "chain_slug")?;
+    let chain_numbers = optional_integers(batch, "chain_number")?;
+    let chain_lengths = optional_integers(batch, "chain_length")?;
+    let brief = |row: usize| {
+        let nanos =
+            |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
+        SessionBrief {
+            title: titles.value(row).to_owned(),
+            source: sources.value(row).to_owned(),
+            started_at: nanos(&started),
+            updated_at: nanos(&updated),
+            completed: completed.value(row),
+            chain: (!chain_numbers.is_null(row) && !chain_lengths.is_null(row)).then(|| {
+                ChainBrief {
+                    slug: (!chain_slugs.is_null(row)).then(|| chain_slugs.value(row).to_owned()),
+                    number: chain_numbers.value(row),
+                    length: chain_lengths.value(row),
+                }
+            }),
+        }
+    };
+    Ok((0..batch.num_rows()).map(brief).collect())
 }
 
-/// Puts the first `limit` items of `items` by `order` at its front, sorted (the rest follow
-/// in no particular order).
-fn first_in_order<T>(items: &mut [T], limit: usize, order: impl Fn(&T, &T) -> std::cmp::Ordering) {
-    if items.len() > limit && limit > 0 {
-        items.select_nth_unstable_by(limit - 1, &order);
+/// A key column as it is stored (no copy), nulls rejected.
+fn texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
+    let column = batch
+        .column_by_name(name)
+        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
+    if column.null_count() > 0 {
+        return Err(RowError::UnexpectedNull(name.to_owned()));
     }
-    let sorted = limit.min(items.len());
-    items[..sorted].sort_unstable_by(&order);
+    Texts::of(column).ok_or_else(|| RowError::WrongType {
+        column: name.to_owned(),
+        expected: "a string",
+    })
 }
 
 /// A column normalized as [`Rows`](crate::mcp::rows::Rows) normalizes it (strings to Utf8,

@@ -9,10 +9,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use datafusion::scalar::ScalarValue;
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
+use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
 use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
 use crate::mcp::cursor::{self, CursorError, KeysetPosition};
-use crate::mcp::directory::{Directory, SessionBrief, SessionWindow};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::origin::{Contradictory, OriginFilter};
@@ -238,27 +237,30 @@ impl ToolHandler for ListSessions {
 
     async fn execute(catalog: &Catalog, request: &ListRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
-        let page = match snapshot.directory() {
-            _ if request.origin.source() == Err(Contradictory) => build_page(request, &[]),
-            Some(directory) => page_from_directory(request, directory),
-            None => {
-                let (query, parameters) = match (&request.slug, request.sort) {
-                    (Some(slug), _) => (ONE_CHAIN, chain_parameters(slug, request)),
-                    (None, Sort::Desc) => (NEWEST_FIRST, parameters(request)),
-                    (None, Sort::Asc) => (OLDEST_FIRST, parameters(request)),
-                };
-                let rows = snapshot.run(query, parameters).await?;
-                let listed: Vec<ListedSession<'_>> = rows
-                    .iter()
-                    .map(|row| ListedSession::from_row(&row))
-                    .collect::<Result<_, _>>()
-                    .map_err(|error| ToolError::internal(format!("{}: {error}", query.name)))?;
-                build_page(request, &listed)
-            }
+        let page = match request.origin.source() {
+            Err(Contradictory) => build_page(request, &[]),
+            Ok(_) => page_by_sql(&snapshot, request).await?,
         };
         let text = summarize(request, &page);
         Ok(ToolSuccess::new(page, text))
     }
+}
+
+/// The page from `queries/list_sessions_*.sql` over `session_index` (in memory once loaded,
+/// else the view over Parquet).
+async fn page_by_sql(snapshot: &WarmSnapshot, request: &ListRequest) -> Result<Value, ToolError> {
+    let (query, parameters) = match (&request.slug, request.sort) {
+        (Some(slug), _) => (ONE_CHAIN, chain_parameters(slug, request)),
+        (None, Sort::Desc) => (NEWEST_FIRST, parameters(request)),
+        (None, Sort::Asc) => (OLDEST_FIRST, parameters(request)),
+    };
+    let rows = snapshot.run(query, parameters).await?;
+    let listed: Vec<ListedSession<'_>> = rows
+        .iter()
+        .map(|row| ListedSession::from_row(&row))
+        .collect::<Result<_, _>>()
+        .map_err(|error| ToolError::internal(format!("{}: {error}", query.name)))?;
+    Ok(build_page(request, &listed))
 }
 
 fn parse_datetime_argument(arguments: &Arguments, field: &str) -> Result<DateTime<Utc>, ToolError> {
@@ -367,33 +369,7 @@ fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     ]
 }
 
-/// The page from the in-memory directory: the same filter, order and keyset as the SQL.
-fn page_from_directory(request: &ListRequest, directory: &Directory) -> Value {
-    let window = SessionWindow {
-        start: nanos_of(request.start),
-        end: nanos_of(request.end),
-        mode: request.mode,
-        after: request
-            .cursor
-            .as_ref()
-            .map(|(_, position)| (position.updated_at_nanos, position.session_id.as_str())),
-        newest_first: request.sort == Sort::Desc,
-        limit: request.limit + 1,
-        source: request.origin.source().ok().flatten().map(|s| s.as_str()),
-    };
-    let page = match &request.slug {
-        Some(slug) => directory.list_chain(slug, &window),
-        None => directory.list(&window),
-    };
-    let listed: Vec<ListedSession<'_>> = page
-        .into_iter()
-        .map(|(session_id, brief)| ListedSession::from_brief(session_id, brief))
-        .collect();
-    build_page(request, &listed)
-}
-
-/// What a page shows of a session, from a row of `queries/list_sessions_*.sql` or from the
-/// directory.
+/// What a page shows of a session, from a row of `queries/list_sessions_*.sql`.
 struct ListedSession<'a> {
     session_id: &'a str,
     title: &'a str,
@@ -428,24 +404,6 @@ impl<'a> ListedSession<'a> {
             usage: usage_of(row)?,
             chain: chain_of(row)?,
         })
-    }
-
-    fn from_brief(session_id: &'a str, brief: &'a SessionBrief) -> ListedSession<'a> {
-        ListedSession {
-            session_id,
-            title: &brief.title,
-            source: &brief.source,
-            started_at: brief.started_at,
-            updated_at: brief.updated_at,
-            completed: brief.completed,
-            turn_count: brief.turn_count,
-            event_count: brief.event_count,
-            mode: &brief.mode,
-            session_slug: brief.session_slug.as_deref(),
-            session_summary: brief.session_summary.as_deref(),
-            usage: brief.usage,
-            chain: brief.chain.clone(),
-        }
     }
 }
 

@@ -13,7 +13,8 @@
 //! - [`search_sessions`], [`open`], [`list_sessions`], [`file_attention`]: one module per
 //!   tool; [`harness`]: Moraine's harness names of esker's sources.
 //! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
-//!   queries from `queries/*.sql`; [`rows`]: typed access to query results.
+//!   queries from `queries/*.sql`; [`rows`]: typed access to query results; [`directory`],
+//!   [`keyed_table`]: the `session_index` / `turn_index` tables, in memory once loaded.
 //! - [`envelope`], [`text`], [`usage`]: response envelopes, errors, SLA; timestamps, snippets,
 //!   scores; token usage objects.
 //! - [`stdio`]: the transport, with a guard that answers lines rmcp cannot parse.
@@ -28,6 +29,7 @@ pub mod envelope;
 pub mod file_attention;
 pub mod handler;
 pub mod ingest_status;
+pub mod keyed_table;
 pub mod list_sessions;
 pub mod open;
 pub mod origin;

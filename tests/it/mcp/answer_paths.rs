@@ -1,12 +1,17 @@
-//! The fast answer path (stored events in the index + the in-memory directory) against the
-//! SQL-only reference: every id of the fixture store (and a sample of the real corpus) opens
-//! to the same envelope, searches, scoped or not, return the same hits, and list_sessions
-//! pages (every mode and sort, window edges, slugs, following cursors) are the same.
+//! The fast answer path (stored events in the index + the in-memory `session_index` and
+//! `turn_index` tables) against the SQL-only reference (those tables as views over the Parquet
+//! tables, running the same SQL): every id of the fixture store (and a sample of the real
+//! corpus) opens to the same envelope, searches, scoped or not, return the same hits,
+//! list_sessions pages (every mode and sort, window edges, slugs, following cursors) are the
+//! same, and keyed lookups over the index tables return the same rows.
 
 use std::collections::VecDeque;
 use std::path::Path;
 
-use esker::mcp::catalog::{AnswerPath, Catalog};
+use datafusion::arrow::array::ArrayRef;
+use datafusion::arrow::compute::concat_batches;
+use datafusion::arrow::record_batch::RecordBatch;
+use esker::mcp::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot, text_parameter};
 use esker::mcp::server::EskerServer;
 use serde_json::{Value, json};
 
@@ -258,5 +263,115 @@ async fn the_fast_path_lists_slug_chains_exactly_like_sql() {
     assert_eq!(
         chain_pages[0]["members"], 5,
         "the store holds the five-session chain"
+    );
+}
+
+/// Keyed lookups and an ordered scan over the index tables, as tool queries make them.
+const INDEX_LOOKUPS: [NamedQuery; 4] = [
+    NamedQuery {
+        name: "session_by_id",
+        sql: "SELECT * FROM session_index WHERE session_id = $1",
+    },
+    NamedQuery {
+        name: "turns_of_session",
+        sql: "SELECT * FROM turn_index WHERE session_id = $1 ORDER BY ordinal",
+    },
+    NamedQuery {
+        name: "turn_by_id_or_session",
+        sql: "SELECT turn_id, ordinal FROM turn_index \
+              WHERE turn_id = $1 OR session_id = $1 ORDER BY turn_id",
+    },
+    NamedQuery {
+        name: "newest_sessions",
+        sql: "SELECT session_id, updated_at FROM session_index \
+              WHERE session_id <> $1 ORDER BY updated_at DESC, session_id DESC LIMIT 3",
+    },
+];
+
+/// The query's rows as the columns of one batch (none when there are no rows: an empty result
+/// may come as no batch at all).
+async fn rows_of(snapshot: &WarmSnapshot, query: NamedQuery, key: &str) -> Vec<ArrayRef> {
+    let batches: Vec<RecordBatch> = snapshot
+        .run_batches(query, vec![text_parameter(key)])
+        .await
+        .unwrap_or_else(|error| panic!("{}: {error}", query.name))
+        .into_iter()
+        .filter(|batch| batch.num_rows() > 0)
+        .collect();
+    let Some(first) = batches.first() else {
+        return Vec::new();
+    };
+    concat_batches(&first.schema(), &batches)
+        .expect("one batch")
+        .columns()
+        .to_vec()
+}
+
+/// The physical plan of a key lookup, as text.
+async fn lookup_plan(snapshot: &WarmSnapshot) -> String {
+    let explain = NamedQuery {
+        name: "explain_lookup",
+        sql: "EXPLAIN SELECT title FROM session_index WHERE session_id = 'session:none'",
+    };
+    let batches = snapshot
+        .run_batches(explain, Vec::new())
+        .await
+        .expect("explain");
+    datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+        .expect("format")
+        .to_string()
+}
+
+#[tokio::test]
+async fn in_memory_index_tables_answer_keyed_sql_like_the_parquet_views() {
+    let data_dir = fixture_store();
+    let memory_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();
+    let memory = memory_catalog.snapshot().await.expect("store opens");
+    memory.ready_directory().await.expect("index tables load");
+    let parquet_catalog = Catalog::open_with(data_dir, AnswerPath::SqlOnly).unwrap();
+    let parquet = parquet_catalog.snapshot().await.expect("store opens");
+
+    let memory_plan = lookup_plan(&memory).await;
+    assert!(
+        memory_plan.contains("partition_sizes") && !memory_plan.contains("parquet"),
+        "loaded session_index is scanned from memory:\n{memory_plan}"
+    );
+    let parquet_plan = lookup_plan(&parquet).await;
+    assert!(
+        parquet_plan.contains("parquet"),
+        "the reference reads Parquet:\n{parquet_plan}"
+    );
+
+    let sessions = strings(
+        data_dir,
+        "SELECT session_id FROM sessions ORDER BY session_id",
+    );
+    let turns = strings(data_dir, "SELECT turn_id FROM turns ORDER BY turn_id");
+    assert!(
+        !sessions.is_empty() && !turns.is_empty(),
+        "the fixtures hold sessions and turns"
+    );
+    let keys =
+        sessions
+            .iter()
+            .chain(&turns)
+            .map(String::as_str)
+            .chain(["session:none", "turn:none", ""]);
+    let mut found = 0;
+    for key in keys {
+        for query in INDEX_LOOKUPS {
+            let expected = rows_of(&parquet, query, key).await;
+            let actual = rows_of(&memory, query, key).await;
+            assert_eq!(
+                actual, expected,
+                "{} {key}: in-memory table and Parquet view differ",
+                query.name
+            );
+            found += expected.first().map_or(0, |column| column.len());
+        }
+    }
+    assert!(
+        found >= sessions.len() + turns.len(),
+        "every session and turn is found ({found} rows)"
     );
 }

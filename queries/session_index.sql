@@ -1,5 +1,6 @@
--- The server's in-memory directory: what a search hit, an open(event) or a list_sessions
--- page shows of a session (`parent_session_id` only says whether it is a sub-agent's).
+-- session_index: the hot columns of `sessions` (what a list_sessions page, a search hit or an
+-- open(event) shows of a session). Served from memory once a generation's rows are loaded
+-- (src/mcp/directory.rs); until then, and on the plain answer path, this view over Parquet.
 SELECT
   session_id,
   title,
@@ -16,6 +17,7 @@ SELECT
   total_tokens,
   mode,
   session_slug,
+  chain_id,
   chain_slug,
   chain_number,
   chain_length,
