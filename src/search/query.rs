@@ -18,7 +18,8 @@
 //! words still ranks above one holding a single common word, but a dump that holds them all
 //! somewhere among thousands of words no longer collects every presence at full weight. A
 //! query of one run keeps the constant presence above. Runs of scripts written without spaces
-//! (CJK, Thai) are matched through their bigrams, in `text` (BM25, positions) and in `exact`.
+//! (CJK, Thai) are matched through their bigrams, in `text` (BM25, positions) and in `exact`;
+//! each bigram of such a run is a query word of its own, with an undamped presence.
 
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery,
@@ -169,7 +170,7 @@ impl RelevanceBuilder<'_> {
             Presence::Constant
         };
         for run in runs.iter().chain(phrase_runs.iter().flatten()) {
-            for presence in self.exact_presence(run, presence)? {
+            for presence in self.exact_presence(run, presence_of(run, presence))? {
                 any_match.push((Occur::Should, presence));
             }
         }
@@ -197,15 +198,39 @@ impl RelevanceBuilder<'_> {
         Ok(Box::new(BooleanQuery::new(clauses)))
     }
 
-    /// The runs of `text` with their stems (the `text` analyzer applied to each run).
+    /// The runs of `text` with their stems (the `text` analyzer applied to each run). A run of
+    /// a script written without spaces is one query word per bigram: a sentence typed in
+    /// Chinese or Japanese is a sequence of words, so an event holding several of its bigrams
+    /// ranks above one holding a single rare bigram (each bigram earns its own presence).
     fn query_runs(&self, text: &str) -> Vec<QueryRun> {
         runs(text)
-            .map(|run| QueryRun {
-                kind: run.kind,
-                stems: self.stems(run.text),
-                forms: forms_of(&run),
+            .flat_map(|run| {
+                let forms = forms_of(&run);
+                match run.kind {
+                    RunKind::Bigram if forms.parts.len() > 1 => forms
+                        .parts
+                        .into_iter()
+                        .map(|bigram| self.bigram_run(bigram))
+                        .collect(),
+                    _ => vec![QueryRun {
+                        kind: run.kind,
+                        stems: self.stems(run.text),
+                        forms,
+                    }],
+                }
             })
             .collect()
+    }
+
+    fn bigram_run(&self, bigram: String) -> QueryRun {
+        QueryRun {
+            kind: RunKind::Bigram,
+            stems: self.stems(&bigram),
+            forms: ExactForms {
+                whole: None,
+                parts: vec![bigram],
+            },
+        }
     }
 
     fn stems(&self, text: &str) -> Vec<String> {
@@ -343,6 +368,18 @@ impl RelevanceBuilder<'_> {
         let documents = self.searchable_documents.max(document_frequency);
         let rest = (documents - document_frequency) as f32 + 0.5;
         Ok(Some((1.0 + rest / (document_frequency as f32 + 0.5)).ln()))
+    }
+}
+
+/// The presence kind of one run: a bigram of a script written without spaces is never
+/// length-damped. Its text counts one token per character, several times the tokens the same
+/// sentence has in a spaced script, so BM25's length factor (against an average set mostly by
+/// spaced text) would take most of its presence from any CJK or Thai event of ordinary length;
+/// the BM25 clauses on its stems still weigh its length.
+fn presence_of(run: &QueryRun, question: Presence) -> Presence {
+    match run.kind {
+        RunKind::Bigram => Presence::Constant,
+        RunKind::Word => question,
     }
 }
 
