@@ -1,6 +1,6 @@
 -- agtrace search_event_previews: the hit events' rows.
--- $1: event ids; $2: their session ids (row groups); $3: their sources and $4: their
--- months (partitions), all from the search index.
+-- $1: event ids; $2: their session ids (row groups); $3: their partitions as
+-- 'source/month' (exactly those partitions are opened), all from the search index.
 SELECT
   event_id,
   session_id,
@@ -16,5 +16,4 @@ SELECT
 FROM events
 WHERE array_has($1, event_id)
   AND array_has($2, session_id)
-  AND array_has($3, source)
-  AND array_has($4, month)
+  AND array_has($3, concat(source, '/', month))

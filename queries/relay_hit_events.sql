@@ -1,6 +1,6 @@
 -- relay search_history: the rows of a page of hit events.
--- $1: event ids; $2: their session ids (row groups); $3: their sources and $4: their
--- months (partitions), all from the search index.
+-- $1: event ids; $2: their session ids (row groups); $3: their partitions as
+-- 'source/month' (exactly those partitions are opened), all from the search index.
 SELECT
   event_id,
   session_id,
@@ -17,5 +17,4 @@ SELECT
 FROM events
 WHERE array_has($1, event_id)
   AND array_has($2, session_id)
-  AND array_has($3, source)
-  AND array_has($4, month)
+  AND array_has($3, concat(source, '/', month))

@@ -1,6 +1,6 @@
 -- search_sessions: event, turn and session metadata of the index hits, plus the event text
 -- the snippet is cut from. $1: the hits' event ids; $2: their session ids (row groups, bloom
--- filters); $3: their sources and $4: their months (partitions); $5: their turn ids.
+-- filters); $3: their partitions as 'source/month'; $4: their turn ids.
 SELECT
   e.event_id,
   e.type,
@@ -26,8 +26,7 @@ JOIN turns AS t ON t.turn_id = e.turn_id
 JOIN sessions AS s ON s.session_id = e.session_id
 WHERE array_has($1, e.event_id)
   AND array_has($2, e.session_id)
-  AND array_has($3, e.source)
-  AND array_has($4, e.month)
-  AND array_has($5, t.turn_id)
+  AND array_has($3, concat(e.source, '/', e.month))
+  AND array_has($4, t.turn_id)
   AND array_has($2, t.session_id)
   AND array_has($2, s.session_id)

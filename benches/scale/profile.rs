@@ -1,7 +1,10 @@
 //! `scale profile --work DIR`: splits the cost of the located open(event) SQL on a store the
 //! scale run left behind into SQL parse + logical planning, physical planning and execution,
 //! in an analytic context (`esker query`'s) and in the server's serving context (filter
-//! pushdown, page index, shared caches), each warm and reused as the server holds it.
+//! pushdown, page index, shared caches), each warm and reused as the server holds it; then
+//! search_sessions' hit statement (`queries/search_hit_events.sql`) for the hits of real
+//! queries, in the serving context and in variants of it (IN-list pruning off, page index
+//! off, two partitions), and for 10 and 50 hits spread over many partitions.
 
 use std::path::Path;
 use std::time::Instant;
@@ -49,6 +52,88 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
         profile_context(name, context, &targets, rounds, &mut report).await?;
     }
     eprintln!("{}", explain_analyze(&serving, &targets[0]).await?);
+    let index = esker::search::SearchIndex::open(&snapshot)?;
+    let mut configured = Vec::new();
+    for (label, settings) in [
+        (
+            " in0",
+            vec![("datafusion.execution.parquet.max_in_list_size", "0")],
+        ),
+        (
+            " in0 nopage",
+            vec![
+                ("datafusion.execution.parquet.max_in_list_size", "0"),
+                ("datafusion.execution.parquet.enable_page_index", "false"),
+            ],
+        ),
+        (
+            " in0 tp2",
+            vec![
+                ("datafusion.execution.parquet.max_in_list_size", "0"),
+                ("datafusion.execution.target_partitions", "2"),
+            ],
+        ),
+        (
+            " in0 nopage nobloom",
+            vec![
+                ("datafusion.execution.parquet.max_in_list_size", "0"),
+                ("datafusion.execution.parquet.enable_page_index", "false"),
+                ("datafusion.execution.parquet.bloom_filter_on_read", "false"),
+            ],
+        ),
+    ] {
+        let mut config = esker::query::serving::serving_config();
+        for (key, value) in settings {
+            config = config.set_str(key, value);
+        }
+        let context = SessionContext::new_with_config_rt(config, serving_runtime()?);
+        for (table_name, ddl) in esker::query::TABLE_DDL {
+            let location = snapshot.root.join(table_name);
+            let statement = ddl.replace("{location}", &format!("{}/", location.display()));
+            context.sql(&statement).await?.collect().await?;
+        }
+        configured.push((label, context));
+    }
+    for text in [
+        "deploy service account 403",
+        "error",
+        "timeout retry connection refused",
+    ] {
+        let results = index.search(&esker::search::SearchQuery {
+            text,
+            session_id: None,
+            turn_id: None,
+            event_types: &esker::model::EventType::SEARCH_DEFAULT,
+            source: None,
+            limit: 10,
+        })?;
+        let hit_targets: Vec<[String; 5]> = results
+            .hits
+            .iter()
+            .map(|hit| {
+                [
+                    hit.location.source.clone(),
+                    hit.location.month.clone(),
+                    hit.session_id.clone(),
+                    hit.location.seq.to_string(),
+                    hit.event_id.clone(),
+                ]
+            })
+            .collect();
+        let label = format!(", query {text:?}");
+        let explained =
+            profile_hits(&serving, &hit_targets, 10, rounds, &label, &mut report).await?;
+        eprintln!("{explained}");
+        for (config_label, context) in &configured {
+            let label = format!(", query {text:?},{config_label}");
+            profile_hits(context, &hit_targets, 10, rounds, &label, &mut report).await?;
+        }
+    }
+    for count in [10, 50] {
+        let label = ", spread over partitions";
+        let explained = profile_hits(&serving, &targets, count, rounds, label, &mut report).await?;
+        eprintln!("{explained}");
+    }
     Ok(report)
 }
 
@@ -110,4 +195,76 @@ async fn profile_context(
     report.latency(label("physical plan"), physical, None);
     report.latency(label("execute"), execution, None);
     Ok(())
+}
+
+const HIT_EVENTS: &str = include_str!("../../queries/search_hit_events.sql");
+
+/// The hit-text statement of search_sessions (`queries/search_hit_events.sql`) for the first
+/// `count` targets, timed per phase in the serving context, then its `EXPLAIN ANALYZE`.
+pub async fn profile_hits(
+    context: &SessionContext,
+    targets: &[[String; 5]],
+    count: usize,
+    rounds: usize,
+    context_label: &str,
+    report: &mut Report,
+) -> anyhow::Result<String> {
+    let sql = HIT_EVENTS;
+    let chosen = &targets[..count.min(targets.len())];
+    let list = |index: usize| {
+        let values: Vec<ScalarValue> = chosen
+            .iter()
+            .map(|target| ScalarValue::Utf8(Some(target[index].clone())))
+            .collect();
+        ScalarValue::List(ScalarValue::new_list_nullable(
+            &values,
+            &datafusion::arrow::datatypes::DataType::Utf8,
+        ))
+    };
+    let keys: Vec<ScalarValue> = chosen
+        .iter()
+        .map(|target| ScalarValue::Utf8(Some(format!("{}/{}", target[0], target[1]))))
+        .collect();
+    let key_list = ScalarValue::List(ScalarValue::new_list_nullable(
+        &keys,
+        &datafusion::arrow::datatypes::DataType::Utf8,
+    ));
+    let parameters = vec![list(4), list(2), key_list];
+    let (mut planning, mut physical, mut execution) =
+        (Samples::default(), Samples::default(), Samples::default());
+    for _ in 0..rounds {
+        let started = Instant::now();
+        let frame = context
+            .sql_with_options(sql, read_only_options())
+            .await?
+            .with_param_values(parameters.clone())?;
+        planning.record(started.elapsed());
+        let started = Instant::now();
+        let task = frame.task_ctx();
+        let plan = frame.create_physical_plan().await?;
+        physical.record(started.elapsed());
+        let started = Instant::now();
+        let rows: usize = collect(plan, std::sync::Arc::new(task))
+            .await?
+            .iter()
+            .map(|batch| batch.num_rows())
+            .sum();
+        execution.record(started.elapsed());
+        anyhow::ensure!(
+            rows == chosen.len(),
+            "search_hit_events.sql returned {rows} rows"
+        );
+    }
+    let label = |phase: &str| {
+        format!("profile search_hit_events.sql{context_label}, {count} hits: {phase}")
+    };
+    report.latency(label("parse + logical plan + optimize"), planning, None);
+    report.latency(label("physical plan"), physical, None);
+    report.latency(label("execute"), execution, None);
+    let frame = context
+        .sql_with_options(&format!("EXPLAIN ANALYZE {sql}"), read_only_options())
+        .await?
+        .with_param_values(parameters)?;
+    let batches = frame.collect().await?;
+    Ok(datafusion::arrow::util::pretty::pretty_format_batches(&batches)?.to_string())
 }

@@ -445,8 +445,8 @@ pub fn timestamp_parameter(nanos: i64) -> ScalarValue {
     ScalarValue::TimestampNanosecond(Some(nanos), Some("+00:00".into()))
 }
 
-/// The parameters locating search hits' rows, for `array_has($1..$4, column)`: their event
-/// ids, session ids, sources and months.
+/// The parameters locating search hits' rows, for `array_has($1..$3, ...)`: their event ids,
+/// session ids and partitions (`source/month`).
 pub fn hit_location_parameters(hits: &[crate::search::SearchHit]) -> Vec<ScalarValue> {
     let list = |value: fn(&crate::search::SearchHit) -> &str| {
         let values: Vec<&str> = hits.iter().map(value).collect();
@@ -455,9 +455,19 @@ pub fn hit_location_parameters(hits: &[crate::search::SearchHit]) -> Vec<ScalarV
     vec![
         list(|hit| hit.event_id.as_str()),
         list(|hit| hit.session_id.as_str()),
-        list(|hit| hit.location.source.as_str()),
-        list(|hit| hit.location.month.as_str()),
+        partition_keys(hits),
     ]
+}
+
+/// The hits' partitions as `source/month`, for `array_has($n, concat(source, '/', month))`:
+/// only the partitions that hold a hit are opened.
+fn partition_keys(hits: &[crate::search::SearchHit]) -> ScalarValue {
+    let keys: Vec<String> = hits
+        .iter()
+        .map(|hit| format!("{}/{}", hit.location.source, hit.location.month))
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    text_list_parameter(&keys)
 }
 
 /// A list-of-strings parameter, for `array_has($n, column)`.
