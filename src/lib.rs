@@ -20,7 +20,6 @@
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 
-pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod ids;

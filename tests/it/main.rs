@@ -2,6 +2,7 @@
 
 mod antigravity;
 mod cli;
+mod corpus_gen;
 mod fidelity;
 mod harnesses;
 mod ingest;
