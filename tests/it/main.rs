@@ -6,6 +6,7 @@ mod corpus_gen;
 mod fidelity;
 mod harnesses;
 mod ingest;
+mod layering;
 mod mcp;
 mod memory;
 mod python;
