@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use bench_corpus::{GenerateOptions, generate};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use esker::bench::{GenerateOptions, generate};
 use esker::ingest::assemble::assemble;
 use esker::ingest::run::{IndexOptions, discover_files, index_paths};
 use esker::ingest::{Content, Recognised, parse, recognise};

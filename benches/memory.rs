@@ -9,9 +9,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use bench_corpus::rng::Rng;
+use bench_corpus::vocab::Vocabulary;
 use chrono::{TimeZone, Utc};
-use esker::bench::rng::Rng;
-use esker::bench::vocab::Vocabulary;
 use esker::mcp::catalog::Catalog;
 use esker::mcp::profiles::ProfileSet;
 use esker::mcp::server::EskerServer;

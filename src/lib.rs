@@ -7,6 +7,8 @@
 //!   format, pure functions) and assembles sessions, turns and events with stable ids.
 //! - [`store`]: immutable generations of Parquet tables (`tables/*.sql`) and the search index,
 //!   committed atomically; checkpoints for incremental indexing.
+//! - [`engine`]: what needs the store, the search index and the table declarations together:
+//!   opening a store and driving one commit (tables, index, memory entries).
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`semantic`]: the semantic search leg (static embeddings beside the tables, fused with
 //!   BM25; off unless asked for).
@@ -19,10 +21,13 @@
 //!   dataset (`esker query --data-dir URL`) and pulling it into a local store (`esker pull`).
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
+//!
+//! Imports point down only: model, config → ids → redact → store → search, query →
+//! semantic, memory → engine → ingest, team → mcp → cli (`tests/it/layering.rs` checks it).
 
-pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod ids;
 pub mod ingest;
 pub mod mcp;

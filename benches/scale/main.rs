@@ -26,7 +26,7 @@ mod workloads;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use esker::bench::{GenerateOptions, generate};
+use bench_corpus::{GenerateOptions, generate};
 use esker::mcp::catalog::Catalog;
 use esker::mcp::profiles::ProfileSet;
 use esker::mcp::server::EskerServer;

@@ -1,10 +1,10 @@
 //! The question benchmark (issue #23) on `../shared/corpus`: hit@1, hit@5, found@50 and MRR
-//! per kind of question (`esker::bench::questions`), as figures of the report, with the
+//! per kind of question (`bench_quality::questions`), as figures of the report, with the
 //! Markdown table on stderr.
 
 use std::path::Path;
 
-use esker::bench::questions::{CORPUS_QUESTIONS, Figures, load_questions, measure};
+use bench_quality::questions::{CORPUS_QUESTIONS, Figures, load_questions, measure};
 use esker::search::SearchIndex;
 use esker::store::Store;
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use esker::bench::recall::{RareWordOptions, rare_word_queries, recall_at};
+use bench_quality::recall::{RareWordOptions, rare_word_queries, recall_at};
 use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;
 use esker::search::SearchIndex;

@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use esker::bench::rng::Rng;
-use esker::bench::vocab::{VOCABULARY_SIZE, Vocabulary};
+use bench_corpus::rng::Rng;
+use bench_corpus::vocab::{VOCABULARY_SIZE, Vocabulary};
 use esker::mcp::server::EskerServer;
 use serde_json::{Value, json};
 

@@ -12,7 +12,7 @@ use crate::ingest::run::default_locations;
 use crate::store::Store;
 
 /// A file that marks a store as the sample store; only a directory holding it is ever removed.
-pub const SAMPLE_MARKER: &str = "ESKER_SAMPLE_STORE";
+pub const SAMPLE_MARKER: &str = crate::store::SAMPLE_MARKER;
 
 /// A store and whether it holds the bundled sample sessions rather than real history.
 #[derive(Debug, Clone, PartialEq, Eq)]

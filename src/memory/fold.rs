@@ -140,7 +140,7 @@ async fn write_memory_part(
 }
 
 fn search_error(error: tantivy::TantivyError) -> StoreError {
-    StoreError::Search(error.into())
+    StoreError::from(crate::search::SearchError::from(error))
 }
 
 /// The tail's records whose id the index (and the tail before them) does not hold yet.

@@ -66,7 +66,7 @@ pub fn journal_path(data_dir: &Path) -> PathBuf {
 
 /// The real data dir a sample store stands beside (`/x/esker-sample` → `/x/esker`).
 fn real_data_dir_of_sample(data_dir: &Path) -> Option<PathBuf> {
-    if !data_dir.join(crate::cli::sample::SAMPLE_MARKER).is_file() {
+    if !data_dir.join(crate::store::SAMPLE_MARKER).is_file() {
         return None;
     }
     let name = data_dir.file_name()?.to_str()?;
@@ -148,11 +148,12 @@ impl From<StoreError> for MemoryError {
         tracing::error!(%error, "memory storage failed");
         // A store or memory index of another shape needs a rebuild, not a retry.
         let code = match &error {
-            StoreError::OutdatedFormat { .. }
-            | StoreError::CorruptState { .. }
-            | StoreError::Search(crate::search::SearchError::Tantivy(
-                tantivy::TantivyError::SchemaError(_),
-            )) => ErrorCode::MigrationFailure,
+            StoreError::OutdatedFormat { .. } | StoreError::CorruptState { .. } => {
+                ErrorCode::MigrationFailure
+            }
+            StoreError::Contents(contents) if is_schema_error(contents.as_ref()) => {
+                ErrorCode::MigrationFailure
+            }
             _ => ErrorCode::StorageFailure,
         };
         let message = match code {
@@ -161,6 +162,16 @@ impl From<StoreError> for MemoryError {
         };
         MemoryError::new(code, message).with_detail("cause", error.to_string())
     }
+}
+
+/// Whether a search index failure is an index of another schema.
+fn is_schema_error(error: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    matches!(
+        error.downcast_ref::<crate::search::SearchError>(),
+        Some(crate::search::SearchError::Tantivy(
+            tantivy::TantivyError::SchemaError(_)
+        ))
+    )
 }
 
 impl From<crate::search::SearchError> for MemoryError {
@@ -189,7 +200,7 @@ mod tests {
             journal_path(&sample),
             sample.join("memory").join("journal.jsonl")
         );
-        std::fs::write(sample.join(crate::cli::sample::SAMPLE_MARKER), "x").unwrap();
+        std::fs::write(sample.join(crate::store::SAMPLE_MARKER), "x").unwrap();
         assert_eq!(
             journal_path(&sample),
             real.join("memory").join("journal.jsonl")

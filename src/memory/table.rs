@@ -15,7 +15,7 @@ use crate::store::StoreError;
 use crate::store::parquet_io as pio;
 
 /// The table's directory in a generation.
-pub const TABLE_DIR: &str = "memories";
+pub const TABLE_DIR: &str = crate::store::MEMORIES_TABLE;
 /// More files than this after a fold are compacted into one.
 pub const MAX_FILES: usize = 8;
 /// Rows are sorted by these columns in every file.

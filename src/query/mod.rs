@@ -41,6 +41,13 @@ pub enum QueryError {
     UnknownTable(String),
 }
 
+/// A failure reading the tables' declarations inside a store operation (a commit).
+impl From<QueryError> for crate::store::StoreError {
+    fn from(error: QueryError) -> crate::store::StoreError {
+        crate::store::StoreError::Contents(Box::new(error))
+    }
+}
+
 /// A fresh context with the tables of `snapshot` registered.
 pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryError> {
     context_at(&snapshot.root).await

@@ -14,7 +14,8 @@
 //! * **Contextual detectors** anchored at a trigger word: PEM private key blocks (`context.rs`),
 //!   `Bearer <token>`, `scheme://user:password@host`, assignments to secret-looking names in
 //!   JSON, YAML, env files and debug prints with a generic high-entropy rule for weak names
-//!   (`assignment.rs`), and JWTs wrapped over line breaks (`wrapped.rs`).
+//!   (`assignment.rs`), and JWTs wrapped over line breaks (`wrapped.rs`); `detectors.rs` lists
+//!   them, each with its trigger literals.
 //!
 //! Overlapping findings merge into one replacement whose kind is the most specific finding
 //! starting first (rules, then bearer/URL, then assignments), so `API_KEY=sk-…` becomes
@@ -27,6 +28,7 @@
 mod assignment;
 pub mod check;
 mod context;
+mod detectors;
 mod kind;
 mod rules;
 mod scan;
@@ -43,7 +45,8 @@ use serde_json::Value;
 pub use kind::{Finding, SecretKind};
 pub use rules::{RuleSet, RulesError, SkippedRule};
 
-use scan::{Hits, Prefilter, Trigger};
+use detectors::DETECTORS;
+use scan::{Hits, Prefilter};
 
 /// Prefix of every replacement marker.
 const MARKER_PREFIX: &str = "[REDACTED:";
@@ -260,26 +263,17 @@ fn cannot_hold_secret(text: &str, min_token_len: usize) -> bool {
         || (text.len() < min_token_len && !text.bytes().any(|byte| byte == b':' || byte == b'='))
 }
 
-/// The contextual detectors at their triggers. Hits inside a PEM block or an assignment
-/// value already examined are skipped, which keeps adversarial input (`pwd=pwd=pwd=…`,
-/// repeated BEGIN lines) linear.
+/// The contextual detectors at their triggers. A detector's hits inside what it already
+/// examined (a PEM block, an assignment's value) are skipped, which keeps adversarial input
+/// (`pwd=pwd=pwd=…`, repeated BEGIN lines) linear.
 fn find_contextual(text: &str, hits: &Hits, findings: &mut Vec<Finding<'_>>) {
-    let mut pem_end = 0;
-    let mut assignment_end = 0;
-    for (hit, trigger) in &hits.triggers {
-        match trigger {
-            Trigger::PemBegin if hit.start >= pem_end => {
-                pem_end =
-                    context::find_private_key_at(text, hit.start, findings).unwrap_or(pem_end);
-            }
-            Trigger::AssignmentKeyword if hit.start >= assignment_end => {
-                assignment_end = assignment::find_assignment_at(text, hit.clone(), findings)
-                    .unwrap_or(assignment_end);
-            }
-            Trigger::PemBegin | Trigger::AssignmentKeyword => {}
-            Trigger::Bearer => context::find_bearer_token_at(text, hit.start, findings),
-            Trigger::UrlScheme => context::find_url_credential_at(text, hit.start, findings),
-            Trigger::WrappedJwt => wrapped::find_wrapped_jwt_at(text, hit.start, findings),
+    let mut examined_up_to = [0; DETECTORS.len()];
+    for (hit, detector) in &hits.triggers {
+        if hit.start < examined_up_to[*detector] {
+            continue;
+        }
+        if let Some(end) = (DETECTORS[*detector].examine)(text, hit.clone(), findings) {
+            examined_up_to[*detector] = end;
         }
     }
 }

@@ -7,32 +7,11 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
+use super::detectors::DETECTORS;
 use super::rules::RuleSet;
 
-/// What a contextual trigger literal starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Trigger {
-    PemBegin,
-    Bearer,
-    UrlScheme,
-    AssignmentKeyword,
-    WrappedJwt,
-}
-
-/// Lowercase literals of the contextual detectors.
-pub(super) const CONTEXT_TRIGGERS: &[(&str, Trigger)] = &[
-    ("-----begin ", Trigger::PemBegin),
-    ("bearer", Trigger::Bearer),
-    ("://", Trigger::UrlScheme),
-    ("passw", Trigger::AssignmentKeyword),
-    ("pwd", Trigger::AssignmentKeyword),
-    ("secret", Trigger::AssignmentKeyword),
-    ("api", Trigger::AssignmentKeyword),
-    ("private", Trigger::AssignmentKeyword),
-    ("token", Trigger::AssignmentKeyword),
-    ("key", Trigger::AssignmentKeyword),
-    ("eyj", Trigger::WrappedJwt),
-];
+/// A contextual detector, by its index in [`DETECTORS`].
+pub(super) type Trigger = usize;
 
 /// What one literal of the automaton stands for.
 #[derive(Debug, Default)]
@@ -60,11 +39,16 @@ pub(super) struct Hits {
 impl Prefilter {
     pub(super) fn build(rules: &RuleSet) -> Prefilter {
         let mut by_literal: HashMap<String, LiteralAction> = HashMap::new();
-        for (literal, trigger) in CONTEXT_TRIGGERS {
+        for (detector, literal) in DETECTORS.iter().enumerate().flat_map(|(index, detector)| {
+            detector
+                .triggers
+                .iter()
+                .map(move |literal| (index, literal))
+        }) {
             by_literal
                 .entry((*literal).to_string())
                 .or_default()
-                .trigger = Some(*trigger);
+                .trigger = Some(detector);
         }
         for (index, rule) in rules.rules.iter().enumerate() {
             for keyword in &rule.keywords {

@@ -336,8 +336,12 @@ fn every_rule_keyword_and_trigger_is_lowercase_and_scanned() {
             assert_eq!(keyword, &keyword.to_ascii_lowercase());
         }
     }
-    for (literal, _) in scan::CONTEXT_TRIGGERS {
-        assert_eq!(*literal, literal.to_ascii_lowercase());
+    let mut literals = std::collections::HashSet::new();
+    for detector in detectors::DETECTORS {
+        for literal in detector.triggers {
+            assert_eq!(*literal, literal.to_ascii_lowercase());
+            assert!(literals.insert(*literal), "{literal} starts two detectors");
+        }
     }
 }
 

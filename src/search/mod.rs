@@ -41,6 +41,13 @@ pub enum SearchError {
     },
 }
 
+/// A search index failure inside a store operation (a commit, an empty generation).
+impl From<SearchError> for crate::store::StoreError {
+    fn from(error: SearchError) -> crate::store::StoreError {
+        crate::store::StoreError::Contents(Box::new(error))
+    }
+}
+
 /// Field handles of the event index.
 #[derive(Debug, Clone)]
 pub struct SearchFields {

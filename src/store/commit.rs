@@ -1,6 +1,8 @@
-//! One atomic commit: writes the next generation with the touched sessions replaced (events,
-//! turns, sessions, file touches, search index, checkpoints), compacts crowded partitions,
-//! flips `current`.
+//! The store's part of one atomic commit: creates the next generation, writes its Parquet
+//! tables with the touched sessions replaced (events, turns, sessions, file touches),
+//! compacts crowded partitions, saves the checkpoints and flips `current`. The commit as a
+//! whole (the search index beside the tables, memory entries) is driven from
+//! `crate::engine::commit`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
@@ -13,9 +15,7 @@ use super::faults::crash_point;
 use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
 use super::state::{Checkpoint, SessionLocation, StoreState};
-use super::{Store, StoreError};
-use crate::query::{EVENT_PARTITION_COLUMNS, table_schema};
-use crate::search::writer::{SearchWriter, publish};
+use super::{Snapshot, Store, StoreError};
 
 /// A partition holding more files than this after a commit is compacted into one file.
 pub const MAX_FILES_PER_PARTITION: usize = 8;
@@ -90,15 +90,18 @@ fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {
     }
 }
 
-/// Writes and publishes the next generation from the caller's copy of the current
-/// generation's state (the writer lock holder keeps it in step) and returns the new state:
-/// the state file is parsed once per indexing run, not once per commit (it is tens of MB at
-/// a million documents).
-pub async fn commit_from(
-    store: &Store,
-    input: CommitInput,
-    mut state: StoreState,
-) -> Result<(CommitSummary, StoreState), StoreError> {
+/// A generation being written: its directory exists and holds the format marker; `current`
+/// still points at `previous`.
+#[derive(Debug, Clone)]
+pub struct NextGeneration {
+    pub previous: Snapshot,
+    pub generation: u64,
+    pub root: PathBuf,
+}
+
+/// Creates the directory of the generation after the highest one on disk (a leftover of a
+/// crashed commit is removed first) with its format marker.
+pub fn begin_generation(store: &Store) -> Result<NextGeneration, StoreError> {
     let previous = store.current()?;
     let generation = store.highest_generation_on_disk()?.max(previous.generation) + 1;
     let root = store.generation_dir(generation);
@@ -107,65 +110,48 @@ pub async fn commit_from(
     }
     fs::create_dir_all(&root).map_err(StoreError::io(&root))?;
     super::write_format(&root)?;
+    Ok(NextGeneration {
+        previous,
+        generation,
+        root,
+    })
+}
 
+/// Writes the Parquet tables of one commit into `next`, counting into `summary`.
+pub fn write_tables(
+    next: &NextGeneration,
+    schemas: &TableSchemas,
+    input: &CommitInput,
+    state: &StoreState,
+    summary: &mut CommitSummary,
+) -> Result<(), StoreError> {
     let touched: HashSet<String> = input
         .sessions
         .iter()
         .map(|session| session.session.session_id.clone())
         .chain(input.removed_sessions.iter().cloned())
         .collect();
-    let mut summary = CommitSummary {
-        generation,
-        sessions_written: input.sessions.len(),
-        ..CommitSummary::default()
-    };
+    TableWrite {
+        previous_root: &next.previous.root,
+        root: &next.root,
+        generation: next.generation,
+        schemas,
+        input,
+        touched: &touched,
+        state,
+    }
+    .run(summary)
+}
 
-    let schemas = TableSchemas {
-        events: pio::schema_without(
-            &table_schema(&previous.root, "events").await?,
-            &EVENT_PARTITION_COLUMNS,
-        ),
-        turns: table_schema(&previous.root, "turns").await?,
-        sessions: table_schema(&previous.root, "sessions").await?,
-        file_touches: table_schema(&previous.root, "file_touches").await?,
-    };
-    // The search index and the Parquet tables are written at the same time (one core each).
-    let started = std::time::Instant::now();
-    let (tables, search) = std::thread::scope(|scope| {
-        let search = scope.spawn(|| {
-            let search_root = root.join("tantivy");
-            let written = write_search_index(store, &previous.root, &search_root, &state, &input);
-            tracing::debug!(
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "search index written"
-            );
-            written
-        });
-        let tables = TableWrite {
-            previous_root: &previous.root,
-            root: &root,
-            generation,
-            schemas: &schemas,
-            input: &input,
-            touched: &touched,
-            state: &state,
-        }
-        .run(&mut summary);
-        tracing::debug!(
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "tables written"
-        );
-        let search = search
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (tables, search)
-    });
-    tables?;
-    state.search_opstamp = search?;
-    // Memory entries have no source log: every commit carries them forward and folds the
-    // journal lines saved since the previous one.
-    crate::memory::fold::fold_into(store, &previous.root, &root, generation).await?;
-    crash_point("after-publish");
+/// Records the commit in `state` (session locations, checkpoints, redaction facts), saves it
+/// into `next` and makes `next` current; older generations nobody pins are removed. Returns
+/// the new state.
+pub fn finish_generation(
+    store: &Store,
+    next: &NextGeneration,
+    input: CommitInput,
+    mut state: StoreState,
+) -> Result<StoreState, StoreError> {
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -186,22 +172,22 @@ pub async fn commit_from(
     if let Some(rules) = input.redaction_rules {
         state.redaction_rules = rules;
     }
-    state.save(&root)?;
+    state.save(&next.root)?;
     crash_point("after-state");
 
-    store.flip_current(generation)?;
+    store.flip_current(next.generation)?;
     crash_point("after-flip");
-    store.remove_old_generations(generation, previous.generation)?;
+    store.remove_old_generations(next.generation, next.previous.generation)?;
     crash_point("after-cleanup");
-    Ok((summary, state))
+    Ok(state)
 }
 
 /// The declared schemas of the tables (events without its partition columns).
-struct TableSchemas {
-    events: SchemaRef,
-    turns: SchemaRef,
-    sessions: SchemaRef,
-    file_touches: SchemaRef,
+pub struct TableSchemas {
+    pub events: SchemaRef,
+    pub turns: SchemaRef,
+    pub sessions: SchemaRef,
+    pub file_touches: SchemaRef,
 }
 
 /// Writes the Parquet tables of one commit.
@@ -630,46 +616,4 @@ fn write_sessions(
     // Row order is kept: only the chain columns are filled in.
     let chained = super::chains::link_continuations(&combined).map_err(parquet_failure(&file))?;
     pio::write_parquet(&file, schema, &[chained], &SESSIONS_LAYOUT)
-}
-
-/// Replaces the touched sessions in the master search index, commits it and publishes the
-/// commit into the new generation. Returns the commit opstamp.
-fn write_search_index(
-    store: &Store,
-    previous_root: &Path,
-    published_dir: &Path,
-    state: &StoreState,
-    input: &CommitInput,
-) -> Result<u64, StoreError> {
-    let master_dir = store.master_index_dir();
-    let mut writer = SearchWriter::open(
-        &master_dir,
-        &previous_root.join("tantivy"),
-        state.search_opstamp,
-    )?;
-    let mut written_ids: HashSet<&str> = HashSet::new();
-    for session_id in input
-        .sessions
-        .iter()
-        .map(|session| &session.session.session_id)
-        .chain(input.removed_sessions.iter())
-    {
-        writer.delete_session(session_id);
-    }
-    for event in input
-        .sessions
-        .iter()
-        .flat_map(|session| session.events.iter())
-    {
-        if written_ids.insert(&event.event_id) {
-            writer.add_event(event)?;
-        }
-    }
-    let opstamp = writer.commit()?;
-    tracing::debug!("search index committed");
-    crash_point("after-search-commit");
-    writer.finish()?;
-    tracing::debug!("search index merges done");
-    publish(&master_dir, published_dir)?;
-    Ok(opstamp)
 }

@@ -22,6 +22,12 @@
 //! writer removes only old generations nobody pins, so a query never loses its files.
 //! A generation never changes once `current` points at it; unchanged Parquet files are hard
 //! links shared between generations, so a commit costs what it rewrites.
+//!
+//! The store knows files, generations and commits, and imports nothing above it (a test in
+//! `tests/it/layering.rs` holds it to that). What a generation holds beside its Parquet files
+//! (the search index, memory entries) is written by the layer above: [`crate::engine`] opens a
+//! store (`Store::open`, giving it the empty search index a new generation holds) and drives
+//! a commit (tables through [`commit`], the index through `search`, memory through `memory`).
 
 pub mod chains;
 pub mod commit;
@@ -69,10 +75,12 @@ pub enum StoreError {
         found: u32,
         expected: u32,
     },
+    /// A failure of what a layer above keeps in a generation (the search index, the memory
+    /// index, the tables' declared schemas), shown as that layer reports it. The layers convert
+    /// their own errors into it (`impl From<SearchError> for StoreError` in `search`, and so
+    /// on), so the store names none of their types.
     #[error(transparent)]
-    Query(#[from] crate::query::QueryError),
-    #[error(transparent)]
-    Search(#[from] crate::search::SearchError),
+    Contents(Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
 impl StoreError {
@@ -82,10 +90,15 @@ impl StoreError {
     }
 }
 
+/// Writes what an empty generation holds beside its empty table directories (the search
+/// layer's empty index), into the generation directory it is given.
+pub type EmptyContents = fn(&Path) -> Result<(), StoreError>;
+
 /// A data directory.
 #[derive(Debug, Clone)]
 pub struct Store {
     data_dir: PathBuf,
+    empty_contents: EmptyContents,
 }
 
 /// One committed, immutable generation of the store.
@@ -121,13 +134,17 @@ fn format_of(generation_root: &Path) -> u32 {
         .unwrap_or(1)
 }
 
+/// The file that marks a data dir as the bundled sample's store (`crate::cli::sample`).
+pub const SAMPLE_MARKER: &str = "ESKER_SAMPLE_STORE";
+/// The directory of the `memories` table (written by `crate::memory`).
+pub const MEMORIES_TABLE: &str = "memories";
 /// The table directories of a generation.
 pub const TABLES: [&str; 5] = [
     "events",
     "turns",
     "sessions",
     "file_touches",
-    crate::memory::table::TABLE_DIR,
+    MEMORIES_TABLE,
 ];
 const GENERATIONS_DIR: &str = "generations";
 /// How often `pin_current` retries when writers keep removing what it resolved.
@@ -136,12 +153,17 @@ const CURRENT_LINK: &str = "current";
 
 impl Store {
     /// Opens (creating if needed) the store at `data_dir`. A new store gets an empty
-    /// generation 0 so readers always have tables to open.
-    pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
+    /// generation 0 (empty tables plus what `empty_contents` writes) so readers always have
+    /// tables to open. Callers use `Store::open` (`crate::engine`), which passes the empty
+    /// search index.
+    pub fn open_with(data_dir: &Path, empty_contents: EmptyContents) -> Result<Store, StoreError> {
         fs::create_dir_all(data_dir.join(GENERATIONS_DIR))
             .map_err(StoreError::io(data_dir.join(GENERATIONS_DIR)))?;
         let data_dir = data_dir.canonicalize().map_err(StoreError::io(data_dir))?;
-        let store = Store { data_dir };
+        let store = Store {
+            data_dir,
+            empty_contents,
+        };
         if fs::symlink_metadata(store.current_link()).is_err() {
             store.create_empty_generation()?;
         }
@@ -149,13 +171,16 @@ impl Store {
     }
 
     /// Opens an existing store for reading; a missing one is an error, not created.
-    pub fn open_existing(data_dir: &Path) -> Result<Store, StoreError> {
+    pub fn open_existing_with(
+        data_dir: &Path,
+        empty_contents: EmptyContents,
+    ) -> Result<Store, StoreError> {
         let has_store = fs::symlink_metadata(data_dir.join(CURRENT_LINK)).is_ok()
             || data_dir.join(GENERATIONS_DIR).is_dir();
         if !has_store {
             return Err(StoreError::Missing(data_dir.to_path_buf()));
         }
-        Store::open(data_dir)
+        Store::open_with(data_dir, empty_contents)
     }
 
     /// Checks that `current` resolves to a generation that has its state file, so damage is
@@ -383,7 +408,7 @@ impl Store {
         for table in TABLES {
             fs::create_dir_all(staging.join(table)).map_err(StoreError::io(staging.join(table)))?;
         }
-        crate::search::SearchIndex::create_empty(&staging.join("tantivy"))?;
+        (self.empty_contents)(&staging)?;
         state::StoreState::default().save(&staging)?;
         write_format(&staging)?;
         let root = self.generation_dir(0);

@@ -2,9 +2,11 @@
 
 mod antigravity;
 mod cli;
+mod corpus_gen;
 mod fidelity;
 mod harnesses;
 mod ingest;
+mod layering;
 mod mcp;
 mod memory;
 mod python;

@@ -1,5 +1,5 @@
 //! Issue #23, search that answers questions, on the real corpus: the question benchmark
-//! (`benches/questions/corpus.jsonl`, measured by `esker::bench::questions`) prints its table
+//! (`benches/questions/corpus.jsonl`, measured by `bench_quality::questions`) prints its table
 //! and holds its floors; and through the real MCP server, a Japanese and a Chinese question
 //! find their session first and a question full of filler words finds its session in the top 5.
 
@@ -76,8 +76,8 @@ fn the_question_benchmark_meets_its_floors() {
     let Some((data_dir, _)) = corpus_store() else {
         return;
     };
-    let path = manifest_dir().join(esker::bench::questions::CORPUS_QUESTIONS);
-    let questions = esker::bench::questions::load_questions(&path).expect("questions load");
+    let path = manifest_dir().join(bench_quality::questions::CORPUS_QUESTIONS);
+    let questions = bench_quality::questions::load_questions(&path).expect("questions load");
     let known: HashSet<String> = query_rows(data_dir, "SELECT session_id FROM sessions")
         .iter()
         .filter_map(|row| row["session_id"].as_str().map(str::to_owned))
@@ -92,7 +92,7 @@ fn the_question_benchmark_meets_its_floors() {
     let store = esker::store::Store::open_existing(data_dir).expect("store opens");
     let snapshot = store.pin_current().expect("current generation");
     let index = esker::search::SearchIndex::open(&snapshot).expect("search index opens");
-    let report = esker::bench::questions::measure(&index, &questions).expect("searches");
+    let report = bench_quality::questions::measure(&index, &questions).expect("searches");
     eprintln!(
         "question benchmark on ../shared/corpus:\n{}",
         report.markdown_table()
@@ -142,11 +142,11 @@ fn the_question_benchmark_with_and_without_the_semantic_leg() {
     let leg = Leg::new(model_home.path(), embedder);
     let snapshot = store.pin_current().expect("current generation");
     let index = esker::search::SearchIndex::open(&snapshot).expect("search index opens");
-    let path = manifest_dir().join(esker::bench::questions::CORPUS_QUESTIONS);
-    let questions = esker::bench::questions::load_questions(&path).expect("questions load");
-    let without = esker::bench::questions::measure(&index, &questions).expect("searches");
+    let path = manifest_dir().join(bench_quality::questions::CORPUS_QUESTIONS);
+    let questions = bench_quality::questions::load_questions(&path).expect("questions load");
+    let without = bench_quality::questions::measure(&index, &questions).expect("searches");
     let started = std::time::Instant::now();
-    let with = esker::bench::questions::measure_with_leg(&index, Some(&leg), &questions)
+    let with = bench_quality::questions::measure_with_leg(&index, Some(&leg), &questions)
         .expect("searches");
     let per_question_ms = started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64;
     eprintln!(
@@ -174,9 +174,9 @@ fn the_question_benchmark_with_and_without_the_semantic_leg() {
     for (rare, common) in [(0.3, 0.7), (0.2, 0.5), (0.1, 0.3), (0.0, 0.5), (0.5, 0.9)] {
         let weights = esker::semantic::fusion::FusionWeights { rare, common };
         let variant = Leg::new(model_home.path(), leg.embedder().clone()).with_weights(weights);
-        let report = esker::bench::questions::measure_with_leg(&index, Some(&variant), &questions)
+        let report = bench_quality::questions::measure_with_leg(&index, Some(&variant), &questions)
             .expect("searches");
-        let cell = |figures: &esker::bench::questions::Figures| {
+        let cell = |figures: &bench_quality::questions::Figures| {
             format!(
                 "{:.1}% · {:.3}",
                 figures.hit_at_1_share() * 100.0,

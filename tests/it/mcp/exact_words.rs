@@ -184,14 +184,14 @@ fn rare_words_of_the_real_corpus_find_their_event() {
     let store = esker::store::Store::open_existing(data_dir).expect("store opens");
     let snapshot = store.pin_current().expect("current generation");
     let index = esker::search::SearchIndex::open(&snapshot).expect("search index opens");
-    let queries = esker::bench::recall::rare_word_queries(&index, &events, Default::default())
+    let queries = bench_quality::recall::rare_word_queries(&index, &events, Default::default())
         .expect("rare words");
     assert!(queries.len() >= 200, "only {} rare words", queries.len());
-    let report = esker::bench::recall::recall_at(&index, &queries, 10).expect("searches");
+    let report = bench_quality::recall::recall_at(&index, &queries, 10).expect("searches");
     let stems_only = esker::search::SearchIndex::open(&snapshot)
         .expect("search index opens")
         .stems_only();
-    let baseline = esker::bench::recall::recall_at(&stems_only, &queries, 10).expect("searches");
+    let baseline = bench_quality::recall::recall_at(&stems_only, &queries, 10).expect("searches");
     eprintln!(
         "rare-word recall@10 on ../shared/corpus: {}/{} ({:.2}%; stems only: {:.2}%)",
         report.found,

@@ -2,8 +2,8 @@
 //! messages, tool calls with outputs of realistic sizes), timestamps and identities. The
 //! format writers render a plan into Codex, Claude Code or Gemini CLI logs.
 
-use crate::bench::rng::Rng;
-use crate::bench::vocab::Vocabulary;
+use crate::rng::Rng;
+use crate::vocab::Vocabulary;
 
 /// First session start: 2025-06-01T00:00:00Z.
 const EPOCH_START: i64 = 1_748_736_000;

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::bench::rng::Rng;
+use crate::rng::Rng;
 
 pub struct Clock {
     millis: i64,

@@ -5,10 +5,10 @@
 
 use serde_json::{Value, json};
 
-use crate::bench::GeneratedFile;
-use crate::bench::clock::Clock;
-use crate::bench::plan::{SessionPlan, Step};
-use crate::bench::rng::Rng;
+use crate::GeneratedFile;
+use crate::clock::Clock;
+use crate::plan::{SessionPlan, Step};
+use crate::rng::Rng;
 
 const PROJECT_HASH: &str = "3b8e5d0f6a1c4e7b92d0a5f8c3e6b1d4f7a0c3e6b9d2f5a8c1e4b7d0a3f6c9e2";
 

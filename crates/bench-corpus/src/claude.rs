@@ -7,10 +7,10 @@
 
 use serde_json::{Value, json};
 
-use crate::bench::GeneratedFile;
-use crate::bench::clock::Clock;
-use crate::bench::plan::{SessionPlan, Step, TurnPlan};
-use crate::bench::rng::Rng;
+use crate::GeneratedFile;
+use crate::clock::Clock;
+use crate::plan::{SessionPlan, Step, TurnPlan};
+use crate::rng::Rng;
 
 /// The identity shared by every record of one transcript.
 struct Transcript<'a> {

@@ -9,11 +9,11 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::bench::GeneratedFile;
-use crate::bench::plan::{Harness, SessionPlan, Shape, plan_chain, plan_session};
-use crate::bench::rng::Rng;
-use crate::bench::vocab::Vocabulary;
-use crate::bench::{claude, codex, gemini};
+use crate::GeneratedFile;
+use crate::plan::{Harness, SessionPlan, Shape, plan_chain, plan_session};
+use crate::rng::Rng;
+use crate::vocab::Vocabulary;
+use crate::{claude, codex, gemini};
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -111,14 +111,14 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<CorpusSummary, 
 
 /// Planned documents and sessions of one part.
 #[derive(Debug, Default)]
-struct PartPlan {
-    documents: u64,
-    sessions: u64,
+pub struct PartPlan {
+    pub documents: u64,
+    pub sessions: u64,
 }
 
 /// Emits the files of one part: its special sessions first, then regular ones until the
 /// budget, then (when `chained`) its chain.
-fn part_files(
+pub fn part_files(
     vocabulary: &Vocabulary,
     seed: u64,
     part: u64,
@@ -221,7 +221,6 @@ impl<'a> PartWriter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{Recognised, parse, recognise};
 
     fn corpus(seed: u64) -> Vec<GeneratedFile> {
         let vocabulary = Vocabulary::new();
@@ -246,32 +245,6 @@ mod tests {
     fn the_same_seed_gives_the_same_bytes() {
         assert_eq!(corpus(5), corpus(5));
         assert_ne!(corpus(5), corpus(6));
-    }
-
-    #[test]
-    fn every_generated_log_parses_without_warnings() {
-        let files = corpus(5);
-        let mut sessions = 0;
-        for file in files
-            .iter()
-            .filter(|file| !file.path.ends_with(".meta.json"))
-        {
-            let Recognised::Known {
-                format, content, ..
-            } = recognise(&file.bytes, None)
-            else {
-                panic!("{} is not recognised", file.path);
-            };
-            let output = parse(format, Path::new(&file.path), &content, None);
-            assert!(
-                output.warnings.is_empty(),
-                "{}: {:?}",
-                file.path,
-                output.warnings
-            );
-            sessions += output.sessions.len();
-        }
-        assert!(sessions >= 10, "{sessions} sessions");
     }
 
     /// Claude Code readers walk `parentUuid` links: every line needs its own uuid, and a
@@ -308,33 +281,5 @@ mod tests {
             }
         }
         assert!(checked > 100, "{checked} lines checked");
-    }
-
-    #[test]
-    fn each_part_holds_one_chain_sharing_a_slug() {
-        let mut starts_by_slug: std::collections::HashMap<String, Vec<i64>> = Default::default();
-        for file in corpus(5) {
-            let Recognised::Known {
-                format, content, ..
-            } = recognise(&file.bytes, None)
-            else {
-                continue;
-            };
-            let output = parse(format, Path::new(&file.path), &content, None);
-            for session in output.sessions {
-                if let Some(slug) = session.meta.slug.clone() {
-                    let started = session.meta.started_at.map(|time| time.timestamp());
-                    starts_by_slug
-                        .entry(slug)
-                        .or_default()
-                        .push(started.unwrap_or(0));
-                }
-            }
-        }
-        assert_eq!(starts_by_slug.len(), 1, "{starts_by_slug:?}");
-        let mut starts = starts_by_slug.into_values().next().unwrap();
-        assert_eq!(starts.len(), CHAIN_SESSIONS);
-        starts.sort_unstable();
-        assert!(starts.windows(2).all(|pair| pair[1] - pair[0] >= 23 * 3600));
     }
 }

@@ -3,9 +3,9 @@
 //! searches it as a user would paste it, and counts how often that event is in the top k.
 //! Used by the scale benchmark and by the real-corpus regression test.
 
-use crate::model::EventType;
-use crate::search::analyzer::{MAX_EXACT_TOKEN_BYTES, forms_of, runs};
-use crate::search::{SearchError, SearchIndex, SearchQuery};
+use esker::model::EventType;
+use esker::search::analyzer::{MAX_EXACT_TOKEN_BYTES, forms_of, runs};
+use esker::search::{SearchError, SearchIndex, SearchQuery};
 
 /// Which tokens count as rare words.
 #[derive(Debug, Clone, Copy)]

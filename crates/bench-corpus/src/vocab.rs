@@ -2,7 +2,7 @@
 //! identifiers, drawn with Zipf-distributed ranks so term frequencies look like real logs
 //! (a few very common words, a long tail of rare identifiers).
 
-use crate::bench::rng::Rng;
+use crate::rng::Rng;
 
 /// Frequent words of agent conversations, most frequent first.
 const COMMON_WORDS: &[&str] = &[

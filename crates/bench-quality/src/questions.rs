@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::model::EventType;
-use crate::search::{SearchError, SearchIndex, SearchQuery};
-use crate::semantic::{Leg, hybrid_search};
+use esker::model::EventType;
+use esker::search::{SearchError, SearchIndex, SearchQuery};
+use esker::semantic::{Leg, hybrid_search};
 
 /// Hits asked for per question: `search_sessions`' largest `n_hits`.
 pub const HITS_PER_QUESTION: usize = 50;
@@ -274,7 +274,9 @@ mod tests {
 
     #[test]
     fn the_corpus_question_file_is_well_formed() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS_QUESTIONS);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(CORPUS_QUESTIONS);
         let questions = load_questions(&path).expect("question file loads");
         assert!(questions.len() >= 100, "{} questions", questions.len());
         for kind in ["paraphrase", "identifier", "filler", "decision"] {

@@ -6,10 +6,10 @@
 
 use serde_json::{Value, json};
 
-use crate::bench::GeneratedFile;
-use crate::bench::clock::Clock;
-use crate::bench::plan::{SessionPlan, Step};
-use crate::bench::rng::Rng;
+use crate::GeneratedFile;
+use crate::clock::Clock;
+use crate::plan::{SessionPlan, Step};
+use crate::rng::Rng;
 
 pub fn render(plan: &SessionPlan, rng: &mut Rng) -> Vec<GeneratedFile> {
     let mut clock = Clock::starting_at(plan.started_at);

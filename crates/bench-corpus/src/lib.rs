@@ -1,13 +1,12 @@
-//! Benchmark support: a deterministic generator of realistic agent-session corpora (Codex CLI
-//! rollouts, Claude Code transcripts with sub-agents, Gemini CLI chats) with Zipf-distributed
-//! vocabulary, used by `benches/scale.rs`.
+//! A deterministic generator of realistic agent-session corpora (Codex CLI rollouts, Claude
+//! Code transcripts with sub-agents, Gemini CLI chats) with Zipf-distributed vocabulary, used by
+//! esker's benchmarks (`benches/scale/`) and tests; a workspace member that esker itself never
+//! builds into its library.
 //!
 //! - [`generate`]: sizes a corpus in searchable documents and writes it, part by part.
 //! - [`plan`]: format-neutral session plans (turns, steps, tool outputs, special shapes).
 //! - [`codex`], [`claude`], [`gemini`]: render a plan in each harness's real format.
 //! - [`vocab`], [`rng`], [`clock`]: vocabulary, seeded PRNG, simulated timestamps.
-//! - [`recall`]: rare-word recall@k of the search index (issue #10).
-//! - [`questions`]: the question benchmark over `../shared/corpus` (issue #23).
 
 pub mod claude;
 pub mod clock;
@@ -15,8 +14,6 @@ pub mod codex;
 pub mod gemini;
 pub mod generate;
 pub mod plan;
-pub mod questions;
-pub mod recall;
 pub mod rng;
 pub mod vocab;
 
