@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
@@ -158,6 +158,8 @@ pub struct SearchQuery<'a> {
     pub event_types: &'a [EventType],
     /// Only events of this source.
     pub source: Option<&'a str>,
+    /// Only events of these sessions (`esker serve --project-only`, issue #13).
+    pub sessions: Option<&'a std::collections::HashSet<String>>,
     pub limit: usize,
 }
 
@@ -443,6 +445,12 @@ impl SearchIndex {
         if let Some(source) = query.source {
             clauses.push((Occur::Must, self.term_query(self.fields.source, source)));
         }
+        if let Some(sessions) = query.sessions {
+            let terms = sessions
+                .iter()
+                .map(|session_id| Term::from_field_text(self.fields.session_id, session_id));
+            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+        }
         Ok(BooleanQuery::new(clauses))
     }
 
@@ -584,6 +592,7 @@ mod tests {
             turn_id: None,
             event_types: &EventType::SEARCHABLE,
             source: None,
+            sessions: None,
             limit: 10,
         };
         let results = index.search(&query).expect("search");
@@ -665,6 +674,7 @@ mod tests {
                 turn_id: None,
                 event_types: &EventType::SEARCHABLE,
                 source: None,
+                sessions: None,
                 limit: 10,
             };
             let results = index.search(&query).expect("search");
@@ -719,6 +729,7 @@ mod tests {
                 turn_id: None,
                 event_types: &EventType::SEARCHABLE,
                 source: None,
+                sessions: None,
                 limit: 10,
             };
             assert!(index.search(&query).is_ok(), "{text:?}");

@@ -179,6 +179,9 @@ fn in_scope(row: &VectorRow, query: &SearchQuery<'_>) -> bool {
         && query.session_id.is_none_or(|id| id == row.session_id)
         && query.turn_id.is_none_or(|id| id == row.turn_id)
         && query.source.is_none_or(|source| source == row.source)
+        && query
+            .sessions
+            .is_none_or(|sessions| sessions.contains(&row.session_id))
 }
 
 fn hit_of(row: &VectorRow) -> SearchHit {

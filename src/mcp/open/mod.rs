@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
+use crate::mcp::project_scope;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::format_timestamp;
 use crate::mcp::validate::{
@@ -114,6 +115,10 @@ impl ToolHandler for Open {
     async fn execute(catalog: &Catalog, request: &OpenRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
         let id = &request.id;
+        // A project-only server answers an id of another project as it answers a missing one.
+        if !project_scope::admits(&snapshot, id).await? {
+            return Err(ToolError::not_found(id.kind.noun(), &id.text));
+        }
         if let Some(sessions) = &request.sessions {
             return range::open(&snapshot, &id.text, sessions).await;
         }
