@@ -9,6 +9,7 @@ use std::path::Path;
 
 use datafusion::scalar::ScalarValue;
 use regex::Regex;
+use serde_json::Value;
 
 use crate::mcp::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::ToolError;
@@ -151,6 +152,45 @@ pub async fn admits(snapshot: &WarmSnapshot, id: &McpId) -> Result<bool, ToolErr
     Ok(session_id.is_none_or(|session_id| in_scope.contains(&session_id)))
 }
 
+/// The session links of an opened session (its `traversal`, or each chain member's) with every
+/// session outside the scope left out: the link null, the child unlisted.
+pub fn hide_links_outside(data: &mut Value, in_scope: &HashSet<String>) {
+    let members = data["members"].as_array_mut().into_iter().flatten();
+    let traversals: Vec<&mut Value> = members.map(|member| &mut member["traversal"]).collect();
+    for traversal in traversals {
+        hide_traversal_links(traversal, in_scope);
+    }
+    if data.get("traversal").is_some() {
+        hide_traversal_links(&mut data["traversal"], in_scope);
+    }
+}
+
+const SESSION_LINKS: [&str; 4] = [
+    "previous_session_id",
+    "next_session_id",
+    "parent_session_id",
+    "forked_from_session_id",
+];
+
+fn hide_traversal_links(traversal: &mut Value, in_scope: &HashSet<String>) {
+    let Some(links) = traversal.as_object_mut() else {
+        return;
+    };
+    for link in SESSION_LINKS {
+        if let Some(value) = links.get_mut(link)
+            && value.as_str().is_some_and(|id| !in_scope.contains(id))
+        {
+            *value = Value::Null;
+        }
+    }
+    if let Some(children) = links
+        .get_mut("child_session_ids")
+        .and_then(Value::as_array_mut)
+    {
+        children.retain(|child| child.as_str().is_some_and(|id| in_scope.contains(id)));
+    }
+}
+
 /// The session of a turn: from the directory, else the index, else SQL.
 async fn session_of_turn(
     snapshot: &WarmSnapshot,
@@ -242,6 +282,31 @@ mod tests {
             text.contains("scoped") && text.contains("/a/proj"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn links_to_sessions_outside_the_scope_are_hidden() {
+        let in_scope: HashSet<String> = ["session:a", "session:a2"].map(String::from).into();
+        let traversal = serde_json::json!({
+            "previous_session_id": "session:b",
+            "next_session_id": "session:a2",
+            "parent_session_id": null,
+            "forked_from_session_id": "session:b",
+            "child_session_ids": ["session:a2", "session:b"],
+        });
+        let hidden = serde_json::json!({
+            "previous_session_id": null,
+            "next_session_id": "session:a2",
+            "parent_session_id": null,
+            "forked_from_session_id": null,
+            "child_session_ids": ["session:a2"],
+        });
+        let mut session = serde_json::json!({"kind": "session", "traversal": traversal});
+        hide_links_outside(&mut session, &in_scope);
+        assert_eq!(session["traversal"], hidden);
+        let mut range = serde_json::json!({"members": [{"traversal": traversal}]});
+        hide_links_outside(&mut range, &in_scope);
+        assert_eq!(range["members"][0]["traversal"], hidden);
     }
 
     #[test]

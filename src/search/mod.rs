@@ -635,6 +635,41 @@ mod tests {
     }
 
     #[test]
+    fn a_session_set_keeps_only_its_sessions_hits_and_counts() {
+        let (_dir, index) = index_of(&[
+            event("event:a", "session:a", "the widget broke"),
+            event("event:a2", "session:a2", "the widget again"),
+            event("event:b", "session:b", "the widget elsewhere"),
+        ]);
+        let search = |sessions: Option<&std::collections::HashSet<String>>| {
+            let query = SearchQuery {
+                text: "widget",
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCHABLE,
+                source: None,
+                sessions,
+                limit: 10,
+            };
+            let results = index.search(&query).expect("search");
+            let mut ids: Vec<String> = results.hits.into_iter().map(|hit| hit.event_id).collect();
+            ids.sort();
+            (ids, results.total_matches)
+        };
+        let in_scope = ["session:a", "session:a2"].map(String::from).into();
+        assert_eq!(
+            search(Some(&in_scope)),
+            (vec!["event:a".into(), "event:a2".into()], 2)
+        );
+        assert_eq!(
+            search(Some(&Default::default())),
+            (vec![], 0),
+            "no session: no hit"
+        );
+        assert_eq!(search(None).1, 3);
+    }
+
+    #[test]
     fn an_exact_form_outranks_any_number_of_stem_only_matches() {
         let long_text = format!("{} we parse datetimes here", "filler words ".repeat(200));
         let mut events = vec![event("event:exact", "session:a", &long_text)];

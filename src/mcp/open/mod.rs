@@ -119,19 +119,32 @@ impl ToolHandler for Open {
         if !project_scope::admits(&snapshot, id).await? {
             return Err(ToolError::not_found(id.kind.noun(), &id.text));
         }
-        if let Some(sessions) = &request.sessions {
-            return range::open(&snapshot, &id.text, sessions).await;
-        }
-        let mut success = match id.kind {
-            IdKind::Session => session::open(&snapshot, &id.text).await,
-            IdKind::Turn => turn::open(&snapshot, &id.text).await,
-            IdKind::Event => event::open(&snapshot, &id.text).await,
-        }?;
-        if let Some(page) = request.page {
-            page::apply(&mut success.data, page, &id.text);
+        let mut success = match &request.sessions {
+            Some(sessions) => range::open(&snapshot, &id.text, sessions).await?,
+            None => open_one(&snapshot, request).await?,
+        };
+        if let Some(in_scope) = snapshot.sessions_in_scope().await? {
+            project_scope::hide_links_outside(&mut success.data, &in_scope);
         }
         Ok(success)
     }
+}
+
+/// open of one session, turn or event, paged when asked.
+async fn open_one(
+    snapshot: &WarmSnapshot,
+    request: &OpenRequest,
+) -> Result<ToolSuccess, ToolError> {
+    let id = &request.id;
+    let mut success = match id.kind {
+        IdKind::Session => session::open(snapshot, &id.text).await,
+        IdKind::Turn => turn::open(snapshot, &id.text).await,
+        IdKind::Event => event::open(snapshot, &id.text).await,
+    }?;
+    if let Some(page) = request.page {
+        page::apply(&mut success.data, page, &id.text);
+    }
+    Ok(success)
 }
 
 fn sla_for_kind(kind: IdKind) -> SlaTarget {
