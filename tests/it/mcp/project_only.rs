@@ -8,6 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use esker::mcp::catalog::{AnswerPath, Catalog};
+use esker::mcp::project_scope::ProjectScope;
+use esker::mcp::server::EskerServer;
 use serde_json::{Value, json};
 
 use super::client::{EskerClient, strings_at};
@@ -277,4 +280,48 @@ async fn project_only_refuses_a_profile_it_cannot_scope() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("relay profile is not scoped"), "{stderr}");
+}
+
+/// The envelope of one in-process call, and whether it was an error.
+async fn call_in_process(server: &EskerServer, tool: &str, arguments: Value) -> (Value, bool) {
+    let arguments = arguments.as_object().expect("object arguments").clone();
+    let reply = server.call(tool, &arguments).await.expect("known tool");
+    (reply.envelope, reply.is_error)
+}
+
+#[tokio::test]
+async fn both_answer_paths_keep_to_the_scope() {
+    let projects = projects();
+    let scope = ProjectScope::of_launch_dir(&projects.project_a).expect("scope");
+    let session_b = &projects.sessions_b[0];
+    let (turn_b, event_b) = turn_and_event_of(&projects.data, session_b);
+    for path in [AnswerPath::Fastest, AnswerPath::SqlOnly] {
+        let catalog = Catalog::open_with(&projects.data, path)
+            .expect("store opens")
+            .with_project_scope(Some(scope.clone()));
+        let snapshot = catalog.snapshot().await.expect("generation opens");
+        if path == AnswerPath::Fastest {
+            snapshot.ready_directory().await.expect("directory loads");
+            assert!(snapshot.directory().is_some(), "the fast path is on");
+        }
+        let server = EskerServer::new(catalog);
+        let (listed, _) = call_in_process(&server, "list_sessions", every_session()).await;
+        let listed = sorted(strings_at(&listed["data"]["sessions"], "/id"));
+        assert_eq!(listed, projects.sessions_a, "{path:?}");
+        let search = json!({"query": WORD, "n_hits": 50});
+        let (found, _) = call_in_process(&server, "search_sessions", search).await;
+        let found = sorted(strings_at(&found["data"]["results"], "/session/id"));
+        assert_eq!(found, projects.sessions_a, "{path:?}");
+        for id_b in [session_b, &turn_b, &event_b] {
+            let (envelope, is_error) = call_in_process(&server, "open", json!({"id": id_b})).await;
+            assert!(is_error, "{path:?} {id_b}");
+            assert_eq!(envelope["error"]["code"], "not_found", "{path:?} {id_b}");
+        }
+        let within = json!({"query": WORD, "within_id": turn_b});
+        let (envelope, _) = call_in_process(&server, "search_sessions", within).await;
+        assert_eq!(envelope["error"]["code"], "not_found", "{path:?}");
+        let (opened, is_error) =
+            call_in_process(&server, "open", json!({"id": projects.sessions_a[0]})).await;
+        assert!(!is_error, "{path:?}: {opened}");
+    }
 }
