@@ -1,6 +1,7 @@
 -- session_index: the hot columns of `sessions` (what a list_sessions page, a search hit or an
 -- open(event) shows of a session). Served from memory once a generation's rows are loaded
 -- (src/mcp/directory.rs); until then, and on the plain answer path, this view over Parquet.
+-- cwd: what `esker serve --project-only` scopes sessions by (src/mcp/project_scope.rs).
 SELECT
   session_id,
   title,
@@ -22,5 +23,6 @@ SELECT
   chain_number,
   chain_length,
   parent_session_id,
-  session_summary
+  session_summary,
+  cwd
 FROM sessions

@@ -111,6 +111,11 @@ enum Command {
         /// tool name cannot be combined.
         #[arg(long, value_name = "NAME[,NAME...]", default_value = "moraine")]
         profile: String,
+        /// Answer only for sessions run inside the launch directory's project (its Git checkout
+        /// and that repository's worktrees; the directory itself outside Git): every tool is
+        /// scoped, and an id of another project is not found.
+        #[arg(long)]
+        project_only: bool,
         /// The project memory entries belong to when a call names none [default: the
         /// working directory's name].
         #[arg(long)]
@@ -659,6 +664,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_watch,
             full_pass_every,
             profile,
+            project_only,
             project,
             ingest,
             semantic,
@@ -671,6 +677,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let profiles = esker::mcp::profiles::ProfileSet::parse_with(&profile, &settings)
                 .context("invalid --profile")?;
+            let scope = project_only
+                .then(|| project_scope_here(&profiles))
+                .transpose()?;
             let requested_dir = resolve_data_dir(data_dir.as_deref());
             let plan = if no_index {
                 IndexPlan {
@@ -715,7 +724,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 spawn_background_index(store, options, watch, semantic.clone())?;
             }
             let leg = esker::semantic::Leg::open(&data_dir, &semantic);
-            esker::mcp::serve_stdio(data_dir, profiles, monitor, leg).await?;
+            esker::mcp::serve_stdio(data_dir, profiles, monitor, leg, scope).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Model {
@@ -980,6 +989,21 @@ async fn run_index_watch(
     .await?;
     outcome?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scope of `esker serve --project-only`: the project of the working directory, for
+/// profiles that can be scoped.
+fn project_scope_here(
+    profiles: &esker::mcp::profiles::ProfileSet,
+) -> anyhow::Result<esker::mcp::project_scope::ProjectScope> {
+    esker::mcp::project_scope::check_profiles(&profiles.names())?;
+    let launch_dir = std::env::current_dir().context("cannot read the working directory")?;
+    let scope = esker::mcp::project_scope::ProjectScope::of_launch_dir(&launch_dir)?;
+    tracing::info!(
+        root = scope.root(),
+        "serving the sessions of one project only"
+    );
+    Ok(scope)
 }
 
 /// Keeps the store fresh while the server runs: one pass at startup, then (unless `watch` is

@@ -425,6 +425,7 @@ pub fn index_search_samples(
             turn_id: None,
             event_types: &esker::model::EventType::SEARCH_DEFAULT,
             source: None,
+            sessions: None,
             limit: 10,
         };
         let started = Instant::now();

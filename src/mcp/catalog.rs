@@ -5,7 +5,7 @@
 //! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
 //! for index searches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -23,6 +23,7 @@ use crate::mcp::directory::{
     register_index_tables,
 };
 use crate::mcp::envelope::ToolError;
+use crate::mcp::project_scope::{self, ProjectScope};
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::serving::serving_runtime;
@@ -93,6 +94,8 @@ pub struct Catalog {
     ingest: IngestMonitor,
     /// The semantic search leg (issue #23), when it is on and has a model.
     semantic: Option<Arc<crate::semantic::Leg>>,
+    /// `esker serve --project-only`: the project every answer is limited to (issue #13).
+    scope: Option<Arc<ProjectScope>>,
 }
 
 /// Readers opened on one generation; shared by the requests that run while it is current.
@@ -116,6 +119,10 @@ pub struct WarmSnapshot {
     pin: PinnedSnapshot,
     /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
     semantic: Option<Arc<crate::semantic::Leg>>,
+    /// The catalog's project scope; every search of this snapshot is limited to its sessions.
+    scope: Option<Arc<ProjectScope>>,
+    /// The ids of this generation's sessions inside `scope`, read on first use.
+    sessions_in_scope: tokio::sync::OnceCell<Arc<HashSet<String>>>,
 }
 
 /// An index search, owned so it can run on the blocking pool.
@@ -145,6 +152,7 @@ impl Catalog {
             runtime: serving_runtime().map_err(QueryError::from)?,
             ingest: IngestMonitor::external(),
             semantic: None,
+            scope: None,
         })
     }
 
@@ -158,6 +166,17 @@ impl Catalog {
     pub fn with_ingest_monitor(mut self, monitor: IngestMonitor) -> Catalog {
         self.ingest = monitor;
         self
+    }
+
+    /// The catalog answering only for sessions inside `scope` (`None`: every session).
+    pub fn with_project_scope(mut self, scope: Option<ProjectScope>) -> Catalog {
+        self.scope = scope.map(Arc::new);
+        self
+    }
+
+    /// The project this catalog is limited to, when the server is project-only.
+    pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref()
     }
 
     pub fn ingest_monitor(&self) -> &IngestMonitor {
@@ -189,6 +208,7 @@ impl Catalog {
         )
         .await?;
         opened.semantic = self.semantic.clone();
+        opened.scope = self.scope.clone();
         let snapshot = Arc::new(opened);
         tracing::info!(
             generation = snapshot.generation,
@@ -250,6 +270,8 @@ impl WarmSnapshot {
             directory: tokio::sync::OnceCell::new(),
             pin,
             semantic: None,
+            scope: None,
+            sessions_in_scope: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -272,6 +294,28 @@ impl WarmSnapshot {
             self.index_tables.install(&directory);
         }
         Ok(directory)
+    }
+
+    /// The project answers are limited to, when the server is project-only.
+    pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref()
+    }
+
+    /// The ids of this generation's sessions inside the project scope (read once per
+    /// generation); `None` when the server is not project-only.
+    pub async fn sessions_in_scope(&self) -> Result<Option<Arc<HashSet<String>>>, CatalogError> {
+        let Some(scope) = self.scope.as_deref() else {
+            return Ok(None);
+        };
+        let sessions = self
+            .sessions_in_scope
+            .get_or_try_init(|| async {
+                project_scope::sessions_in_scope(self, scope)
+                    .await
+                    .map(Arc::new)
+            })
+            .await?;
+        Ok(Some(Arc::clone(sessions)))
     }
 
     /// The in-memory directory once loaded, on the fast path.
@@ -387,6 +431,7 @@ impl WarmSnapshot {
         search: IndexSearch,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
+        let sessions = self.sessions_in_scope().await?;
         tokio::task::spawn_blocking(move || {
             let leg = snapshot.semantic.as_deref();
             crate::semantic::hybrid_search(
@@ -398,6 +443,7 @@ impl WarmSnapshot {
                     turn_id: search.turn_id.as_deref(),
                     event_types: &search.event_types,
                     source: search.source.as_deref(),
+                    sessions: sessions.as_deref(),
                     limit: search.limit,
                 },
             )
@@ -418,6 +464,7 @@ impl WarmSnapshot {
         limit: usize,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
+        let sessions = self.sessions_in_scope().await?;
         tokio::task::spawn_blocking(move || {
             let scope = SearchQuery {
                 text: "",
@@ -425,6 +472,7 @@ impl WarmSnapshot {
                 turn_id: None,
                 event_types: &event_types,
                 source: None,
+                sessions: sessions.as_deref(),
                 limit,
             };
             snapshot.index.search_expression(&expression, &scope)

@@ -15,6 +15,7 @@ use crate::mcp::cursor::{self, CursorError, KeysetPosition};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::origin::{Contradictory, OriginFilter};
+use crate::mcp::project_scope::scope_parameters;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::{format_timestamp, plain};
 use crate::mcp::usage::{usage_json, usage_of};
@@ -247,13 +248,14 @@ impl ToolHandler for ListSessions {
 }
 
 /// The page from `queries/list_sessions_*.sql` over `session_index` (in memory once loaded,
-/// else the view over Parquet).
+/// else the view over Parquet), limited to the project of a project-only server.
 async fn page_by_sql(snapshot: &WarmSnapshot, request: &ListRequest) -> Result<Value, ToolError> {
-    let (query, parameters) = match (&request.slug, request.sort) {
+    let (query, mut parameters) = match (&request.slug, request.sort) {
         (Some(slug), _) => (ONE_CHAIN, chain_parameters(slug, request)),
         (None, Sort::Desc) => (NEWEST_FIRST, parameters(request)),
         (None, Sort::Asc) => (OLDEST_FIRST, parameters(request)),
     };
+    parameters.extend(scope_parameters(snapshot.project_scope()));
     let rows = snapshot.run(query, parameters).await?;
     let listed: Vec<ListedSession<'_>> = rows
         .iter()

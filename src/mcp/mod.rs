@@ -12,6 +12,8 @@
 //! - [`validate`], [`cursor`]: strict argument validation, typed ids, list cursors.
 //! - [`search_sessions`], [`open`], [`list_sessions`], [`file_attention`]: one module per
 //!   tool; [`harness`]: Moraine's harness names of esker's sources.
+//! - [`project_scope`]: `--project-only`, the launch project every tool is limited to (held by
+//!   the [`catalog`], applied to its searches and by each tool's SQL and id checks).
 //! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
 //!   queries from `queries/*.sql`; [`rows`]: typed access to query results; [`directory`],
 //!   [`keyed_table`]: the `session_index` / `turn_index` tables, in memory once loaded.
@@ -34,6 +36,7 @@ pub mod list_sessions;
 pub mod open;
 pub mod origin;
 pub mod profiles;
+pub mod project_scope;
 pub mod rows;
 pub mod search_sessions;
 pub mod server;
@@ -51,21 +54,25 @@ use rmcp::ServiceExt;
 use crate::ingest::status::IngestMonitor;
 use crate::mcp::catalog::Catalog;
 use crate::mcp::profiles::ProfileSet;
+use crate::mcp::project_scope::ProjectScope;
 use crate::mcp::server::EskerServer;
 
 /// Serves the store at `data_dir` over stdio with `profiles` until the client disconnects.
 /// `monitor` follows the indexer that keeps the store fresh (external when another process does);
-/// `semantic` is the semantic search leg, when it is on and has a model.
+/// `semantic` is the semantic search leg, when it is on and has a model; `scope` limits every
+/// answer to one project (`--project-only`).
 pub async fn serve_stdio(
     data_dir: PathBuf,
     profiles: ProfileSet,
     monitor: IngestMonitor,
     semantic: Option<std::sync::Arc<crate::semantic::Leg>>,
+    scope: Option<ProjectScope>,
 ) -> anyhow::Result<()> {
     let catalog = Catalog::open(&data_dir)
         .with_context(|| format!("cannot open the esker store at {}", data_dir.display()))?
         .with_ingest_monitor(monitor)
-        .with_semantic_leg(semantic);
+        .with_semantic_leg(semantic)
+        .with_project_scope(scope);
     // Open the readers now so the first tool call is already on the warm path.
     catalog
         .snapshot()

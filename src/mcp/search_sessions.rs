@@ -15,6 +15,7 @@ use crate::mcp::directory::Directory;
 use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::origin::{Contradictory, OriginFilter};
+use crate::mcp::project_scope;
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, normalize_score, plain, snippet};
 use crate::mcp::validate::{
@@ -269,7 +270,8 @@ async fn resolve_scope(
     let Some(within) = within else {
         return Ok(Scope::default());
     };
-    if !scope_exists(snapshot, within).await? {
+    // A project-only server answers a within_id of another project as a missing one.
+    if !scope_exists(snapshot, within).await? || !project_scope::admits(snapshot, within).await? {
         return Err(ToolError::not_found(within.kind.noun(), &within.text));
     }
     Ok(match within.kind {

@@ -34,12 +34,18 @@ impl EskerServer {
         EskerServer::with_profiles(catalog, ProfileSet::default())
     }
 
-    /// A server of the given profiles.
+    /// A server of the given profiles; a project-only catalog's scope is named in the
+    /// instructions.
     pub fn with_profiles(catalog: Catalog, profiles: ProfileSet) -> EskerServer {
+        let mut instructions = profiles.instructions();
+        if let Some(scope) = catalog.project_scope() {
+            instructions.push_str("\n\n");
+            instructions.push_str(&scope.instructions());
+        }
         EskerServer {
             catalog: Arc::new(catalog),
             tools: Arc::new(profiles.tools()),
-            instructions: profiles.instructions().into(),
+            instructions: instructions.into(),
             profiles: Arc::new(profiles),
         }
     }

@@ -80,6 +80,7 @@ mod tests {
             turn_id: None,
             event_types: &EventType::SEARCHABLE,
             source: None,
+            sessions: None,
             limit: 10,
         };
         let mut ids: Vec<String> = index

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
@@ -165,6 +165,8 @@ pub struct SearchQuery<'a> {
     pub event_types: &'a [EventType],
     /// Only events of this source.
     pub source: Option<&'a str>,
+    /// Only events of these sessions (`esker serve --project-only`, issue #13).
+    pub sessions: Option<&'a std::collections::HashSet<String>>,
     pub limit: usize,
 }
 
@@ -450,6 +452,12 @@ impl SearchIndex {
         if let Some(source) = query.source {
             clauses.push((Occur::Must, self.term_query(self.fields.source, source)));
         }
+        if let Some(sessions) = query.sessions {
+            let terms = sessions
+                .iter()
+                .map(|session_id| Term::from_field_text(self.fields.session_id, session_id));
+            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+        }
         Ok(BooleanQuery::new(clauses))
     }
 
@@ -591,6 +599,7 @@ mod tests {
             turn_id: None,
             event_types: &EventType::SEARCHABLE,
             source: None,
+            sessions: None,
             limit: 10,
         };
         let results = index.search(&query).expect("search");
@@ -633,6 +642,41 @@ mod tests {
     }
 
     #[test]
+    fn a_session_set_keeps_only_its_sessions_hits_and_counts() {
+        let (_dir, index) = index_of(&[
+            event("event:a", "session:a", "the widget broke"),
+            event("event:a2", "session:a2", "the widget again"),
+            event("event:b", "session:b", "the widget elsewhere"),
+        ]);
+        let search = |sessions: Option<&std::collections::HashSet<String>>| {
+            let query = SearchQuery {
+                text: "widget",
+                session_id: None,
+                turn_id: None,
+                event_types: &EventType::SEARCHABLE,
+                source: None,
+                sessions,
+                limit: 10,
+            };
+            let results = index.search(&query).expect("search");
+            let mut ids: Vec<String> = results.hits.into_iter().map(|hit| hit.event_id).collect();
+            ids.sort();
+            (ids, results.total_matches)
+        };
+        let in_scope = ["session:a", "session:a2"].map(String::from).into();
+        assert_eq!(
+            search(Some(&in_scope)),
+            (vec!["event:a".into(), "event:a2".into()], 2)
+        );
+        assert_eq!(
+            search(Some(&Default::default())),
+            (vec![], 0),
+            "no session: no hit"
+        );
+        assert_eq!(search(None).1, 3);
+    }
+
+    #[test]
     fn an_exact_form_outranks_any_number_of_stem_only_matches() {
         let long_text = format!("{} we parse datetimes here", "filler words ".repeat(200));
         let mut events = vec![event("event:exact", "session:a", &long_text)];
@@ -672,6 +716,7 @@ mod tests {
                 turn_id: None,
                 event_types: &EventType::SEARCHABLE,
                 source: None,
+                sessions: None,
                 limit: 10,
             };
             let results = index.search(&query).expect("search");
@@ -726,6 +771,7 @@ mod tests {
                 turn_id: None,
                 event_types: &EventType::SEARCHABLE,
                 source: None,
+                sessions: None,
                 limit: 10,
             };
             assert!(index.search(&query).is_ok(), "{text:?}");

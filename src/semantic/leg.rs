@@ -179,6 +179,9 @@ fn in_scope(row: &VectorRow, query: &SearchQuery<'_>) -> bool {
         && query.session_id.is_none_or(|id| id == row.session_id)
         && query.turn_id.is_none_or(|id| id == row.turn_id)
         && query.source.is_none_or(|source| source == row.source)
+        && query
+            .sessions
+            .is_none_or(|sessions| sessions.contains(&row.session_id))
 }
 
 fn hit_of(row: &VectorRow) -> SearchHit {
@@ -233,4 +236,38 @@ fn with_locations(
         kept.push(hit);
     }
     Ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vector_row_outside_the_session_set_is_out_of_scope() {
+        let row = |session_id: &str| VectorRow {
+            event_id: "event:e".into(),
+            session_id: session_id.into(),
+            turn_id: "turn:t".into(),
+            event_type: EventType::UserInput.as_str().into(),
+            source: "claude".into(),
+            timestamp_micros: None,
+        };
+        let in_project: std::collections::HashSet<String> = ["session:a".to_owned()].into();
+        let query = SearchQuery {
+            text: "x",
+            session_id: None,
+            turn_id: None,
+            event_types: &EventType::SEARCHABLE,
+            source: None,
+            sessions: Some(&in_project),
+            limit: 5,
+        };
+        assert!(in_scope(&row("session:a"), &query));
+        assert!(!in_scope(&row("session:b"), &query));
+        let unscoped = SearchQuery {
+            sessions: None,
+            ..query
+        };
+        assert!(in_scope(&row("session:b"), &unscoped));
+    }
 }

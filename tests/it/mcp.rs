@@ -14,6 +14,7 @@ mod list_sessions;
 pub(crate) mod memory;
 mod moraine_additions;
 mod open;
+mod project_only;
 mod protocol;
 mod relay;
 mod search_sessions;

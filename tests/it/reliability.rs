@@ -651,6 +651,7 @@ fn search_hits(index: &esker::search::SearchIndex, token: &str) -> usize {
             turn_id: None,
             event_types: &esker::model::EventType::SEARCHABLE,
             source: None,
+            sessions: None,
             limit: 10,
         })
         .expect("search runs")

@@ -243,6 +243,7 @@ fn ranked_sessions(
             turn_id: None,
             event_types: &EventType::SEARCH_DEFAULT,
             source: None,
+            sessions: None,
             limit: HITS_PER_QUESTION,
         },
     )?;

@@ -108,6 +108,7 @@ pub fn recall_at(
             turn_id: None,
             event_types: &EventType::SEARCH_DEFAULT,
             source: None,
+            sessions: None,
             limit: k,
         })?;
         report.queries += 1;

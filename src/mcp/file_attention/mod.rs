@@ -72,16 +72,18 @@ impl ToolHandler for FileAttention {
             .and_then(|launch_dir| tail::launch_project(&launch_dir));
         let tail = tail::resolve_tail(&request.path, project.as_ref());
         let mut warnings = tail_warnings(request, &tail);
-        let project_roots = match (request.scope, &project) {
-            (Scope::All, _) => None,
-            (Scope::Project, Some(project)) => Some(project.roots.clone()),
-            (Scope::Project, None) => {
-                warnings.push(
-                    "scope=\"project\" could not establish the launch project's identity; the project query remains closed rather than widening across projects."
-                        .to_owned(),
-                );
-                Some(Vec::new())
+        let project_roots = match catalog.project_scope() {
+            // A project-only server never widens past its project (issue #13).
+            Some(limit) => {
+                if request.scope == Scope::All {
+                    warnings.push(format!(
+                        "this server is scoped to the project at {}: scope=\"all\" covers only that project.",
+                        limit.root()
+                    ));
+                }
+                Some(limit.roots().to_vec())
             }
+            None => requested_roots(request.scope, project.as_ref(), &mut warnings),
         };
         let touches = match (source_filter(request), &project_roots) {
             (SourceFilter::Nothing, _) => Vec::new(),
@@ -90,10 +92,16 @@ impl ToolHandler for FileAttention {
                 let snapshot = catalog.snapshot().await?;
                 let parameters = parameters(request, &tail, &sources, project_roots.as_deref());
                 let rows = snapshot.run(TOUCHES, parameters).await?;
-                rows.iter()
+                let mut touches = rows
+                    .iter()
                     .map(|row| MatchedTouch::from_row(&row))
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|error| ToolError::internal(format!("{}: {error}", TOUCHES.name)))?
+                    .map_err(|error| ToolError::internal(format!("{}: {error}", TOUCHES.name)))?;
+                if let Some(in_scope) = snapshot.sessions_in_scope().await? {
+                    // A touch's cwd may differ from its session's: the session decides.
+                    touches.retain(|touch| in_scope.contains(&touch.session_id));
+                }
+                touches
             }
         };
         let data = report::build_data(request, &tail, touches, &mut warnings);
@@ -101,6 +109,25 @@ impl ToolHandler for FileAttention {
         let mut success = ToolSuccess::new(data, text);
         success.warnings = warnings;
         Ok(success)
+    }
+}
+
+/// The roots `scope` limits the touches to (`None`: every project).
+fn requested_roots(
+    scope: Scope,
+    project: Option<&tail::LaunchProject>,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<String>> {
+    match (scope, project) {
+        (Scope::All, _) => None,
+        (Scope::Project, Some(project)) => Some(project.roots.clone()),
+        (Scope::Project, None) => {
+            warnings.push(
+                "scope=\"project\" could not establish the launch project's identity; the project query remains closed rather than widening across projects."
+                    .to_owned(),
+            );
+            Some(Vec::new())
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
+use crate::mcp::project_scope;
 use crate::mcp::rows::{Row, RowError};
 use crate::mcp::text::format_timestamp;
 use crate::mcp::validate::{
@@ -114,19 +115,36 @@ impl ToolHandler for Open {
     async fn execute(catalog: &Catalog, request: &OpenRequest) -> Result<ToolSuccess, ToolError> {
         let snapshot = catalog.snapshot().await?;
         let id = &request.id;
-        if let Some(sessions) = &request.sessions {
-            return range::open(&snapshot, &id.text, sessions).await;
+        // A project-only server answers an id of another project as it answers a missing one.
+        if !project_scope::admits(&snapshot, id).await? {
+            return Err(ToolError::not_found(id.kind.noun(), &id.text));
         }
-        let mut success = match id.kind {
-            IdKind::Session => session::open(&snapshot, &id.text).await,
-            IdKind::Turn => turn::open(&snapshot, &id.text).await,
-            IdKind::Event => event::open(&snapshot, &id.text).await,
-        }?;
-        if let Some(page) = request.page {
-            page::apply(&mut success.data, page, &id.text);
+        let mut success = match &request.sessions {
+            Some(sessions) => range::open(&snapshot, &id.text, sessions).await?,
+            None => open_one(&snapshot, request).await?,
+        };
+        if let Some(in_scope) = snapshot.sessions_in_scope().await? {
+            project_scope::hide_links_outside(&mut success.data, &in_scope);
         }
         Ok(success)
     }
+}
+
+/// open of one session, turn or event, paged when asked.
+async fn open_one(
+    snapshot: &WarmSnapshot,
+    request: &OpenRequest,
+) -> Result<ToolSuccess, ToolError> {
+    let id = &request.id;
+    let mut success = match id.kind {
+        IdKind::Session => session::open(snapshot, &id.text).await,
+        IdKind::Turn => turn::open(snapshot, &id.text).await,
+        IdKind::Event => event::open(snapshot, &id.text).await,
+    }?;
+    if let Some(page) = request.page {
+        page::apply(&mut success.data, page, &id.text);
+    }
+    Ok(success)
 }
 
 fn sla_for_kind(kind: IdKind) -> SlaTarget {

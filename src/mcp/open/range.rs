@@ -28,6 +28,7 @@ pub async fn open(
         .map(|row| row.string("session_id").map(str::to_owned))
         .collect::<Result<Vec<_>, _>>()
         .map_err(row_error(MEMBERS.name))?;
+    let members = members_in_scope(snapshot, members).await?;
     if members.is_empty() {
         return Err(ToolError::not_found("session", session_id));
     }
@@ -63,4 +64,15 @@ pub async fn open(
         "members": Value::Array(opened),
     });
     Ok(ToolSuccess::new(data, text))
+}
+
+/// The chain as a project-only server sees it: its members inside the project, in order.
+async fn members_in_scope(
+    snapshot: &WarmSnapshot,
+    mut members: Vec<String>,
+) -> Result<Vec<String>, ToolError> {
+    if let Some(in_scope) = snapshot.sessions_in_scope().await? {
+        members.retain(|member| in_scope.contains(member));
+    }
+    Ok(members)
 }

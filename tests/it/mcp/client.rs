@@ -40,6 +40,18 @@ impl EskerClient {
         EskerClient::spawn(data_dir, &["--no-index"], home, Some(launch_dir)).await
     }
 
+    /// Starts `esker serve --no-index EXTRA_ARGS...` on `data_dir` in `launch_dir`.
+    pub async fn start_in_with(
+        data_dir: &Path,
+        launch_dir: &Path,
+        extra_args: &[&str],
+    ) -> EskerClient {
+        let home = "/nonexistent-esker-test-home";
+        let mut args = vec!["--no-index"];
+        args.extend_from_slice(extra_args);
+        EskerClient::spawn(data_dir, &args, home, Some(launch_dir)).await
+    }
+
     async fn spawn(
         data_dir: &Path,
         extra_args: &[&str],
