@@ -136,47 +136,39 @@ impl StoreKind {
             }
             StoreKind::Goose => {
                 let mut session = goose::read_session(connection, id)?;
-                let mut redacted = 0;
-                if options.redact {
-                    for message in &mut session.messages {
-                        redacted += options.redactor.redact_value(&mut message.content) as u64;
-                    }
-                    for value in session.info.values_mut() {
-                        redacted += options.redactor.redact_value(value) as u64;
-                    }
-                }
+                let messages = session.messages.iter_mut().map(|row| &mut row.content);
+                let redacted = redact_all(options, messages.chain(session.info.values_mut()));
                 Ok((goose::parse(&session), redacted))
             }
             StoreKind::Crush => {
                 let mut session = crush::read_session(connection, id, database)?;
-                let mut redacted = 0;
-                if options.redact {
-                    for message in &mut session.messages {
-                        redacted += options.redactor.redact_value(&mut message.parts) as u64;
-                    }
-                    for value in session.info.values_mut() {
-                        redacted += options.redactor.redact_value(value) as u64;
-                    }
-                }
+                let messages = session.messages.iter_mut().map(|row| &mut row.parts);
+                let redacted = redact_all(options, messages.chain(session.info.values_mut()));
                 Ok((crush::parse(&session), redacted))
             }
             StoreKind::Cursor => {
                 let Some(mut chat) = cursor_store::read_session(connection, database)? else {
                     return Ok((ParseOutput::default(), 0));
                 };
-                let mut redacted = 0;
-                if options.redact {
-                    for message in &mut chat.messages {
-                        redacted += options.redactor.redact_value(&mut message.value) as u64;
-                    }
-                    for value in chat.meta.values_mut() {
-                        redacted += options.redactor.redact_value(value) as u64;
-                    }
-                }
+                let messages = chat.messages.iter_mut().map(|row| &mut row.value);
+                let redacted = redact_all(options, messages.chain(chat.meta.values_mut()));
                 Ok((cursor_store::parse(&chat), redacted))
             }
         }
     }
+}
+
+/// Redacts every value a store's rows gave (when redaction is on); the secrets redacted.
+fn redact_all<'v>(
+    options: &IndexOptions,
+    values: impl Iterator<Item = &'v mut serde_json::Value>,
+) -> u64 {
+    if !options.redact {
+        return 0;
+    }
+    values
+        .map(|value| options.redactor.redact_value(value) as u64)
+        .sum()
 }
 
 /// One SQLite store file.
@@ -404,7 +396,8 @@ fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptio
     };
     let secrets_redacted = if options.redact {
         (options.redactor.redact_value(&mut task.messages)
-            + options.redactor.redact_value(&mut task.history_item)) as u64
+            + options.redactor.redact_value(&mut task.history_item)
+            + options.redactor.redact_value(&mut task.api_history)) as u64
     } else {
         0
     };
