@@ -119,7 +119,8 @@ fn opencode_store_and_tree_sessions_with_links_pairs_failures_and_tokens() {
     assert!(again.contains("events: 0 new"), "{again}");
 }
 
-fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+/// Every file of `dir` with its bytes (a store's files before and after esker read it).
+pub fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
         .expect("read dir")
         .filter_map(Result::ok)

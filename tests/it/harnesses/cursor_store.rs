@@ -4,11 +4,12 @@
 //! owner's files unchanged, and the real stores of the corpus.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use super::{assert_tools_paired, number, rows, texts};
+use crate::sqlite_harnesses::files_and_bytes;
 use crate::support::{corpus_dir, corpus_store, fixtures_dir, index_into};
 
 const CHAT: &str = "4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
@@ -19,19 +20,6 @@ fn fixture_chat() -> PathBuf {
         .join("cursor-agent/chats")
         .join(WORKSPACE_HASH)
         .join(CHAT)
-}
-
-fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .expect("read dir")
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            (name, fs::read(entry.path()).unwrap_or_default())
-        })
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]
