@@ -3,13 +3,12 @@
 //! message a live writer adds (WAL, never checkpointed) adding exactly its events with the
 //! owner's files unchanged, and the real stores of the corpus.
 
-use std::fs;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use super::{assert_tools_paired, number, rows, texts};
-use crate::sqlite_harnesses::files_and_bytes;
+use crate::sqlite_harnesses::{LiveStore, files_and_bytes, live_store};
 use crate::support::{corpus_dir, corpus_store, fixtures_dir, index_into};
 
 const CHAT: &str = "4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
@@ -125,15 +124,12 @@ fn hex(bytes: &[u8]) -> String {
 
 #[test]
 fn cursor_store_messages_a_live_writer_adds_are_exactly_the_new_events() {
-    let logs = tempfile::tempdir().expect("temp dir");
-    let chat_dir = logs.path().join("chats").join(WORKSPACE_HASH).join(CHAT);
-    fs::create_dir_all(&chat_dir).expect("mkdir");
-    let database = chat_dir.join("store.db");
-    fs::copy(fixture_chat().join("store.db"), &database).expect("copy store");
-    let owner = rusqlite::Connection::open(&database).expect("owner opens");
-    owner
-        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
-        .expect("wal mode");
+    let chat = format!("chats/{WORKSPACE_HASH}/{CHAT}");
+    let LiveStore { logs, owner } = live_store(
+        &fixture_chat().join("store.db"),
+        &format!("{chat}/store.db"),
+    );
+    let chat_dir = logs.path().join(chat);
     let data = tempfile::tempdir().expect("temp dir");
     index_into(data.path(), &[logs.path()]);
     let before = number(data.path(), "SELECT count(*) FROM events");
