@@ -711,6 +711,49 @@ mod tests {
     }
 
     #[test]
+    fn api_history_fills_usage_and_ids_only_when_it_aligns_with_the_requests() {
+        let messages = json!([
+            {"ts": 1, "type": "say", "say": "text", "text": "count the voles"},
+            {"ts": 2, "type": "say", "say": "api_req_started", "text": "{\"request\": \"x\"}"},
+            {"ts": 3, "type": "say", "say": "command", "text": "wc -l voles.csv"},
+            {"ts": 4, "type": "ask", "ask": "command_output", "text": "wc: voles.csv: No such file"},
+            {"ts": 5, "type": "say", "say": "completion_result", "text": "There is no vole file."}
+        ]);
+        let reply = json!({"role": "assistant", "metrics": {"tokens":
+            {"prompt": 100, "cached": 50, "completion": 7}},
+            "content": [{"type": "tool_use", "id": "toolu_vole", "name": "execute_command",
+                "input": {"command": "wc -l voles.csv"}}]});
+        let result = json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_vole", "is_error": true, "content": "No such file"}]});
+        let mut task = folder(messages.clone(), Value::Null);
+        task.api_history = json!([{"role": "user", "content": "count the voles"}, reply, result]);
+        let session = &parse(&task).sessions[0];
+        assert_eq!(session.events.len(), 4, "the history adds no events");
+        assert_eq!(
+            session.events[1].tool_call_id.as_deref(),
+            Some("toolu_vole")
+        );
+        assert_eq!(
+            session.events[2].tool_call_id.as_deref(),
+            Some("toolu_vole")
+        );
+        assert_eq!(session.events[2].subtype.as_deref(), Some("error"));
+        let carriers = session.usage_carriers();
+        assert_eq!(carriers.len(), 1);
+        assert_eq!(carriers[0].1.input, Some(150));
+        assert_eq!(carriers[0].1.output, Some(7));
+
+        let mut misaligned = folder(messages, Value::Null);
+        misaligned.api_history = json!([reply.clone(), reply]);
+        let session = &parse(&misaligned).sessions[0];
+        assert_eq!(session.events[1].tool_call_id.as_deref(), Some("ts3"));
+        assert!(
+            session.usage_carriers().is_empty(),
+            "two replies, one request"
+        );
+    }
+
+    #[test]
     fn roo_history_items_give_parent_workspace_and_title() {
         let messages =
             json!([{"ts": 1, "type": "say", "say": "text", "text": "write the egret docs"}]);
