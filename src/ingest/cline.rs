@@ -11,8 +11,16 @@
 //! that request produced; `api_req_failed`, `error` and a cancelled request are terminal
 //! `runtime` events. The request text Cline sends (`<task>` wrapper, environment details) is
 //! never a prompt.
+//!
+//! `api_conversation_history.json` (the Anthropic-style messages sent to the model) fills what
+//! `ui_messages.json` lacks, never adding events: when it holds one assistant message per API
+//! request, request `n`'s assistant message gives that request's usage when its
+//! `api_req_started` has none (`metrics.tokens{prompt, cached, completion}`: prompt + cached in,
+//! cached as cache reads, completion out), and, when the request's tool calls and the message's
+//! `tool_use` blocks are as many, their real call ids (`tool_use.id`, on the call and its
+//! response) and failures (`tool_result.is_error`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -91,6 +99,8 @@ pub struct TaskFolder {
     pub messages: Value,
     /// Roo's `history_item.json` (or `Value::Null`).
     pub history_item: Value,
+    /// `api_conversation_history.json` (or `Value::Null`).
+    pub api_history: Value,
     pub bytes_read: u64,
 }
 
@@ -104,6 +114,8 @@ pub fn read(folder: &Path, roo: bool) -> Option<TaskFolder> {
     }
     let history_bytes = fs::read(folder.join("history_item.json")).unwrap_or_default();
     let history_item = serde_json::from_slice(&history_bytes).unwrap_or(Value::Null);
+    let api_bytes = fs::read(folder.join("api_conversation_history.json")).unwrap_or_default();
+    let api_history = serde_json::from_slice(&api_bytes).unwrap_or(Value::Null);
     let id = folder
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -113,7 +125,8 @@ pub fn read(folder: &Path, roo: bool) -> Option<TaskFolder> {
         roo,
         messages,
         history_item,
-        bytes_read: (bytes.len() + history_bytes.len()) as u64,
+        api_history,
+        bytes_read: (bytes.len() + history_bytes.len() + api_bytes.len()) as u64,
     })
 }
 
@@ -125,6 +138,7 @@ pub fn parse(folder: &TaskFolder) -> ParseOutput {
         parser.message(index as u64 + 1, message);
     }
     parser.close_request();
+    apply_api_history(&mut parser.events, &parser.requests, &folder.api_history);
     let history = &folder.history_item;
     let meta = SessionMeta {
         title: text_field(history, "task"),
@@ -163,6 +177,8 @@ struct Parser {
     keys: HashSet<String>,
     /// The API request whose reply events start at this index, with its usage.
     request: Option<(usize, Option<TokenUsage>)>,
+    /// Every API request: the index its events start at, and whether it reported usage.
+    requests: Vec<(usize, bool)>,
     /// The open command or MCP call awaiting output: its event index.
     open_call: Option<usize>,
     first_model: Option<String>,
@@ -437,7 +453,9 @@ impl Parser {
                 .and_then(Value::as_str)
                 .and_then(working_directory);
         }
-        self.request = Some((self.events.len(), usage_of(&request)));
+        let usage = usage_of(&request);
+        self.requests.push((self.events.len(), usage.is_some()));
+        self.request = Some((self.events.len(), usage));
         if let Some(reason) = text_field(&request, "cancelReason") {
             let message = text_field(&request, "streamingFailedMessage").unwrap_or(reason.clone());
             self.runtime(at, message, &reason);
@@ -449,6 +467,111 @@ impl Parser {
             && let Some(target) = usage_carrier(&self.events, first_event)
         {
             TokenUsage::attach(&mut self.events[target], usage);
+        }
+    }
+}
+
+/// Fills request usage and call ids from the API history (see the module doc): only when it
+/// holds exactly one assistant message per API request of `ui_messages.json`.
+fn apply_api_history(events: &mut [RawEvent], requests: &[(usize, bool)], history: &Value) {
+    let messages = history.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let replies: Vec<&Value> = messages
+        .iter()
+        .filter(|message| message.get("role").and_then(Value::as_str) == Some("assistant"))
+        .collect();
+    if replies.is_empty() || replies.len() != requests.len() {
+        return;
+    }
+    let results = tool_results(messages);
+    for (number, (&(start, has_usage), reply)) in requests.iter().zip(&replies).enumerate() {
+        let end = requests
+            .get(number + 1)
+            .map_or(events.len(), |&(next, _)| next);
+        if !has_usage
+            && let Some(usage) = metrics_usage(reply)
+            && let Some(target) = usage_carrier(&events[..end], start)
+        {
+            TokenUsage::attach(&mut events[target], usage);
+        }
+        adopt_call_ids(events, start..end, reply, &results);
+    }
+}
+
+/// `tool_result` blocks of the history's user messages: failed or not, by `tool_use_id`.
+fn tool_results(messages: &[Value]) -> HashMap<String, bool> {
+    messages
+        .iter()
+        .filter(|message| message.get("role").and_then(Value::as_str) == Some("user"))
+        .filter_map(|message| message.get("content").and_then(Value::as_array))
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .filter_map(|block| {
+            let id = text_field(block, "tool_use_id")?;
+            Some((
+                id,
+                block.get("is_error").and_then(Value::as_bool) == Some(true),
+            ))
+        })
+        .collect()
+}
+
+/// An assistant message's `metrics.tokens`.
+fn metrics_usage(reply: &Value) -> Option<TokenUsage> {
+    let tokens = reply.pointer("/metrics/tokens")?;
+    let count = |name: &str| tokens.get(name).and_then(Value::as_i64);
+    let (prompt, completion) = (count("prompt"), count("completion"));
+    if prompt.is_none() && completion.is_none() {
+        return None;
+    }
+    let cached = count("cached");
+    Some(
+        TokenUsage {
+            input: Some(prompt.unwrap_or(0) + cached.unwrap_or(0)),
+            cached_input: cached,
+            output: completion,
+            ..TokenUsage::default()
+        }
+        .with_derived_total(),
+    )
+}
+
+/// The request's tool calls take the ids of the reply's `tool_use` blocks, in order, when they
+/// are as many; their responses follow, and a `tool_result` with `is_error` marks a failure.
+fn adopt_call_ids(
+    events: &mut [RawEvent],
+    request: std::ops::Range<usize>,
+    reply: &Value,
+    results: &HashMap<String, bool>,
+) {
+    let uses: Vec<String> = reply
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|block| text_field(block, "id"))
+        .collect();
+    let calls: Vec<usize> = request
+        .clone()
+        .filter(|&index| events[index].kind == EventType::ToolCall)
+        .collect();
+    if uses.is_empty() || uses.len() != calls.len() {
+        return;
+    }
+    for (call, id) in calls.into_iter().zip(uses) {
+        let Some(old) = events[call].tool_call_id.replace(id.clone()) else {
+            continue;
+        };
+        let failed = results.get(&id).copied().unwrap_or(false);
+        for event in events[request.start..].iter_mut() {
+            if event.kind == EventType::ToolResponse && event.tool_call_id.as_deref() == Some(&old)
+            {
+                event.tool_call_id = Some(id.clone());
+                if failed {
+                    event.subtype = Some("error".to_string());
+                }
+            }
         }
     }
 }
@@ -515,6 +638,7 @@ mod tests {
             roo: false,
             messages,
             history_item,
+            api_history: Value::Null,
             bytes_read: 0,
         }
     }
@@ -584,6 +708,49 @@ mod tests {
         assert_eq!(carriers[1].1.total, Some(170 + 30));
         assert_eq!(session.meta.cwd.as_deref(), Some("/src/heron"));
         assert_eq!(session.meta.model.as_deref(), Some("claude-sonnet-4-5"));
+    }
+
+    #[test]
+    fn api_history_fills_usage_and_ids_only_when_it_aligns_with_the_requests() {
+        let messages = json!([
+            {"ts": 1, "type": "say", "say": "text", "text": "count the voles"},
+            {"ts": 2, "type": "say", "say": "api_req_started", "text": "{\"request\": \"x\"}"},
+            {"ts": 3, "type": "say", "say": "command", "text": "wc -l voles.csv"},
+            {"ts": 4, "type": "ask", "ask": "command_output", "text": "wc: voles.csv: No such file"},
+            {"ts": 5, "type": "say", "say": "completion_result", "text": "There is no vole file."}
+        ]);
+        let reply = json!({"role": "assistant", "metrics": {"tokens":
+            {"prompt": 100, "cached": 50, "completion": 7}},
+            "content": [{"type": "tool_use", "id": "toolu_vole", "name": "execute_command",
+                "input": {"command": "wc -l voles.csv"}}]});
+        let result = json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_vole", "is_error": true, "content": "No such file"}]});
+        let mut task = folder(messages.clone(), Value::Null);
+        task.api_history = json!([{"role": "user", "content": "count the voles"}, reply, result]);
+        let session = &parse(&task).sessions[0];
+        assert_eq!(session.events.len(), 4, "the history adds no events");
+        assert_eq!(
+            session.events[1].tool_call_id.as_deref(),
+            Some("toolu_vole")
+        );
+        assert_eq!(
+            session.events[2].tool_call_id.as_deref(),
+            Some("toolu_vole")
+        );
+        assert_eq!(session.events[2].subtype.as_deref(), Some("error"));
+        let carriers = session.usage_carriers();
+        assert_eq!(carriers.len(), 1);
+        assert_eq!(carriers[0].1.input, Some(150));
+        assert_eq!(carriers[0].1.output, Some(7));
+
+        let mut misaligned = folder(messages, Value::Null);
+        misaligned.api_history = json!([reply.clone(), reply]);
+        let session = &parse(&misaligned).sessions[0];
+        assert_eq!(session.events[1].tool_call_id.as_deref(), Some("ts3"));
+        assert!(
+            session.usage_carriers().is_empty(),
+            "two replies, one request"
+        );
     }
 
     #[test]

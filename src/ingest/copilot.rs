@@ -10,6 +10,9 @@
 //! `toolCallId`), `permission.completed` (a denied call's only result), `abort`,
 //! `session.compaction_complete`, `subagent.*`, `skill.invoked` and `session.shutdown`.
 //!
+//! Sub-agents (the `task` tool) write into the same log; their records become child sessions
+//! linked to the session (see [`SubAgents`]).
+//!
 //! Token usage: each `assistant.message` records only its `outputTokens`; the authoritative
 //! per-run totals come with `session.shutdown` (`modelMetrics.<model>.usage`, absent when the
 //! CLI was killed). Replies carry their output tokens; the shutdown event carries the run's
@@ -101,8 +104,13 @@ fn flat_yaml_scalars(text: &str) -> Map<String, Value> {
 
 pub fn parse(path: &Path, lines: &[JsonLine], workspace: Option<&Value>) -> ParseOutput {
     let mut parser = Parser::new(lines);
+    let mut sub_agents = SubAgents::default();
+    let mut owners: Vec<Option<String>> = Vec::new();
     for line in lines {
+        let owner = sub_agents.owner_of(&line.value);
         parser.record(line);
+        sub_agents.follow(&line.value);
+        owners.resize(parser.events.len(), owner);
     }
     let native_id = parser
         .native_id
@@ -116,14 +124,124 @@ pub fn parse(path: &Path, lines: &[JsonLine], workspace: Option<&Value>) -> Pars
         meta.cwd = meta.cwd.or_else(|| text_field(fields, "cwd"));
         meta.git_branch = meta.git_branch.or_else(|| text_field(fields, "branch"));
     }
+    let (events, children) = sub_agents.split(parser.events, owners, &native_id, &meta);
+    let mut sessions = vec![ParsedSession {
+        source: Source::Copilot,
+        native_id,
+        meta,
+        events,
+    }];
+    sessions.extend(children);
     ParseOutput {
-        sessions: vec![ParsedSession {
-            source: Source::Copilot,
-            native_id,
-            meta,
-            events: parser.events,
-        }],
+        sessions,
         warnings: parser.warnings,
+    }
+}
+
+/// One sub-agent a `subagent.started` record announced: the `task` call that delegated to it
+/// and what the record says of it.
+struct SubAgent {
+    call_id: String,
+    name: Option<String>,
+    title: Option<String>,
+    model: Option<String>,
+}
+
+/// Sub-agents run inside the parent's log: their records come between `subagent.started` and
+/// `subagent.completed` / `subagent.failed` (same `toolCallId`), or name the delegating call in
+/// `data.parentToolCallId`. They become child sessions (`<session>-sub-<toolCallId>`) linked to
+/// the session; the delegation records and the `task` call's own execution stay in the parent.
+#[derive(Default)]
+struct SubAgents {
+    started: Vec<SubAgent>,
+    /// Call ids of the sub-agents running at this point of the log, innermost last.
+    running: Vec<String>,
+}
+
+impl SubAgents {
+    /// The sub-agent (its call id) a record belongs to, `None` for the parent's.
+    fn owner_of(&self, record: &Value) -> Option<String> {
+        let kind = record_type(record);
+        let data = record.get("data")?;
+        let delegating = |id: &str| self.started.iter().any(|agent| agent.call_id == id);
+        let own_call = text_field(data, "toolCallId").is_some_and(|id| delegating(&id));
+        if kind.starts_with("subagent.") || (kind.starts_with("tool.execution_") && own_call) {
+            return None;
+        }
+        text_field(data, "parentToolCallId")
+            .filter(|id| delegating(id))
+            .or_else(|| self.running.last().cloned())
+    }
+
+    /// Opens or closes a sub-agent's span.
+    fn follow(&mut self, record: &Value) {
+        let kind = record_type(record);
+        let Some(data) = record.get("data") else {
+            return;
+        };
+        let Some(call_id) = text_field(data, "toolCallId") else {
+            return;
+        };
+        match kind {
+            "subagent.started" => {
+                self.running.push(call_id.clone());
+                self.started.push(SubAgent {
+                    call_id,
+                    name: text_field(data, "agentName"),
+                    title: text_field(data, "agentDescription")
+                        .or_else(|| text_field(data, "agentDisplayName")),
+                    model: text_field(data, "model"),
+                });
+            }
+            "subagent.completed" | "subagent.failed" => {
+                self.running.retain(|running| running != &call_id);
+            }
+            _ => {}
+        }
+    }
+
+    /// The parent's events and one child session per sub-agent that has events.
+    fn split(
+        self,
+        events: Vec<RawEvent>,
+        owners: Vec<Option<String>>,
+        parent_id: &str,
+        parent: &SessionMeta,
+    ) -> (Vec<RawEvent>, Vec<ParsedSession>) {
+        if self.started.is_empty() {
+            return (events, Vec::new());
+        }
+        let mut own = Vec::new();
+        let mut by_agent: HashMap<String, Vec<RawEvent>> = HashMap::new();
+        for (event, owner) in events.into_iter().zip(owners) {
+            match owner {
+                Some(call_id) => by_agent.entry(call_id).or_default().push(event),
+                None => own.push(event),
+            }
+        }
+        let children = self
+            .started
+            .into_iter()
+            .filter_map(|agent| {
+                let events = by_agent.remove(&agent.call_id)?;
+                Some(ParsedSession {
+                    source: Source::Copilot,
+                    native_id: format!("{parent_id}-sub-{}", agent.call_id),
+                    meta: SessionMeta {
+                        title: agent.title,
+                        cwd: parent.cwd.clone(),
+                        git_branch: parent.git_branch.clone(),
+                        model: agent.model.or_else(|| parent.model.clone()),
+                        harness_version: parent.harness_version.clone(),
+                        parent_native_id: Some(parent_id.to_string()),
+                        agent_name: agent.name,
+                        ..SessionMeta::default()
+                    },
+                    events,
+                })
+            })
+            .collect();
+        (own, children)
     }
 }
 

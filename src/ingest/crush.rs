@@ -18,7 +18,7 @@ use crate::ingest::content::{
     UNKNOWN_TOOL, arguments_of, epoch_time, plain_event, text_field, tool_call, tool_response,
     totals_carrier,
 };
-use crate::ingest::sqlite::{row_as_object, table_names};
+use crate::ingest::sqlite::{self, row_as_object, table_names};
 use crate::model::{
     EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage, TurnEnd,
 };
@@ -65,15 +65,10 @@ pub fn has_schema(connection: &Connection) -> rusqlite::Result<bool> {
 
 /// Every session id with the stamp of its rows.
 pub fn session_stamps(connection: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
-    let mut statement =
-        connection.prepare(include_str!("../../queries/crush_session_stamps.sql"))?;
-    let rows = statement.query_map([], |row| {
-        let id: String = row.get(0)?;
-        let updated: Option<i64> = row.get(1)?;
-        let messages: String = row.get(2)?;
-        Ok((id, format!("{}|{messages}", updated.unwrap_or(0))))
-    })?;
-    rows.collect()
+    sqlite::session_stamps(
+        connection,
+        include_str!("../../queries/crush_session_stamps.sql"),
+    )
 }
 
 /// The project a store at `database` belongs to: the parent of its `.crush` directory.

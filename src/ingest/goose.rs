@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::ingest::content::{epoch_time, mark_terminal_replies, totals_carrier};
 use crate::ingest::lines::JsonLine;
-use crate::ingest::sqlite::{row_as_object, table_names};
+use crate::ingest::sqlite::{self, row_as_object, table_names};
 use crate::model::{
     EventType, ParseOutput, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
     parse_timestamp, tool_call_text,
@@ -107,15 +107,10 @@ pub fn has_schema(connection: &Connection) -> rusqlite::Result<bool> {
 
 /// Every session id with the stamp of its rows.
 pub fn session_stamps(connection: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
-    let mut statement =
-        connection.prepare(include_str!("../../queries/goose_session_stamps.sql"))?;
-    let rows = statement.query_map([], |row| {
-        let id: String = row.get(0)?;
-        let updated: Option<String> = row.get(1)?;
-        let messages: String = row.get(2)?;
-        Ok((id, format!("{}|{messages}", updated.unwrap_or_default())))
-    })?;
-    rows.collect()
+    sqlite::session_stamps(
+        connection,
+        include_str!("../../queries/goose_session_stamps.sql"),
+    )
 }
 
 /// One session's row and messages.

@@ -1,7 +1,8 @@
 //! Sessions stored across several files (an Antigravity conversation: transcripts, chunk
 //! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
-//! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`); Cline and Roo Code task
+//! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
+//! `chats/<hash>/<chat>/store.db`, one chat each); Cline and Roo Code task
 //! folders are groups too. Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
@@ -26,6 +27,7 @@ use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
 use super::cline;
 use super::crush;
+use super::cursor::store as cursor_store;
 use super::goose;
 use super::kimi;
 use super::kimi_code;
@@ -73,6 +75,8 @@ pub enum StoreKind {
     OpenCode,
     Goose,
     Crush,
+    /// A cursor-agent chat store (one chat).
+    Cursor,
 }
 
 impl StoreKind {
@@ -81,6 +85,7 @@ impl StoreKind {
             StoreKind::OpenCode => Format::OpenCodeDb,
             StoreKind::Goose => Format::GooseDb,
             StoreKind::Crush => Format::CrushDb,
+            StoreKind::Cursor => Format::CursorStore,
         }
     }
 
@@ -89,6 +94,7 @@ impl StoreKind {
             StoreKind::OpenCode => Source::OpenCode,
             StoreKind::Goose => Source::Goose,
             StoreKind::Crush => Source::Crush,
+            StoreKind::Cursor => Source::Cursor,
         }
     }
 
@@ -97,14 +103,17 @@ impl StoreKind {
             StoreKind::OpenCode => opencode_store::has_schema(connection),
             StoreKind::Goose => goose::has_schema(connection),
             StoreKind::Crush => crush::has_schema(connection),
+            StoreKind::Cursor => cursor_store::has_schema(connection),
         }
     }
 
     fn session_stamps(
         self,
         connection: &rusqlite::Connection,
+        database: &Path,
     ) -> rusqlite::Result<Vec<(String, String)>> {
         match self {
+            StoreKind::Cursor => cursor_store::session_stamps(connection, database),
             StoreKind::OpenCode => opencode_store::session_stamps(connection),
             StoreKind::Goose => goose::session_stamps(connection),
             StoreKind::Crush => crush::session_stamps(connection),
@@ -127,32 +136,39 @@ impl StoreKind {
             }
             StoreKind::Goose => {
                 let mut session = goose::read_session(connection, id)?;
-                let mut redacted = 0;
-                if options.redact {
-                    for message in &mut session.messages {
-                        redacted += options.redactor.redact_value(&mut message.content) as u64;
-                    }
-                    for value in session.info.values_mut() {
-                        redacted += options.redactor.redact_value(value) as u64;
-                    }
-                }
+                let messages = session.messages.iter_mut().map(|row| &mut row.content);
+                let redacted = redact_all(options, messages.chain(session.info.values_mut()));
                 Ok((goose::parse(&session), redacted))
             }
             StoreKind::Crush => {
                 let mut session = crush::read_session(connection, id, database)?;
-                let mut redacted = 0;
-                if options.redact {
-                    for message in &mut session.messages {
-                        redacted += options.redactor.redact_value(&mut message.parts) as u64;
-                    }
-                    for value in session.info.values_mut() {
-                        redacted += options.redactor.redact_value(value) as u64;
-                    }
-                }
+                let messages = session.messages.iter_mut().map(|row| &mut row.parts);
+                let redacted = redact_all(options, messages.chain(session.info.values_mut()));
                 Ok((crush::parse(&session), redacted))
+            }
+            StoreKind::Cursor => {
+                let Some(mut chat) = cursor_store::read_session(connection, database)? else {
+                    return Ok((ParseOutput::default(), 0));
+                };
+                let messages = chat.messages.iter_mut().map(|row| &mut row.value);
+                let redacted = redact_all(options, messages.chain(chat.meta.values_mut()));
+                Ok((cursor_store::parse(&chat), redacted))
             }
         }
     }
+}
+
+/// Redacts every value a store's rows gave (when redaction is on); the secrets redacted.
+fn redact_all<'v>(
+    options: &IndexOptions,
+    values: impl Iterator<Item = &'v mut serde_json::Value>,
+) -> u64 {
+    if !options.redact {
+        return 0;
+    }
+    values
+        .map(|value| options.redactor.redact_value(value) as u64)
+        .sum()
 }
 
 /// One SQLite store file.
@@ -193,6 +209,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     }
     let name = path.file_name()?.to_str()?;
     let database = name.strip_suffix("-wal").unwrap_or(name);
+    if cursor_store::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Cursor,
+            path: path.with_file_name(database),
+        }));
+    }
     let store_kind = if opencode_store::is_store_name(database) {
         Some(StoreKind::OpenCode)
     } else if goose::is_store_name(database) {
@@ -374,7 +396,8 @@ fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptio
     };
     let secrets_redacted = if options.redact {
         (options.redactor.redact_value(&mut task.messages)
-            + options.redactor.redact_value(&mut task.history_item)) as u64
+            + options.redactor.redact_value(&mut task.history_item)
+            + options.redactor.redact_value(&mut task.api_history)) as u64
     } else {
         0
     };
@@ -613,7 +636,7 @@ pub(super) fn read_store(
         Ok(false) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
         Err(error) => return store_error(database, error),
     }
-    let stamps = match kind.session_stamps(connection) {
+    let stamps = match kind.session_stamps(connection, database) {
         Ok(stamps) => stamps,
         Err(error) => return store_error(database, error),
     };

@@ -1,5 +1,5 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
-//! agent transcripts, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
+//! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
 //! Code task folders), with the environment variables that move them. `run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
@@ -35,6 +35,7 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
         copilot.join("session-state"),
         copilot.join("history-session-state"),
         cursor.join("projects"),
+        cursor.join("chats"),
         qwen.join("projects"),
         qwen.join("tmp"),
         pi.join("sessions"),

@@ -79,6 +79,8 @@ pub enum Format {
     ClineTask,
     /// A Roo Code task folder.
     RooTask,
+    /// A cursor-agent chat store (`chats/<hash>/<chat>/store.db`, SQLite).
+    CursorStore,
 }
 
 impl Format {
@@ -107,6 +109,7 @@ impl Format {
             Format::CrushDb => "crush_db",
             Format::ClineTask => "cline_task",
             Format::RooTask => "roo_task",
+            Format::CursorStore => "cursor_store",
         }
     }
 }
@@ -307,6 +310,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CrushDb,
         Format::ClineTask,
         Format::RooTask,
+        Format::CursorStore,
     ]
     .into_iter()
     .find(|format| format.name() == name)

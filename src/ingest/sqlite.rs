@@ -113,6 +113,36 @@ pub fn table_names(connection: &Connection) -> rusqlite::Result<Vec<String>> {
     names.collect()
 }
 
+/// Every session of a store with the stamp of its rows: `sql` returns the session id, then the
+/// values that change when any of the session's rows change (update times, counts); the stamp
+/// joins them with `|` (null as empty), so a session is re-read only when its stamp changed.
+pub fn session_stamps(
+    connection: &Connection,
+    sql: &str,
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut statement = connection.prepare(sql)?;
+    let columns = statement.column_count();
+    let rows = statement.query_map([], |row| {
+        let id: String = row.get(0)?;
+        let parts = (1..columns)
+            .map(|index| Ok(stamp_part(row.get_ref(index)?)))
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok((id, parts.join("|")))
+    })?;
+    rows.collect()
+}
+
+/// One column of a row stamp as text.
+fn stamp_part(value: rusqlite::types::ValueRef<'_>) -> String {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Null => String::new(),
+        ValueRef::Integer(number) => number.to_string(),
+        ValueRef::Real(number) => number.to_string(),
+        ValueRef::Text(text) | ValueRef::Blob(text) => String::from_utf8_lossy(text).into_owned(),
+    }
+}
+
 /// The one row `sql` (with the single parameter `id`) returns, as a JSON object keyed by column
 /// name: for tables whose columns vary by the owner's version. Blobs are left out (null).
 pub fn row_as_object(

@@ -646,26 +646,53 @@ fn crush_tokens(database: &Path) -> Tokens {
 fn cline_tokens(folder: &Path) -> Tokens {
     let text = std::fs::read_to_string(folder.join("ui_messages.json")).expect("ui_messages");
     let messages: Vec<Value> = serde_json::from_str(&text).expect("json");
+    let requests: Vec<Value> = messages
+        .iter()
+        .filter(|message| message.get("say").and_then(Value::as_str) == Some("api_req_started"))
+        .map(|message| {
+            message
+                .get("text")
+                .and_then(Value::as_str)
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or(Value::Null)
+        })
+        .collect();
+    // The API history's assistant messages, one per request, carry the usage a request lacks.
+    let history: Vec<Value> = std::fs::read_to_string(folder.join("api_conversation_history.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let replies: Vec<&Value> = history
+        .iter()
+        .filter(|message| message.get("role").and_then(Value::as_str) == Some("assistant"))
+        .collect();
+    let aligned = !replies.is_empty() && replies.len() == requests.len();
     let mut sum = Tokens::default();
-    for message in &messages {
-        if message.get("say").and_then(Value::as_str) != Some("api_req_started") {
-            continue;
-        }
-        let request: Value = message
-            .get("text")
-            .and_then(Value::as_str)
-            .and_then(|text| serde_json::from_str(text).ok())
-            .unwrap_or(Value::Null);
-        if request.get("tokensIn").is_none() && request.get("tokensOut").is_none() {
-            continue;
-        }
-        let input = count(&request, "tokensIn")
-            + count(&request, "cacheReads")
-            + count(&request, "cacheWrites");
-        let output = count(&request, "tokensOut");
+    for (number, request) in requests.iter().enumerate() {
+        let (input, cached, output) =
+            if request.get("tokensIn").is_some() || request.get("tokensOut").is_some() {
+                (
+                    count(request, "tokensIn")
+                        + count(request, "cacheReads")
+                        + count(request, "cacheWrites"),
+                    count(request, "cacheReads"),
+                    count(request, "tokensOut"),
+                )
+            } else if let Some(tokens) = aligned
+                .then(|| replies[number].pointer("/metrics/tokens"))
+                .flatten()
+            {
+                (
+                    count(tokens, "prompt") + count(tokens, "cached"),
+                    count(tokens, "cached"),
+                    count(tokens, "completion"),
+                )
+            } else {
+                continue;
+            };
         sum.add(Tokens {
             input,
-            cached_input: count(&request, "cacheReads"),
+            cached_input: cached,
             output,
             reasoning: 0,
             total: input + output,

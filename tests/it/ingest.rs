@@ -194,6 +194,7 @@ fn corpus_ingests_every_real_log_with_its_format() {
         ("gemini", ".jsonl", "gemini_jsonl"),
         ("copilot", ".jsonl", "copilot_events"),
         ("cursor", ".jsonl", "cursor_transcript"),
+        ("cursor", "store.db", "cursor_store"),
         ("qwen", ".jsonl", "qwen_jsonl"),
         ("qwen", ".json", "qwen_json"),
         ("pi", ".jsonl", "pi_session"),

@@ -119,7 +119,8 @@ fn opencode_store_and_tree_sessions_with_links_pairs_failures_and_tokens() {
     assert!(again.contains("events: 0 new"), "{again}");
 }
 
-fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+/// Every file of `dir` with its bytes (a store's files before and after esker read it).
+pub fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
         .expect("read dir")
         .filter_map(Result::ok)
@@ -132,16 +133,33 @@ fn files_and_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-#[test]
-fn a_row_a_live_writer_inserts_adds_exactly_its_events_and_the_store_is_untouched() {
+/// A fixture store copied into a fresh tree and held open by its owner.
+pub struct LiveStore {
+    /// The tree esker indexes.
+    pub logs: tempfile::TempDir,
+    /// The owner's connection: WAL mode, never checkpointed, so rows it inserts stay in the
+    /// `-wal` while esker reads.
+    pub owner: rusqlite::Connection,
+}
+
+/// Copies the store `source` to `relative` (its database path) inside a fresh tree and opens
+/// it as its owner would.
+pub fn live_store(source: &Path, relative: &str) -> LiveStore {
     let logs = tempfile::tempdir().expect("temp dir");
-    let database = logs.path().join("opencode.db");
-    fs::copy(opencode_fixtures().join("opencode.db"), &database).expect("copy store");
-    // The owner keeps the store open in WAL mode and never checkpoints while we read.
+    let database = logs.path().join(relative);
+    fs::create_dir_all(database.parent().expect("parent")).expect("mkdir");
+    fs::copy(source, &database).expect("copy store");
     let owner = rusqlite::Connection::open(&database).expect("owner opens");
     owner
         .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
         .expect("wal mode");
+    LiveStore { logs, owner }
+}
+
+#[test]
+fn a_row_a_live_writer_inserts_adds_exactly_its_events_and_the_store_is_untouched() {
+    let LiveStore { logs, owner } =
+        live_store(&opencode_fixtures().join("opencode.db"), "opencode.db");
     let data = tempfile::tempdir().expect("temp dir");
     index_into(data.path(), &[logs.path()]);
     let before = query_count(data.path(), "SELECT count(*) FROM events");
@@ -674,15 +692,11 @@ fn crush_store_sessions_with_sub_agent_link_pairs_failures_errors_and_usage() {
 
 #[test]
 fn crush_rows_a_live_writer_inserts_add_exactly_their_events() {
-    let logs = tempfile::tempdir().expect("temp dir");
+    let LiveStore { logs, owner } = live_store(
+        &crush_project().join(".crush/crush.db"),
+        "otter/.crush/crush.db",
+    );
     let store_dir = logs.path().join("otter/.crush");
-    fs::create_dir_all(&store_dir).expect("mkdir");
-    let database = store_dir.join("crush.db");
-    fs::copy(crush_project().join(".crush/crush.db"), &database).expect("copy store");
-    let owner = rusqlite::Connection::open(&database).expect("owner opens");
-    owner
-        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
-        .expect("wal mode");
     let data = tempfile::tempdir().expect("temp dir");
     index_into(data.path(), &[logs.path()]);
     let before = query_count(data.path(), "SELECT count(*) FROM events");

@@ -9,7 +9,7 @@ use rusqlite::{Connection, params};
 use serde_json::Value;
 
 use super::{MessageRecord, SessionRecord};
-use crate::ingest::sqlite::table_names;
+use crate::ingest::sqlite::{self, table_names};
 
 /// A database file named like OpenCode's.
 pub fn is_store_name(name: &str) -> bool {
@@ -26,16 +26,10 @@ pub fn has_schema(connection: &Connection) -> rusqlite::Result<bool> {
 
 /// Every session id with the stamp of its rows.
 pub fn session_stamps(connection: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
-    let mut statement =
-        connection.prepare(include_str!("../../../queries/opencode_session_stamps.sql"))?;
-    let rows = statement.query_map([], |row| {
-        let id: String = row.get(0)?;
-        let updated: Option<i64> = row.get(1)?;
-        let messages: String = row.get(2)?;
-        let parts: String = row.get(3)?;
-        Ok((id, format!("{}|{messages}|{parts}", updated.unwrap_or(0))))
-    })?;
-    rows.collect()
+    sqlite::session_stamps(
+        connection,
+        include_str!("../../../queries/opencode_session_stamps.sql"),
+    )
 }
 
 /// One session with its messages and parts.

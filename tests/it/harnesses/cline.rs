@@ -181,3 +181,58 @@ fn corpus_cline_ui_messages_are_read_as_tasks() {
         "the task and every user_feedback are prompts"
     );
 }
+
+const API_TASK: &str = "1771000000000";
+
+#[test]
+fn cline_api_history_fills_request_usage_call_ids_and_failures_without_new_events() {
+    let data = store_of("cline-api");
+    let dir = data.path();
+    let sessions = rows(
+        dir,
+        "SELECT native_id, cwd, input_tokens, cached_input_tokens, output_tokens, total_tokens \
+         FROM sessions",
+    );
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let session = &sessions[0];
+    assert_eq!(session["native_id"], API_TASK);
+    assert_eq!(session["cwd"], "/home/dev/marten");
+    // ui_messages' requests report no tokens: each takes its assistant message's metrics.
+    assert_eq!(session["input_tokens"], (2100 + 1500) + (300 + 3400));
+    assert_eq!(session["cached_input_tokens"], 1500 + 3400);
+    assert_eq!(session["output_tokens"], 90 + 40);
+    assert_eq!(session["total_tokens"], 7300 + 130);
+
+    let events = rows(
+        dir,
+        "SELECT type, tool_name, tool_call_id, subtype FROM events ORDER BY seq",
+    );
+    let summary: Vec<String> = events
+        .iter()
+        .map(|row| {
+            let text = |name: &str| row.get(name).and_then(Value::as_str).unwrap_or("");
+            format!(
+                "{}:{}:{}:{}",
+                text("type"),
+                text("tool_name"),
+                text("tool_call_id"),
+                text("subtype")
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "user_input:::",
+            "reasoning:::",
+            "tool_call:readFile:toolu_marten_1:",
+            "tool_response:readFile:toolu_marten_1:",
+            "tool_call:execute_command:toolu_marten_2:",
+            "tool_response:execute_command:toolu_marten_2:error",
+            "assistant_response:::",
+        ],
+        "events come from ui_messages only; the history gives the real call ids and the \
+         failure the command output does not show"
+    );
+    assert_tools_paired(dir);
+}

@@ -183,3 +183,74 @@ fn copilot_legacy_history_session_reads_prompts_tools_and_failures() {
         "the messages carry no times: all inferred"
     );
 }
+
+const SUB_AGENT_LOG: &str =
+    "copilot-subagent/session-state/7e9a1c3b-2d4f-4b6a-8c0e-1f3a5b7c9d11/events.jsonl";
+const SUB_AGENT_PARENT: &str = "7e9a1c3b-2d4f-4b6a-8c0e-1f3a5b7c9d11";
+
+#[test]
+fn copilot_sub_agent_records_become_a_child_session_linked_to_the_parent() {
+    let data = store_of("copilot-subagent");
+    let dir = data.path();
+    let sessions = rows(
+        dir,
+        "SELECT native_id, title, parent_session_id, agent_name, model, output_tokens \
+         FROM sessions ORDER BY native_id",
+    );
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions[0]["native_id"], SUB_AGENT_PARENT);
+    assert!(sessions[0].get("parent_session_id").is_none());
+    let child = &sessions[1];
+    assert_eq!(
+        child["native_id"],
+        format!("{SUB_AGENT_PARENT}-sub-toolu_task_1")
+    );
+    assert_eq!(
+        child["parent_session_id"],
+        format!("session:copilot-{SUB_AGENT_PARENT}"),
+        "the sub-agent links to the session whose task call started it"
+    );
+    assert_eq!(child["agent_name"], "explore");
+    assert_eq!(child["title"], "find where ibis counts are written");
+    assert_eq!(child["model"], "claude-haiku-4.5");
+    assert_eq!(child["output_tokens"], 20 + 15 + 25, "its replies' tokens");
+    assert_eq!(sessions[0]["output_tokens"], 60 + 30);
+
+    let child_events = texts(
+        dir,
+        &format!(
+            "SELECT type || ':' || coalesce(tool_name, '') || ':' || coalesce(subtype, '') \
+             FROM events WHERE session_id = 'session:copilot-{SUB_AGENT_PARENT}-sub-toolu_task_1' \
+             ORDER BY seq"
+        ),
+    );
+    assert_eq!(
+        child_events,
+        [
+            "tool_call:grep:",
+            "tool_response:grep:error",
+            "tool_call:glob:",
+            "tool_response:glob:",
+            "assistant_response::"
+        ]
+    );
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT tool_name FROM events WHERE session_id = 'session:copilot-{SUB_AGENT_PARENT}' \
+                 AND type IN ('tool_call', 'tool_response') ORDER BY seq"
+            )
+        ),
+        ["task", "task"],
+        "the delegating call and its result stay in the parent"
+    );
+    assert_tools_paired(dir);
+}
+
+#[test]
+fn copilot_sub_agent_append_adds_exactly_the_new_events() {
+    // Lines 11-19: the sub-agent's second call and reply, its completion, the task result, the
+    // parent's reply, the turn end and the shutdown.
+    assert_append_adds(&fixture(SUB_AGENT_LOG), 10, 7);
+}

@@ -11,17 +11,23 @@
 //! sits inside `<user_query>` tags; the other tagged blocks of a user message (git diffs, open
 //! files, rules) are context the IDE attached and become `system` events. Assistant text that
 //! is only `[REDACTED]` (Cursor hides some replies) is left out.
+//!
+//! The `cursor-agent` CLI's chat stores (`~/.cursor/chats/<hash>/<chat>/store.db`) are read by
+//! [`store`].
+
+pub mod store;
 
 use std::collections::VecDeque;
 use std::path::Path;
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::content::{
+use crate::ingest::content::{
     UNKNOWN_TOOL, block_text, only_tagged_blocks, plain_event, strip_tagged, tag_content,
     text_field, tool_call, tool_response,
 };
-use super::lines::JsonLine;
+use crate::ingest::lines::JsonLine;
 use crate::model::{
     EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source,
 };
@@ -29,7 +35,7 @@ use crate::model::{
 /// The tag Cursor wraps the user's own words in.
 const USER_QUERY: &str = "user_query";
 /// What Cursor writes in place of a reply it does not keep.
-const REDACTED_REPLY: &str = "[REDACTED]";
+pub(crate) const REDACTED_REPLY: &str = "[REDACTED]";
 
 /// A Cursor transcript line: `role` user/assistant and `message.content`, with none of the
 /// record fields (`type`, `uuid`, `id`, `sessionId`) other harnesses' lines have.
@@ -137,30 +143,8 @@ impl Parser {
         }
     }
 
-    /// A user text block: the words inside `<user_query>` are the prompt; the rest (or a block
-    /// of nothing but tagged context) is what the IDE attached.
     fn user_text(&mut self, key: String, line: u64, text: &str) {
-        let (typed, context) = match tag_content(text, USER_QUERY) {
-            Some(query) => (query.trim().to_string(), strip_tagged(text, USER_QUERY)),
-            None if only_tagged_blocks(text) => (String::new(), text.to_string()),
-            None => (text.trim().to_string(), String::new()),
-        };
-        let context = context.trim();
-        if !context.is_empty() {
-            self.events.push(plain_event(
-                format!("{key}.context"),
-                EventType::System,
-                line,
-                None,
-                context.to_string(),
-                Some("context"),
-            ));
-        }
-        if !typed.is_empty() {
-            let mut event = plain_event(key, EventType::UserInput, line, None, typed, None);
-            event.starts_turn = true;
-            self.events.push(event);
-        }
+        self.events.extend(user_text_events(&key, line, None, text));
     }
 
     fn tool_use(&mut self, key: String, line: u64, block: &Value) {
@@ -202,6 +186,47 @@ impl Parser {
             failed,
         ));
     }
+}
+
+/// The events of one user text block: the words inside `<user_query>` are the prompt; the
+/// rest (or a block of nothing but tagged context) is what the IDE or CLI attached, a `system`
+/// event keyed `<key>.context`.
+pub(crate) fn user_text_events(
+    key: &str,
+    line: u64,
+    time: Option<DateTime<Utc>>,
+    text: &str,
+) -> Vec<RawEvent> {
+    let (typed, context) = match tag_content(text, USER_QUERY) {
+        Some(query) => (query.trim().to_string(), strip_tagged(text, USER_QUERY)),
+        None if only_tagged_blocks(text) => (String::new(), text.to_string()),
+        None => (text.trim().to_string(), String::new()),
+    };
+    let mut events = Vec::new();
+    let context = context.trim();
+    if !context.is_empty() {
+        events.push(plain_event(
+            format!("{key}.context"),
+            EventType::System,
+            line,
+            time,
+            context.to_string(),
+            Some("context"),
+        ));
+    }
+    if !typed.is_empty() {
+        let mut event = plain_event(
+            key.to_string(),
+            EventType::UserInput,
+            line,
+            time,
+            typed,
+            None,
+        );
+        event.starts_turn = true;
+        events.push(event);
+    }
+    events
 }
 
 fn block_type(block: &Value) -> &str {
