@@ -105,6 +105,7 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
             turn_id: None,
             event_types: &esker::model::EventType::SEARCH_DEFAULT,
             source: None,
+            sessions: None,
             limit: 10,
         })?;
         let hit_targets: Vec<[String; 5]> = results
