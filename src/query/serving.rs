@@ -27,9 +27,12 @@ const METADATA_CACHE_BYTES: usize = 128 * 1024 * 1024;
 const STATISTICS_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// Bytes read for a footer on a cache miss (the footers of esker's files are a few KiB).
 const METADATA_SIZE_HINT: usize = 64 * 1024;
-/// `IN` lists up to this long prune row groups (`array_has($1, col)` becomes `IN`, and a
-/// search asks for up to 50 hits).
-const MAX_IN_LIST_SIZE: usize = 64;
+/// `IN` lists up to this long prune row groups and pages by min/max (`array_has($1, col)`
+/// becomes `IN`). Longer lists (a search's 10–50 hit ids) prune by bloom filter only: their
+/// min/max pruning expression is rebuilt and evaluated for every file opened and cost more
+/// than it saved (release, 100k documents: the hit statement 21 → 18.5 ms for 10 hits; the
+/// ids are random, so min/max rarely prunes).
+const MAX_IN_LIST_SIZE: usize = 8;
 
 /// The runtime every serving context of one process shares, so that its caches survive
 /// commits.
