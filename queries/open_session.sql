@@ -1,4 +1,5 @@
--- open(session): the session's metadata and traversal links. $1: session id.
+-- open(session): the sessions' metadata and traversal links. $1: session ids (one, or the
+-- members of a chain range; a one-value list plans as `session_id = ...`).
 SELECT
   session_id,
   title,
@@ -30,4 +31,4 @@ SELECT
   previous_session_id,
   next_session_id
 FROM sessions
-WHERE session_id = $1
+WHERE array_has($1, session_id)

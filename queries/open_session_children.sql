@@ -1,5 +1,6 @@
--- open(session): the sub-agent sessions this session spawned, oldest first. $1: session id.
-SELECT session_id
+-- open(session): the sub-agent sessions the sessions spawned, oldest first. $1: session ids
+-- (one, or the members of a chain range).
+SELECT parent_session_id, session_id
 FROM sessions
-WHERE parent_session_id = $1
+WHERE array_has($1, parent_session_id)
 ORDER BY started_at, session_id

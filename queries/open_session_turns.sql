@@ -1,5 +1,7 @@
--- open(session): compact summaries of every turn of the session, by ordinal. $1: session id.
+-- open(session): compact summaries of every turn of the sessions, by session and ordinal.
+-- $1: session ids (one, or the members of a chain range).
 SELECT
+  session_id,
   turn_id,
   ordinal,
   completed,
@@ -21,5 +23,5 @@ SELECT
   tools_called,
   event_types
 FROM turns
-WHERE session_id = $1
-ORDER BY ordinal
+WHERE array_has($1, session_id)
+ORDER BY session_id, ordinal

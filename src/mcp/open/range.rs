@@ -2,7 +2,6 @@
 //! (`"4"`, `"4-5"`, `"1,3-5"`), each selected member opened as open(session) opens it, in
 //! chain order.
 
-use futures::future::try_join_all;
 use serde_json::{Value, json};
 
 use super::{row_error, session};
@@ -34,13 +33,17 @@ pub async fn open(
     }
     let positions = parse_session_range(range, members.len())
         .map_err(|message| ToolError::invalid_request("sessions", message))?;
-    // The members open at once (each is a few small queries).
-    let opened_members = try_join_all(
-        positions
-            .iter()
-            .map(|&position| session::open(snapshot, &members[position])),
-    )
-    .await?;
+    // The selected members open together: three statements for all of them.
+    let selected: Vec<&str> = positions
+        .iter()
+        .map(|&position| members[position].as_str())
+        .collect();
+    let opened_members = session::open_many(snapshot, &selected)
+        .await?
+        .into_iter()
+        .zip(&selected)
+        .map(|(member, id)| member.ok_or_else(|| ToolError::not_found("session", id)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut opened = Vec::with_capacity(positions.len());
     let mut text = format!(
         "sessions {range} of the {}-session chain of {session_id}",

@@ -1,13 +1,15 @@
 //! open(session): session metadata, a compact summary of every turn, and the session's
 //! continuation, parent and sub-agent links.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use super::{
     LARGE_SESSION_TURNS, SLA_LARGE_SESSION, excerpt_json, json_array_column, row_error,
     timestamp_json,
 };
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
 use crate::mcp::chain::row_chain_json;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
@@ -29,21 +31,65 @@ const CHILDREN: NamedQuery = NamedQuery {
 };
 
 pub async fn open(snapshot: &WarmSnapshot, session_id: &str) -> Result<ToolSuccess, ToolError> {
+    open_many(snapshot, &[session_id])
+        .await?
+        .pop()
+        .flatten()
+        .ok_or_else(|| ToolError::not_found("session", session_id))
+}
+
+/// Each of `session_ids` opened as open(session) opens it, in order, from three statements
+/// for all of them (a chain range opens its members at the cost of one session); `None` for
+/// an id with no session row.
+pub async fn open_many(
+    snapshot: &WarmSnapshot,
+    session_ids: &[&str],
+) -> Result<Vec<Option<ToolSuccess>>, ToolError> {
+    let ids = text_list_parameter(session_ids);
     let (session_rows, turn_rows, child_rows) = tokio::try_join!(
-        snapshot.run(SESSION, vec![text_parameter(session_id)]),
-        snapshot.run(TURNS, vec![text_parameter(session_id)]),
-        snapshot.run(CHILDREN, vec![text_parameter(session_id)]),
+        snapshot.run(SESSION, vec![ids.clone()]),
+        snapshot.run(TURNS, vec![ids.clone()]),
+        snapshot.run(CHILDREN, vec![ids]),
     )?;
-    let Some(session_row) = session_rows.first() else {
-        return Err(ToolError::not_found("session", session_id));
-    };
-    let session = session_json(&session_row).map_err(row_error(SESSION.name))?;
+    let sessions = rows_by(&session_rows, "session_id").map_err(row_error(SESSION.name))?;
+    let turns = rows_by(&turn_rows, "session_id").map_err(row_error(TURNS.name))?;
+    let children = rows_by(&child_rows, "parent_session_id").map_err(row_error(CHILDREN.name))?;
+    session_ids
+        .iter()
+        .map(|&id| {
+            let Some(session_row) = sessions.get(id).and_then(|rows| rows.first()) else {
+                return Ok(None);
+            };
+            let no_rows = Vec::new();
+            let turn_rows = turns.get(id).unwrap_or(&no_rows);
+            let child_rows = children.get(id).unwrap_or(&no_rows);
+            opened(session_row, turn_rows, child_rows).map(Some)
+        })
+        .collect()
+}
+
+/// The rows of `rows` grouped by the value of `key`, each group in statement order.
+fn rows_by<'a>(rows: &'a Rows, key: &str) -> Result<HashMap<&'a str, Vec<Row<'a>>>, RowError> {
+    let mut grouped: HashMap<&str, Vec<Row<'_>>> = HashMap::new();
+    for row in rows.iter() {
+        grouped.entry(row.string(key)?).or_default().push(row);
+    }
+    Ok(grouped)
+}
+
+/// One session's open(session) answer from its session row, turn rows and child rows.
+fn opened(
+    session_row: &Row<'_>,
+    turn_rows: &[Row<'_>],
+    child_rows: &[Row<'_>],
+) -> Result<ToolSuccess, ToolError> {
+    let session = session_json(session_row).map_err(row_error(SESSION.name))?;
     let turns = turn_rows
         .iter()
-        .map(|row| turn_summary_json(&row))
+        .map(turn_summary_json)
         .collect::<Result<Vec<_>, _>>()
         .map_err(row_error(TURNS.name))?;
-    let traversal = traversal_json(&session_row, &child_rows).map_err(row_error(CHILDREN.name))?;
+    let traversal = traversal_json(session_row, child_rows).map_err(row_error(CHILDREN.name))?;
     let text = summarize(&session, &turns);
     let sla_override = (turns.len() > LARGE_SESSION_TURNS).then_some(SLA_LARGE_SESSION);
     let data = json!({
@@ -109,7 +155,7 @@ fn turn_summary_json(row: &Row<'_>) -> Result<Value, RowError> {
 
 /// Continuation chain (`previous_session_id`/`next_session_id`) plus the additive parent,
 /// fork and sub-agent links.
-fn traversal_json(row: &Row<'_>, child_rows: &Rows) -> Result<Value, RowError> {
+fn traversal_json(row: &Row<'_>, child_rows: &[Row<'_>]) -> Result<Value, RowError> {
     let child_session_ids = child_rows
         .iter()
         .map(|child| child.string("session_id").map(str::to_owned))
