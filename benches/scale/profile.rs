@@ -60,6 +60,10 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
             vec![("datafusion.execution.parquet.max_in_list_size", "0")],
         ),
         (
+            " in64",
+            vec![("datafusion.execution.parquet.max_in_list_size", "64")],
+        ),
+        (
             " in0 nopage",
             vec![
                 ("datafusion.execution.parquet.max_in_list_size", "0"),
