@@ -3,35 +3,12 @@
 
 use std::path::Path;
 
-use bench_corpus::GeneratedFile;
-use bench_corpus::generate::{CHAIN_SESSIONS, part_files};
-use bench_corpus::plan::Shape;
-use bench_corpus::vocab::Vocabulary;
+use bench_corpus::generate::{CHAIN_SESSIONS, sample_part};
 use esker::ingest::{Recognised, parse, recognise};
-
-/// One part of 400 planned documents with a 40-event turn and its chain.
-fn corpus(seed: u64) -> Vec<GeneratedFile> {
-    let vocabulary = Vocabulary::new();
-    let mut files = Vec::new();
-    part_files(
-        &vocabulary,
-        seed,
-        0,
-        400,
-        &[Shape::WideTurn(40)],
-        true,
-        &mut |file| {
-            files.push(file);
-            Ok(())
-        },
-    )
-    .expect("collecting cannot fail");
-    files
-}
 
 #[test]
 fn every_generated_log_parses_without_warnings() {
-    let files = corpus(5);
+    let files = sample_part(5);
     let mut sessions = 0;
     for file in files
         .iter()
@@ -58,7 +35,7 @@ fn every_generated_log_parses_without_warnings() {
 #[test]
 fn each_part_holds_one_chain_sharing_a_slug() {
     let mut starts_by_slug: std::collections::HashMap<String, Vec<i64>> = Default::default();
-    for file in corpus(5) {
+    for file in sample_part(5) {
         let Recognised::Known {
             format, content, ..
         } = recognise(&file.bytes, None)

@@ -218,33 +218,35 @@ impl<'a> PartWriter<'a> {
     }
 }
 
+/// One small part in memory: 400 planned documents with a 40-event turn and its chain (what
+/// the generator's own tests and esker's parser tests check).
+pub fn sample_part(seed: u64) -> Vec<GeneratedFile> {
+    let vocabulary = Vocabulary::new();
+    let mut files = Vec::new();
+    part_files(
+        &vocabulary,
+        seed,
+        0,
+        400,
+        &[Shape::WideTurn(40)],
+        true,
+        &mut |file| {
+            files.push(file);
+            Ok(())
+        },
+    )
+    .expect("collecting cannot fail");
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn corpus(seed: u64) -> Vec<GeneratedFile> {
-        let vocabulary = Vocabulary::new();
-        let mut files = Vec::new();
-        part_files(
-            &vocabulary,
-            seed,
-            0,
-            400,
-            &[Shape::WideTurn(40)],
-            true,
-            &mut |file| {
-                files.push(file);
-                Ok(())
-            },
-        )
-        .expect("collecting cannot fail");
-        files
-    }
-
     #[test]
     fn the_same_seed_gives_the_same_bytes() {
-        assert_eq!(corpus(5), corpus(5));
-        assert_ne!(corpus(5), corpus(6));
+        assert_eq!(sample_part(5), sample_part(5));
+        assert_ne!(sample_part(5), sample_part(6));
     }
 
     /// Claude Code readers walk `parentUuid` links: every line needs its own uuid, and a
@@ -252,7 +254,7 @@ mod tests {
     #[test]
     fn claude_lines_link_to_earlier_lines_with_unique_uuids() {
         let mut checked = 0;
-        for file in corpus(5)
+        for file in sample_part(5)
             .iter()
             .filter(|file| file.path.contains("claude/"))
         {
