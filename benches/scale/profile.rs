@@ -90,12 +90,8 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
         for (key, value) in settings {
             config = config.set_str(key, value);
         }
-        let context = SessionContext::new_with_config_rt(config, serving_runtime()?);
-        for (table_name, ddl) in esker::query::TABLE_DDL {
-            let location = snapshot.root.join(table_name);
-            let statement = ddl.replace("{location}", &format!("{}/", location.display()));
-            context.sql(&statement).await?.collect().await?;
-        }
+        let context =
+            esker::query::serving_context_with(&snapshot, serving_runtime()?, config).await?;
         configured.push((label, context));
     }
     for text in [

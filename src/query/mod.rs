@@ -67,7 +67,17 @@ pub async fn serving_context_for(
     snapshot: &Snapshot,
     runtime: Arc<RuntimeEnv>,
 ) -> Result<SessionContext, QueryError> {
-    let context = SessionContext::new_with_config_rt(serving::serving_config(), runtime);
+    serving_context_with(snapshot, runtime, serving::serving_config()).await
+}
+
+/// A context for `snapshot` on `runtime` with `config` (the serving configuration or a
+/// variant of it, as the scale profile compares).
+pub async fn serving_context_with(
+    snapshot: &Snapshot,
+    runtime: Arc<RuntimeEnv>,
+    config: SessionConfig,
+) -> Result<SessionContext, QueryError> {
+    let context = SessionContext::new_with_config_rt(config, runtime);
     register_tables(&context, &snapshot.root).await?;
     Ok(context)
 }
