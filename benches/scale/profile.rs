@@ -23,7 +23,7 @@ const LOCATED: &str = include_str!("../../queries/open_event_located.sql");
 pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
     let snapshot = Store::open(data_dir)?.current()?;
     let analytic = context_at(&snapshot.root).await?;
-    let serving = serving_context_for(&snapshot, serving_runtime()?).await?;
+    let serving = serving_context_for(&snapshot, &serving_runtime()?).await?;
     let (_, batches) = run_read_only(
         &analytic,
         "SELECT source, month, session_id, CAST(seq AS VARCHAR), event_id FROM events \
@@ -91,7 +91,7 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
             config = config.set_str(key, value);
         }
         let context =
-            esker::query::serving_context_with(&snapshot, serving_runtime()?, config).await?;
+            esker::query::serving_context_with(&snapshot, &serving_runtime()?, config).await?;
         configured.push((label, context));
     }
     for text in [

@@ -26,7 +26,7 @@ use crate::mcp::envelope::ToolError;
 use crate::mcp::project_scope::{self, ProjectScope};
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
-use crate::query::serving::serving_runtime;
+use crate::query::serving::{ServingRuntime, serving_runtime};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
@@ -88,8 +88,8 @@ pub struct Catalog {
     path: AnswerPath,
     warm: Mutex<Option<Arc<WarmSnapshot>>>,
     /// DataFusion's runtime for every generation this catalog opens: its file metadata and
-    /// statistics caches outlive commits ([`crate::query::serving`]).
-    runtime: Arc<RuntimeEnv>,
+    /// statistics caches and the files' key runs outlive commits ([`crate::query::serving`]).
+    runtime: ServingRuntime,
     /// What the indexer says about itself (an external one unless the server indexes).
     ingest: IngestMonitor,
     /// The semantic search leg (issue #23), when it is on and has a model.
@@ -185,7 +185,7 @@ impl Catalog {
 
     /// DataFusion's runtime shared by every generation (its caches).
     pub fn runtime(&self) -> &Arc<RuntimeEnv> {
-        &self.runtime
+        &self.runtime.env
     }
 
     /// The store this catalog reads.
@@ -201,12 +201,8 @@ impl Catalog {
             return Ok(Arc::clone(snapshot));
         }
         let started = std::time::Instant::now();
-        let mut opened = WarmSnapshot::open(
-            self.store.pin_current()?,
-            self.path,
-            Arc::clone(&self.runtime),
-        )
-        .await?;
+        let mut opened =
+            WarmSnapshot::open(self.store.pin_current()?, self.path, &self.runtime).await?;
         opened.semantic = self.semantic.clone();
         opened.scope = self.scope.clone();
         let snapshot = Arc::new(opened);
@@ -240,7 +236,7 @@ impl WarmSnapshot {
     async fn open(
         pin: PinnedSnapshot,
         path: AnswerPath,
-        runtime: Arc<RuntimeEnv>,
+        runtime: &ServingRuntime,
     ) -> Result<WarmSnapshot, CatalogError> {
         let snapshot: &Snapshot = &pin;
         // The tables and the search index open at the same time (a few 100 ms each at 1M

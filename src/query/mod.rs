@@ -2,6 +2,7 @@
 //! `file_touches` and `memories` from the DDL in `tables/*.sql`, and runs read-only ad-hoc SQL
 //! for `esker query`.
 
+pub mod keyed_scan;
 pub mod output;
 pub mod serving;
 
@@ -11,10 +12,11 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::context::SQLOptions;
-use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::store::Snapshot;
+use keyed_scan::KeyedScan;
+use serving::ServingRuntime;
 
 /// The DDL of each table, compiled in. `{location}` is replaced by the table directory.
 pub const TABLE_DDL: [(&str, &str); 5] = [
@@ -63,9 +65,10 @@ pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
 
 /// A serving context for `snapshot` (the MCP server's named lookups) on the process-wide
 /// `runtime` ([`serving::serving_runtime`]), whose caches it shares with every generation.
+/// Its keyed tables read only the files and rows of the keys a query names.
 pub async fn serving_context_for(
     snapshot: &Snapshot,
-    runtime: Arc<RuntimeEnv>,
+    runtime: &ServingRuntime,
 ) -> Result<SessionContext, QueryError> {
     serving_context_with(snapshot, runtime, serving::serving_config()).await
 }
@@ -74,13 +77,27 @@ pub async fn serving_context_for(
 /// variant of it, as the scale profile compares).
 pub async fn serving_context_with(
     snapshot: &Snapshot,
-    runtime: Arc<RuntimeEnv>,
+    runtime: &ServingRuntime,
     config: SessionConfig,
 ) -> Result<SessionContext, QueryError> {
-    let context = SessionContext::new_with_config_rt(config, runtime);
+    let context = SessionContext::new_with_config_rt(config, Arc::clone(&runtime.env));
     register_tables(&context, &snapshot.root).await?;
+    for (table_name, key_column) in KEYED_TABLES {
+        let listing = context.table_provider(table_name).await?;
+        context.deregister_table(table_name)?;
+        let keyed = KeyedScan::new(listing, key_column, Arc::clone(&runtime.file_keys));
+        context.register_table(table_name, Arc::new(keyed))?;
+    }
     Ok(context)
 }
+
+/// The serving tables whose files are sorted by a key that lookups name, and that key: their
+/// scans open only the files holding the keys a query names ([`keyed_scan`]).
+const KEYED_TABLES: [(&str, &str); 3] = [
+    ("events", "session_id"),
+    ("turns", "session_id"),
+    ("file_touches", "file_name"),
+];
 
 async fn register_tables(context: &SessionContext, root: &Path) -> Result<(), QueryError> {
     for (table_name, ddl) in TABLE_DDL {

@@ -20,6 +20,8 @@ use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::prelude::SessionConfig;
 use object_store::path::Path as ObjectPath;
 
+use super::keyed_scan::FileKeyCache;
+
 /// Footers and page indexes of every file a server reads (about 64 bytes of statistics per
 /// page of a lookup column, a few KiB of footer per file).
 const METADATA_CACHE_BYTES: usize = 128 * 1024 * 1024;
@@ -34,9 +36,24 @@ const METADATA_SIZE_HINT: usize = 64 * 1024;
 /// ids are random, so min/max rarely prunes).
 const MAX_IN_LIST_SIZE: usize = 8;
 
-/// The runtime every serving context of one process shares, so that its caches survive
-/// commits.
-pub fn serving_runtime() -> DataFusionResult<Arc<RuntimeEnv>> {
+/// What every serving context of one process shares, so that its caches survive commits:
+/// DataFusion's runtime (file metadata and statistics caches) and the key runs of the files
+/// the keyed tables read ([`super::keyed_scan`]).
+#[derive(Debug, Clone)]
+pub struct ServingRuntime {
+    pub env: Arc<RuntimeEnv>,
+    pub file_keys: Arc<FileKeyCache>,
+}
+
+/// The runtime every serving context of one process shares.
+pub fn serving_runtime() -> DataFusionResult<ServingRuntime> {
+    Ok(ServingRuntime {
+        env: serving_env()?,
+        file_keys: Arc::new(FileKeyCache::default()),
+    })
+}
+
+fn serving_env() -> DataFusionResult<Arc<RuntimeEnv>> {
     let metadata: Arc<FileMetadataCache> =
         Arc::new(GenerationFree::<ObjectPath, CachedFileMetadataEntry>::new(
             "esker file metadata",
@@ -78,7 +95,7 @@ pub fn serving_config() -> SessionConfig {
 }
 
 /// A cache key whose generation directory can be left out.
-trait GenerationKey: CacheKey {
+pub(crate) trait GenerationKey: CacheKey {
     fn without_generation(&self) -> Self;
 }
 
@@ -120,12 +137,12 @@ pub fn strip_generation(path: &str) -> Option<String> {
 /// DataFusion's LRU cache with keys stripped of their generation directory. An entry is still
 /// checked against the file's size and modification time by its readers, which a hard link
 /// shares and a rewritten or copied file does not.
-struct GenerationFree<K: GenerationKey, V: CacheValue> {
+pub(crate) struct GenerationFree<K: GenerationKey, V: CacheValue> {
     inner: DefaultCache<K, V>,
 }
 
 impl<K: GenerationKey, V: CacheValue> GenerationFree<K, V> {
-    fn new(name: &str, limit: usize) -> Self {
+    pub(crate) fn new(name: &str, limit: usize) -> Self {
         GenerationFree {
             inner: DefaultCache::new(limit).with_name(name),
         }

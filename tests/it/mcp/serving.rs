@@ -190,3 +190,149 @@ fn strip_timing(mut envelope: Value) -> Value {
     }
     envelope
 }
+
+/// The Parquet files a physical plan reads, by name.
+fn files_in_plan(plan: &dyn datafusion::physical_plan::ExecutionPlan) -> Vec<String> {
+    let text = datafusion::physical_plan::displayable(plan)
+        .indent(true)
+        .to_string();
+    text.split(|c: char| c == '[' || c == ']' || c == ',' || c.is_whitespace())
+        .filter(|word| word.ends_with(".parquet"))
+        .map(str::to_owned)
+        .collect()
+}
+
+async fn rows_of(context: &datafusion::prelude::SessionContext, sql: &str) -> Vec<String> {
+    let batches = context.sql(sql).await.unwrap().collect().await.unwrap();
+    datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+        .unwrap()
+        .to_string()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_keyed_scan_opens_only_the_files_holding_the_sessions_it_names() {
+    let logs = tempfile::tempdir().unwrap();
+    let day = Path::new("codex/sessions/2026/03/14");
+    let fixtures: Vec<PathBuf> = parquet_free_files(&fixtures_dir().join(day));
+    assert_eq!(fixtures.len(), 2, "two codex sessions of one month");
+    std::fs::create_dir_all(logs.path().join(day)).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    // One commit per session: the partition `source=codex/month=2026-03` holds two files.
+    for fixture in &fixtures {
+        std::fs::copy(
+            fixture,
+            logs.path().join(day).join(fixture.file_name().unwrap()),
+        )
+        .unwrap();
+        index_into(data.path(), &[&logs.path().join("codex")]);
+    }
+    let snapshot = Store::open(data.path()).unwrap().current().unwrap();
+    let partition = snapshot.root.join("events/source=codex/month=2026-03");
+    assert_eq!(parquet_files(&partition).len(), 2);
+    let sessions: Vec<String> = query_rows(
+        data.path(),
+        "SELECT DISTINCT session_id FROM events ORDER BY session_id",
+    )
+    .iter()
+    .map(|row| row["session_id"].as_str().unwrap().to_owned())
+    .collect();
+    assert_eq!(sessions.len(), 2);
+
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(&snapshot, &runtime)
+        .await
+        .unwrap();
+    let analytic = esker::query::context_at(&snapshot.root).await.unwrap();
+    for session in &sessions {
+        for sql in [
+            format!(
+                "SELECT event_id, seq, text FROM events WHERE session_id = '{session}' ORDER BY seq"
+            ),
+            format!(
+                "SELECT event_id, seq FROM events WHERE array_has(['{session}', 'session:none'], \
+                 session_id) AND seq > 1 ORDER BY seq"
+            ),
+            format!(
+                "SELECT turn_id, ordinal FROM turns WHERE session_id = '{session}' ORDER BY ordinal"
+            ),
+        ] {
+            let plan = serving
+                .sql(&sql)
+                .await
+                .unwrap()
+                .create_physical_plan()
+                .await
+                .unwrap();
+            let table = if sql.contains("FROM turns") {
+                "turns"
+            } else {
+                "events"
+            };
+            let holding: Vec<PathBuf> = parquet_files(&snapshot.root.join(table))
+                .into_iter()
+                .filter(|file| {
+                    let reader = File::open(file).unwrap();
+                    let batches: Vec<_> =
+                        datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(
+                            reader, 8192,
+                        )
+                        .unwrap()
+                        .map(Result::unwrap)
+                        .collect();
+                    batches.iter().any(|batch| {
+                        let column = batch.column_by_name("session_id").unwrap();
+                        let column = datafusion::arrow::compute::cast(
+                            column,
+                            &datafusion::arrow::datatypes::DataType::Utf8,
+                        )
+                        .unwrap();
+                        let strings = datafusion::arrow::array::AsArray::as_string::<i32>(&column);
+                        strings.iter().any(|value| value == Some(session.as_str()))
+                    })
+                })
+                .collect();
+            let read = files_in_plan(plan.as_ref());
+            assert_eq!(
+                read.len(),
+                holding.len(),
+                "{sql}: reads {read:?}, holding {holding:?}"
+            );
+            assert!(
+                holding.iter().all(|file| read.iter().any(|name| file
+                    .to_str()
+                    .unwrap()
+                    .ends_with(name.trim_start_matches('/')))),
+                "{sql}: reads {read:?}, holding {holding:?}"
+            );
+            let answer = rows_of(&serving, &sql).await;
+            assert!(answer.len() > 4, "{sql}: {answer:?}");
+            assert_eq!(answer, rows_of(&analytic, &sql).await, "{sql}");
+        }
+    }
+    assert!(runtime.file_keys.cached_files() >= 2);
+    let unkeyed = serving
+        .sql("SELECT count(*) FROM events WHERE source = 'codex' AND month = '2026-03' AND seq > 0")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    assert_eq!(
+        files_in_plan(unkeyed.as_ref()).len(),
+        2,
+        "no key: every file of the partition"
+    );
+}
+
+fn parquet_free_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files
+}

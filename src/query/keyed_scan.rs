@@ -1,0 +1,479 @@
+//! Scans that open only the files, and read only the rows, holding the keys a query names.
+//!
+//! A serving table (`events`, `turns`, `file_touches`) is a `ListingTable` wrapped in a
+//! [`KeyedScan`]. When a query's filters pin the table's key column (`session_id`,
+//! `file_name`) to a few values, the scan keeps only the files that hold one of them and
+//! attaches a [`ParquetRowSelection`] naming their rows, so DataFusion neither opens the other
+//! files of a partition (about a millisecond each, even when their bloom filters reject the
+//! key) nor decodes pages outside the key's rows. The tables' files are sorted by their key,
+//! so a key's rows are one run per file: which run belongs to which key is read once per file
+//! (one column) and kept in a process-wide LRU cache ([`FileKeyCache`]) keyed by the file's
+//! path without its generation directory, like the metadata cache, so files a commit
+//! hard-links into the next generation stay known. Filters stay where DataFusion put them:
+//! the selection narrows what is read, the filters still decide what matches.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider};
+use datafusion::common::{Constraints, ScalarValue, Statistics};
+use datafusion::datasource::TableType;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::error::Result as DataFusionResult;
+use datafusion::execution::cache::{Cache, CacheValue};
+use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPushDown};
+use datafusion::parquet::arrow::ProjectionMask;
+use datafusion::parquet::arrow::arrow_reader::{
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
+use datafusion::physical_plan::ExecutionPlan;
+use object_store::path::Path as ObjectPath;
+
+use super::serving::GenerationFree;
+
+/// Bytes of key runs kept for the server's life (about 24 bytes per key of a file: 97k
+/// sessions in about 120k file runs at 1M documents).
+const KEY_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// More keys than this in one filter and the scan is left as DataFusion planned it.
+const MAX_KEYS: usize = 256;
+
+/// The hash a key is known by (a collision only keeps a file or a run that holds no match).
+fn key_hash(key: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x0065_736b_6572).hash_one(key)
+}
+
+/// Where each key's rows are in one Parquet file: `[first, end)` row numbers of the file.
+#[derive(Debug, Default)]
+pub struct FileKeys {
+    rows: u64,
+    runs: HashMap<u64, (u64, u64)>,
+}
+
+/// One cached [`FileKeys`], valid for a file of exactly this size.
+#[derive(Debug, Clone)]
+pub struct FileKeysEntry {
+    file_size: u64,
+    keys: Arc<FileKeys>,
+}
+
+impl CacheValue for FileKeysEntry {
+    fn size(&self) -> usize {
+        std::mem::size_of::<FileKeys>() + self.keys.runs.capacity() * 32
+    }
+}
+
+/// The process-wide cache of file key runs, shared by every generation's serving context.
+pub struct FileKeyCache {
+    entries: GenerationFree<ObjectPath, FileKeysEntry>,
+}
+
+impl fmt::Debug for FileKeyCache {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "FileKeyCache({} files)", self.entries.len())
+    }
+}
+
+impl Default for FileKeyCache {
+    fn default() -> Self {
+        FileKeyCache {
+            entries: GenerationFree::new("esker file keys", KEY_CACHE_BYTES),
+        }
+    }
+}
+
+impl FileKeyCache {
+    /// The key runs of `file` (a local file: object store paths are absolute paths without
+    /// their leading `/`), read now if not cached. `None` when it cannot be read, in which case
+    /// the scan reads the file as DataFusion planned.
+    fn keys_of(&self, file: &PartitionedFile, key_column: &str) -> Option<Arc<FileKeys>> {
+        let location = &file.object_meta.location;
+        let size = file.object_meta.size;
+        if let Some(entry) = self.entries.get(location)
+            && entry.file_size == size
+        {
+            return Some(entry.keys);
+        }
+        let path = format!("/{location}");
+        match read_file_keys(&path, key_column) {
+            Ok(keys) => {
+                let keys = Arc::new(keys);
+                self.entries.put(
+                    location,
+                    FileKeysEntry {
+                        file_size: size,
+                        keys: Arc::clone(&keys),
+                    },
+                );
+                Some(keys)
+            }
+            Err(error) => {
+                tracing::debug!(%error, path, "file keys not read; the file is scanned whole");
+                None
+            }
+        }
+    }
+
+    /// How many files' keys are cached (what tests read).
+    pub fn cached_files(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Reads `key_column` of a Parquet file and records each key's run of rows.
+fn read_file_keys(path: &str, key_column: &str) -> Result<FileKeys, String> {
+    let file = File::open(path).map_err(|error| error.to_string())?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|error| error.to_string())?;
+    let leaf = builder
+        .parquet_schema()
+        .columns()
+        .iter()
+        .position(|column| column.name() == key_column)
+        .ok_or_else(|| format!("no column {key_column}"))?;
+    let mask = ProjectionMask::leaves(builder.parquet_schema(), [leaf]);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(8192)
+        .build()
+        .map_err(|error| error.to_string())?;
+    let mut keys = FileKeys::default();
+    let mut previous: Option<(String, u64)> = None;
+    for batch in reader {
+        let batch = batch.map_err(|error| error.to_string())?;
+        let column = cast(batch.column(0), &DataType::Utf8).map_err(|error| error.to_string())?;
+        let strings = column.as_string::<i32>();
+        for index in 0..strings.len() {
+            let row = keys.rows;
+            keys.rows += 1;
+            if strings.is_null(index) {
+                continue;
+            }
+            let key = strings.value(index);
+            let hash = match &previous {
+                Some((last, hash)) if last == key => *hash,
+                _ => {
+                    let hash = key_hash(key);
+                    previous = Some((key.to_string(), hash));
+                    hash
+                }
+            };
+            keys.runs
+                .entry(hash)
+                .and_modify(|run| run.1 = row + 1)
+                .or_insert((row, row + 1));
+        }
+    }
+    Ok(keys)
+}
+
+/// The rows of `keys` (hashes) in a file: `None` when the file holds none of them.
+fn selection_for(file_keys: &FileKeys, keys: &[u64]) -> Option<RowSelection> {
+    let mut runs: Vec<(u64, u64)> = keys
+        .iter()
+        .filter_map(|hash| file_keys.runs.get(hash).copied())
+        .collect();
+    if runs.is_empty() {
+        return None;
+    }
+    runs.sort_unstable();
+    let mut selectors = Vec::with_capacity(runs.len() * 2 + 1);
+    let mut position = 0u64;
+    for (start, end) in runs {
+        let start = start.max(position);
+        if end <= start {
+            continue;
+        }
+        if start > position {
+            selectors.push(RowSelector::skip((start - position) as usize));
+        }
+        selectors.push(RowSelector::select((end - start) as usize));
+        position = end;
+    }
+    if position < file_keys.rows {
+        selectors.push(RowSelector::skip((file_keys.rows - position) as usize));
+    }
+    Some(RowSelection::from(selectors))
+}
+
+/// The values `filters` pin `key_column` to (`key = 'x'`, `key = 'x' OR key = 'y'`,
+/// `key IN (...)`, `array_has([...], key)`), or `None` when no filter pins it to at most [`MAX_KEYS`] values.
+fn pinned_keys(filters: &[Expr], key_column: &str) -> Option<Vec<String>> {
+    filters
+        .iter()
+        .filter_map(|filter| keys_of_filter(filter, key_column))
+        .min_by_key(Vec::len)
+        .filter(|keys| keys.len() <= MAX_KEYS)
+}
+
+fn keys_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<String>> {
+    let is_key = |expr: &Expr| matches!(expr, Expr::Column(column) if column.name == key_column);
+    match filter {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => {
+            let mut keys = keys_of_filter(left, key_column)?;
+            keys.extend(keys_of_filter(right, key_column)?);
+            Some(keys)
+        }
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) => match (left.as_ref(), right.as_ref()) {
+            (column, Expr::Literal(value, _)) | (Expr::Literal(value, _), column)
+                if is_key(column) =>
+            {
+                Some(vec![string_of(value)?])
+            }
+            _ => None,
+        },
+        Expr::InList(InList {
+            expr,
+            list,
+            negated: false,
+        }) if is_key(expr) => literal_strings(list),
+        Expr::ScalarFunction(function)
+            if function.name() == "array_has" && function.args.len() == 2 =>
+        {
+            match (&function.args[0], &function.args[1]) {
+                (Expr::Literal(ScalarValue::List(list), _), column) if is_key(column) => {
+                    strings_of(list.values())
+                }
+                (Expr::ScalarFunction(array), column)
+                    if is_key(column) && array.name() == "make_array" =>
+                {
+                    literal_strings(&array.args)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn literal_strings(items: &[Expr]) -> Option<Vec<String>> {
+    items
+        .iter()
+        .map(|item| match item {
+            Expr::Literal(value, _) => string_of(value),
+            _ => None,
+        })
+        .collect()
+}
+
+fn string_of(value: &ScalarValue) -> Option<String> {
+    match value {
+        ScalarValue::Utf8(Some(text))
+        | ScalarValue::Utf8View(Some(text))
+        | ScalarValue::LargeUtf8(Some(text)) => Some(text.clone()),
+        ScalarValue::Dictionary(_, inner) => string_of(inner),
+        _ => None,
+    }
+}
+
+fn strings_of(values: &Arc<dyn Array>) -> Option<Vec<String>> {
+    let strings = cast(values, &DataType::Utf8).ok()?;
+    let strings = strings.as_string::<i32>();
+    (0..strings.len())
+        .map(|index| (!strings.is_null(index)).then(|| strings.value(index).to_string()))
+        .collect()
+}
+
+/// A table whose scans read only the files and rows of the keys their filters name.
+pub struct KeyedScan {
+    inner: Arc<dyn TableProvider>,
+    key_column: &'static str,
+    cache: Arc<FileKeyCache>,
+}
+
+impl fmt::Debug for KeyedScan {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "KeyedScan({}, {:?})",
+            self.key_column, self.inner
+        )
+    }
+}
+
+impl KeyedScan {
+    pub fn new(
+        inner: Arc<dyn TableProvider>,
+        key_column: &'static str,
+        cache: Arc<FileKeyCache>,
+    ) -> KeyedScan {
+        KeyedScan {
+            inner,
+            key_column,
+            cache,
+        }
+    }
+
+    /// `plan` (the listing table's scan) reading only the files holding `keys`, each with a
+    /// row selection; the plan unchanged when it is not a plain file scan.
+    fn narrowed(&self, plan: Arc<dyn ExecutionPlan>, keys: &[String]) -> Arc<dyn ExecutionPlan> {
+        let Some(config) = plan
+            .downcast_ref::<DataSourceExec>()
+            .and_then(|exec| exec.data_source().downcast_ref::<FileScanConfig>())
+        else {
+            return plan;
+        };
+        let hashes: Vec<u64> = keys.iter().map(|key| key_hash(key)).collect();
+        let file_groups: Vec<FileGroup> = config
+            .file_groups
+            .iter()
+            .map(|group| {
+                FileGroup::new(
+                    group
+                        .iter()
+                        .filter_map(|file| self.narrowed_file(file, &hashes))
+                        .collect(),
+                )
+            })
+            .collect();
+        let table_schema = self.inner.schema();
+        let narrowed = FileScanConfigBuilder::from(config.clone())
+            .with_file_groups(file_groups)
+            .with_statistics(Statistics::new_unknown(&table_schema))
+            .build();
+        DataSourceExec::from_data_source(narrowed)
+    }
+
+    /// `file` with a selection of the rows of `hashes`, `None` when it holds none of them, or
+    /// `file` unchanged when its keys are unknown.
+    fn narrowed_file(&self, file: &PartitionedFile, hashes: &[u64]) -> Option<PartitionedFile> {
+        let Some(file_keys) = self.cache.keys_of(file, self.key_column) else {
+            return Some(file.clone());
+        };
+        let selection = selection_for(&file_keys, hashes)?;
+        Some(
+            file.clone()
+                .with_extension(ParquetRowSelection::new(selection)),
+        )
+    }
+}
+
+#[async_trait]
+impl TableProvider for KeyedScan {
+    fn schema(&self) -> SchemaRef {
+        self.inner.schema()
+    }
+
+    fn constraints(&self) -> Option<&Constraints> {
+        self.inner.constraints()
+    }
+
+    fn table_type(&self) -> TableType {
+        self.inner.table_type()
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> DataFusionResult<Arc<dyn ExecutionPlan>> {
+        let args = ScanArgs::default()
+            .with_projection(projection.map(|columns| columns.as_slice()))
+            .with_filters(Some(filters))
+            .with_limit(limit);
+        Ok(self.scan_with_args(state, args).await?.into_inner())
+    }
+
+    async fn scan_with_args<'a>(
+        &self,
+        state: &dyn Session,
+        args: ScanArgs<'a>,
+    ) -> DataFusionResult<ScanResult> {
+        let keys = args
+            .filters()
+            .and_then(|filters| pinned_keys(filters, self.key_column));
+        let plan = self.inner.scan_with_args(state, args).await?.into_inner();
+        Ok(ScanResult::new(match keys {
+            Some(keys) => self.narrowed(plan, &keys),
+            None => plan,
+        }))
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> DataFusionResult<Vec<TableProviderFilterPushDown>> {
+        self.inner.supports_filters_pushdown(filters)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(runs: &[(&str, u64, u64)], rows: u64) -> FileKeys {
+        FileKeys {
+            rows,
+            runs: runs
+                .iter()
+                .map(|(key, start, end)| (key_hash(key), (*start, *end)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_selection_covers_the_runs_of_the_keys_and_every_row_of_the_file() {
+        let file = keys(&[("a", 0, 3), ("b", 3, 10), ("c", 10, 12)], 20);
+        let selection = selection_for(&file, &[key_hash("c"), key_hash("a")]).unwrap();
+        let selectors: Vec<RowSelector> = selection.into();
+        assert_eq!(
+            selectors,
+            vec![
+                RowSelector::select(3),
+                RowSelector::skip(7),
+                RowSelector::select(2),
+                RowSelector::skip(8),
+            ]
+        );
+        assert!(selection_for(&file, &[key_hash("zzz")]).is_none());
+    }
+
+    #[test]
+    fn keys_are_read_from_equality_in_lists_and_array_has() {
+        use datafusion::logical_expr::{col, lit};
+        let filters = vec![
+            col("session_id").in_list(vec![lit("s1"), lit("s2")], false),
+            col("seq").eq(lit(4i64)),
+        ];
+        assert_eq!(
+            pinned_keys(&filters, "session_id"),
+            Some(vec!["s1".to_string(), "s2".to_string()])
+        );
+        assert_eq!(
+            pinned_keys(&[lit("s9").eq(col("session_id"))], "session_id"),
+            Some(vec!["s9".to_string()])
+        );
+        let either = col("session_id")
+            .eq(lit("s3"))
+            .or(col("session_id").eq(lit("s4")));
+        assert_eq!(
+            pinned_keys(&[either], "session_id"),
+            Some(vec!["s3".to_string(), "s4".to_string()])
+        );
+        let not_only_keys = col("session_id").eq(lit("s3")).or(col("seq").eq(lit(1i64)));
+        assert_eq!(pinned_keys(&[not_only_keys], "session_id"), None);
+        let negated = col("session_id").in_list(vec![lit("s1")], true);
+        assert_eq!(pinned_keys(&[negated], "session_id"), None);
+        assert_eq!(pinned_keys(&filters, "file_name"), None);
+    }
+}
