@@ -22,19 +22,20 @@ use chrono::{DateTime, Utc};
 
 use std::collections::BTreeMap;
 
-use super::Format;
-use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
-use super::cline;
-use super::crush;
-use super::cursor::store as cursor_store;
-use super::goose;
-use super::kimi;
-use super::kimi_code;
-use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
-use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ids::{StableHasher, session_id};
+use crate::ingest::Format;
+use crate::ingest::antigravity::{self, group as agy_group, home::HomeIndex};
+use crate::ingest::cline;
+use crate::ingest::crush;
+use crate::ingest::cursor::store as cursor_store;
+use crate::ingest::goose;
+use crate::ingest::kimi;
+use crate::ingest::kimi_code;
+use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
+use crate::ingest::reader::stream_json_lines;
+use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::model::{ParseOutput, Source};
 use crate::redact::Redactor;
 use crate::store::rows::AssembledSession;
@@ -339,8 +340,8 @@ fn read_kimi_code(
     let mut secrets_redacted = 0;
     let mut bytes_read = 0;
     for (agent, wire) in kimi_code::wires(key) {
-        let Ok(streamed) = fs::File::open(&wire)
-            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+        let Ok(streamed) =
+            fs::File::open(&wire).and_then(|file| stream_json_lines(file, options.limits))
         else {
             continue;
         };
@@ -426,12 +427,11 @@ fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOption
         return FileOutcome::Unchanged;
     }
     let wire = key.join("wire.jsonl");
-    let streamed = match fs::File::open(&wire)
-        .and_then(|file| super::reader::stream_json_lines(file, options.limits))
-    {
-        Ok(streamed) => streamed,
-        Err(_) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
-    };
+    let streamed =
+        match fs::File::open(&wire).and_then(|file| stream_json_lines(file, options.limits)) {
+            Ok(streamed) => streamed,
+            Err(_) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        };
     let mut lines = streamed.split.lines;
     if !kimi::sniff(&lines) {
         return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
@@ -452,8 +452,8 @@ fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOption
     let mut output = kimi::parse(&id, &lines, title, cwd.clone());
     let mut secrets_redacted = secrets_redacted;
     for (number, path) in kimi::sub_contexts(key) {
-        let Ok(streamed) = fs::File::open(&path)
-            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
+        let Ok(streamed) =
+            fs::File::open(&path).and_then(|file| stream_json_lines(file, options.limits))
         else {
             continue;
         };
