@@ -2,7 +2,7 @@
 //! partitioned Parquet tables plus a tantivy index, served to agents over MCP.
 //!
 //! # Layout
-//! Data flows ingest → store → query/search → mcp:
+//! Data flows ingest → indexer → store → query/search → mcp:
 //! - [`ingest`]: recognises a log file's format from its content and parses each format (one
 //!   file per format, pure functions) into the model's sessions and events.
 //! - [`store`]: immutable generations of Parquet tables (`tables/*.sql`) and the search index,
