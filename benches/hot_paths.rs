@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use bench_corpus::{GenerateOptions, generate};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use esker::ingest::assemble::assemble;
-use esker::ingest::run::{IndexOptions, discover_files, index_paths};
+use esker::indexer::assemble::assemble;
+use esker::indexer::run::{IndexOptions, discover_files, index_paths};
 use esker::ingest::{Content, Recognised, parse, recognise};
 use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;

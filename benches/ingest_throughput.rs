@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use esker::ingest::run::{IndexOptions, discover_files, index_paths};
+use esker::indexer::run::{IndexOptions, discover_files, index_paths};
 use esker::store::Store;
 
 fn corpus_root() -> PathBuf {

@@ -2,13 +2,15 @@
 //! partitioned Parquet tables plus a tantivy index, served to agents over MCP.
 //!
 //! # Layout
-//! Data flows ingest → store → query/search → mcp:
-//! - [`ingest`]: finds log files, recognises their format, parses each format (one file per
-//!   format, pure functions) and assembles sessions, turns and events with stable ids.
+//! Data flows ingest → indexer → store → query/search → mcp:
+//! - [`ingest`]: recognises a log file's format from its content and parses each format (one
+//!   file per format, pure functions) into the model's sessions and events.
 //! - [`store`]: immutable generations of Parquet tables (`tables/*.sql`) and the search index,
 //!   committed atomically; checkpoints for incremental indexing.
 //! - [`engine`]: what needs the store, the search index and the table declarations together:
 //!   opening a store and driving one commit (tables, index, memory entries).
+//! - [`indexer`]: an indexing pass (discovery, checkpoints, redaction, sessions, turns and
+//!   events with stable ids, batched commits) and the watcher that runs one on each change.
 //! - [`search`]: the tantivy schema, writer and scoped BM25 queries.
 //! - [`semantic`]: the semantic search leg (static embeddings beside the tables, fused with
 //!   BM25; off unless asked for).
@@ -22,13 +24,14 @@
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 //!
-//! Imports point down only: model, config → ids → redact → store → search, query →
-//! semantic, memory → engine → ingest, team → mcp → cli (`tests/it/layering.rs` checks it).
+//! Imports point down only: model, config → ids → redact → ingest → store → search, query →
+//! semantic, memory → engine → indexer, team → mcp → cli (`tests/it/layering.rs` checks it).
 
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod ids;
+pub mod indexer;
 pub mod ingest;
 pub mod mcp;
 pub mod memory;

@@ -1,5 +1,5 @@
 //! The normalized record model every log format parses into: sources, event types and the raw
-//! per-file output (`ParsedSession`, `RawEvent`) that `ingest::assemble` turns into table rows.
+//! per-file output (`ParsedSession`, `RawEvent`) that `indexer::assemble` turns into table rows.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

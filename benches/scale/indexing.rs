@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use esker::ingest::run::{IndexOptions, index_paths};
+use esker::indexer::run::{IndexOptions, index_paths};
 use esker::store::Store;
 
 use crate::stats::Samples;

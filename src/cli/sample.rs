@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::config::{sample_corpus_dir, sample_data_dir};
-use crate::ingest::run::default_locations;
+use crate::indexer::run::default_locations;
 use crate::store::Store;
 
 /// A file that marks a store as the sample store; only a directory holding it is ever removed.

@@ -91,23 +91,26 @@ pub fn read_session(
         include_str!("../../queries/crush_session.sql"),
         id,
     )?;
-    let mut statement = connection.prepare(include_str!("../../queries/crush_messages.sql"))?;
-    let rows = statement.query_map([id], |row| {
-        let parts: String = row.get(2)?;
-        Ok(CrushMessage {
-            id: row.get(0)?,
-            role: row.get(1)?,
-            parts: serde_json::from_str(&parts).unwrap_or(Value::Null),
-            model: row
-                .get::<_, Option<String>>(3)?
-                .filter(|model| !model.is_empty()),
-            created: row.get(4)?,
-        })
-    })?;
+    let messages = sqlite::rows_of(
+        connection,
+        include_str!("../../queries/crush_messages.sql"),
+        id,
+        |row| {
+            Ok(CrushMessage {
+                id: row.get(0)?,
+                role: row.get(1)?,
+                parts: sqlite::json_column(row, 2)?,
+                model: row
+                    .get::<_, Option<String>>(3)?
+                    .filter(|model| !model.is_empty()),
+                created: row.get(4)?,
+            })
+        },
+    )?;
     Ok(CrushSession {
         id: id.to_string(),
         info,
-        messages: rows.collect::<rusqlite::Result<Vec<_>>>()?,
+        messages,
         project: project_of(database),
     })
 }

@@ -120,20 +120,23 @@ pub fn read_session(connection: &Connection, id: &str) -> rusqlite::Result<Goose
         include_str!("../../queries/goose_session.sql"),
         id,
     )?;
-    let mut statement = connection.prepare(include_str!("../../queries/goose_messages.sql"))?;
-    let rows = statement.query_map([id], |row| {
-        let content: String = row.get(2)?;
-        Ok(GooseMessage {
-            id: row.get(0)?,
-            role: row.get(1)?,
-            content: serde_json::from_str(&content).unwrap_or(Value::Null),
-            created: row.get(3)?,
-        })
-    })?;
+    let messages = sqlite::rows_of(
+        connection,
+        include_str!("../../queries/goose_messages.sql"),
+        id,
+        |row| {
+            Ok(GooseMessage {
+                id: row.get(0)?,
+                role: row.get(1)?,
+                content: sqlite::json_column(row, 2)?,
+                created: row.get(3)?,
+            })
+        },
+    )?;
     Ok(GooseSession {
         id: id.to_string(),
         info,
-        messages: rows.collect::<rusqlite::Result<Vec<_>>>()?,
+        messages,
     })
 }
 

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders), with the environment variables that move them. `run::default_locations` appends the ones that exist.
+//! Code task folders), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 

@@ -1,10 +1,11 @@
-//! Ingest: finds log files, recognises each one's format from its content and parses it into
-//! `ParsedSession`s; `assemble` turns those into table rows and `run` drives an indexing pass.
+//! Ingest: recognises each log file's format from its content, reads it and parses it into
+//! the model's `ParsedSession`s: readers and pure parsers that import only `model` and `ids`
+//! (see `tests/it/layering.rs`). Turning sessions into table rows and driving an indexing
+//! pass is `crate::indexer`'s.
 
 pub mod aider;
 pub mod amp;
 pub mod antigravity;
-pub mod assemble;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -16,7 +17,6 @@ pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
-pub mod grouped;
 pub mod kimi;
 pub mod kimi_code;
 pub mod lines;
@@ -26,11 +26,7 @@ pub mod pi;
 pub mod protowire;
 pub mod qwen;
 pub mod reader;
-pub mod run;
 pub mod sqlite;
-pub mod status;
-pub mod touches;
-pub mod watch;
 
 use std::path::Path;
 
@@ -57,7 +53,7 @@ pub enum Format {
     FactorySession,
     AmpThread,
     AiderHistory,
-    /// Antigravity transcripts; read as a conversation (`grouped`), or alone outside a home.
+    /// Antigravity transcripts; read as a conversation (`indexer::grouped`), or alone outside a home.
     Antigravity,
     /// OpenCode's `opencode.db` (SQLite).
     OpenCodeDb,
@@ -239,7 +235,7 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 
 /// The file beside a log of `format` that holds part of its session's metadata, as JSON:
 /// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`. (Claude's sub-agent `.meta.json`
-/// is read by `run`.)
+/// is read by `indexer::run`.)
 pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
         Format::CopilotEvents => copilot::read_workspace(path),

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, Row};
 
 /// Why a store could not be read this pass.
 #[derive(Debug, thiserror::Error)]
@@ -163,6 +163,23 @@ pub fn row_as_object(
         }
         Ok(object)
     })
+}
+
+/// Every row `sql` (with the single parameter `id`) returns, each made by `row_of`.
+pub fn rows_of<T>(
+    connection: &Connection,
+    sql: &str,
+    id: &str,
+    row_of: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut statement = connection.prepare(sql)?;
+    statement.query_map([id], row_of)?.collect()
+}
+
+/// Column `index` of `row`, JSON text, parsed; null when it is not JSON.
+pub fn json_column(row: &Row<'_>, index: usize) -> rusqlite::Result<serde_json::Value> {
+    let text: String = row.get(index)?;
+    Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
 }
 
 /// A SQLite value as JSON (blobs as null).

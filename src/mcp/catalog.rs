@@ -17,7 +17,7 @@ use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use tokio::sync::Mutex;
 
-use crate::ingest::status::IngestMonitor;
+use crate::indexer::status::IngestMonitor;
 use crate::mcp::directory::{
     Directory, DirectoryError, IndexTables, SESSION_INDEX_ROWS, TURN_INDEX_ROWS,
     register_index_tables,

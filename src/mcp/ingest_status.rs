@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::ingest::status::{IngestSnapshot, PassRecord, Watching, unix_now_ms, writer_lock_held};
+use crate::indexer::status::{IngestSnapshot, PassRecord, Watching, unix_now_ms, writer_lock_held};
 use crate::mcp::catalog::Catalog;
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolReply, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
@@ -412,8 +412,8 @@ fn status_text(observation: &Observation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::run::IndexSummary;
-    use crate::ingest::status::IngestMonitor;
+    use crate::indexer::run::IndexSummary;
+    use crate::indexer::status::IngestMonitor;
 
     fn observe(monitor: &IngestMonitor, store_ready: bool) -> Observation {
         let ingest = monitor.snapshot();

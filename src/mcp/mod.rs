@@ -51,7 +51,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use rmcp::ServiceExt;
 
-use crate::ingest::status::IngestMonitor;
+use crate::indexer::status::IngestMonitor;
 use crate::mcp::catalog::Catalog;
 use crate::mcp::profiles::ProfileSet;
 use crate::mcp::project_scope::ProjectScope;

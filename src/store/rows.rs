@@ -116,7 +116,7 @@ pub struct ChainPosition {
     pub length: i32,
 }
 
-/// One row of `file_touches`: a file one tool call touched (see `ingest::touches`).
+/// One row of `file_touches`: a file one tool call touched (see `indexer::touches`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TouchRow {
     pub event_id: String,

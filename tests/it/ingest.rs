@@ -751,7 +751,7 @@ fn appending_in_pieces_equals_indexing_once() {
         .filter(|path| !path.to_string_lossy().contains("/subagents/"))
         // Sessions stored across several files have their own incremental tests
         // (`antigravity::…`, `sqlite_harnesses::…`).
-        .filter(|path| esker::ingest::grouped::claim(path).is_none())
+        .filter(|path| esker::indexer::grouped::claim(path).is_none())
         // The Antigravity homes' shared indexes (`history.jsonl`) are not sessions.
         .filter(|path| !path.to_string_lossy().contains("/fixtures/antigravity/"))
         .collect();

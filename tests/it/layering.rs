@@ -13,6 +13,8 @@ const LAYERS: &[&[&str]] = &[
     &["model", "config"],
     &["ids"],
     &["redact"],
+    // Log formats: recognised, read and parsed into the model.
+    &["ingest"],
     // Files, generations and commits of Parquet tables.
     &["store"],
     // Readers and writers over a store's generations.
@@ -21,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     // Opening a store with its search index; one commit (tables, index, memory).
     &["engine"],
     // The indexing pass and the team datasets.
-    &["ingest", "team"],
+    &["indexer", "team"],
     &["mcp"],
     &["cli"],
 ];

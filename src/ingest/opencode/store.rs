@@ -41,36 +41,38 @@ pub fn read_session(connection: &Connection, id: &str) -> rusqlite::Result<Sessi
     )?;
     let info: Value = serde_json::from_str(&info).unwrap_or(Value::Null);
     let mut parts_by_message: BTreeMap<String, Vec<(String, Value)>> = BTreeMap::new();
-    let mut statement = connection.prepare(include_str!("../../../queries/opencode_parts.sql"))?;
-    let rows = statement.query_map(params![id], |row| {
-        Ok((
-            row.get::<_, String>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, String>(2)?,
-        ))
-    })?;
-    for row in rows {
-        let (message, part, data) = row?;
-        let data = serde_json::from_str(&data).unwrap_or(Value::Null);
+    let parts = sqlite::rows_of(
+        connection,
+        include_str!("../../../queries/opencode_parts.sql"),
+        id,
+        |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                sqlite::json_column(row, 2)?,
+            ))
+        },
+    )?;
+    for (message, part, data) in parts {
         parts_by_message
             .entry(message)
             .or_default()
             .push((part, data));
     }
-    let mut statement =
-        connection.prepare(include_str!("../../../queries/opencode_messages.sql"))?;
-    let rows = statement.query_map(params![id], |row| {
-        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-    })?;
-    let mut messages = Vec::new();
-    for row in rows {
-        let (message, data) = row?;
-        messages.push(MessageRecord {
+    let messages = sqlite::rows_of(
+        connection,
+        include_str!("../../../queries/opencode_messages.sql"),
+        id,
+        |row| Ok((row.get::<_, String>(0)?, sqlite::json_column(row, 1)?)),
+    )?;
+    let messages = messages
+        .into_iter()
+        .map(|(message, info)| MessageRecord {
             parts: parts_by_message.remove(&message).unwrap_or_default(),
-            info: serde_json::from_str(&data).unwrap_or(Value::Null),
+            info,
             id: message,
-        });
-    }
+        })
+        .collect();
     Ok(SessionRecord {
         id: id.to_string(),
         info,

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use datafusion::scalar::ScalarValue;
 use serde_json::Value;
 
-use crate::ingest::touches::paths;
+use crate::indexer::touches::paths;
 use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ingest::touches::paths;
+use crate::indexer::touches::paths;
 
 /// The project the server was launched in.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,12 +15,14 @@ use serde_json::Value;
 
 use super::assemble::assemble;
 use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
-use super::lines::SplitLines;
-use super::reader::{ReadLimits, stream_json_lines};
 use super::status::IngestMonitor;
-use super::{Content, Format, Recognised, format_named, line_format, parse, recognise_whole};
 use crate::engine::commit::commit_from;
 use crate::ids::stable_hash_hex;
+use crate::ingest::lines::SplitLines;
+use crate::ingest::reader::{ReadLimits, stream_json_lines};
+use crate::ingest::{
+    Content, Format, Recognised, format_named, line_format, parse, recognise_whole,
+};
 use crate::redact::Redactor;
 use crate::store::commit::CommitInput;
 use crate::store::rows::AssembledSession;
@@ -719,7 +721,7 @@ fn is_candidate(path: &Path) -> bool {
         .and_then(|name| name.to_str())
         .unwrap_or("");
     ((name.ends_with(".jsonl") || name.ends_with(".json")) && !name.ends_with(".meta.json"))
-        || name == super::aider::HISTORY_FILE
+        || name == crate::ingest::aider::HISTORY_FILE
 }
 
 /// Identity of a file on disk.
@@ -803,7 +805,7 @@ fn read_file(
     } else {
         0
     };
-    let sidecar = super::harness_sidecar(format, path).or_else(|| read_sidecar(path));
+    let sidecar = crate::ingest::harness_sidecar(format, path).or_else(|| read_sidecar(path));
     let output = parse(format, path, &read.content, sidecar.as_ref());
     drop(read.content);
     let parser_warnings = output.warnings.len() as u64;
@@ -994,7 +996,7 @@ pub fn default_locations() -> Vec<PathBuf> {
         dot_gemini.join("antigravity-backup"),
     ]
     .into_iter()
-    .chain(super::locations::candidates(&home, env_dir))
+    .chain(crate::ingest::locations::candidates(&home, env_dir))
     .chain([
         env_dir("KIMI_SHARE_DIR")
             .unwrap_or_else(|| home.join(".kimi"))
@@ -1021,7 +1023,7 @@ fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) ->
         .flatten()
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| super::opencode::store::is_candidate(path) && path.is_file());
+        .filter(|path| crate::ingest::opencode::store::is_candidate(path) && path.is_file());
     let mut locations: Vec<PathBuf> = databases.collect();
     locations.sort();
     let storage = root.join("storage");

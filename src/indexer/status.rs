@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::ingest::run::IndexSummary;
+use super::run::IndexSummary;
 
 /// How many past passes the status keeps (Moraine keeps 61 heartbeats).
 pub const HISTORY_LIMIT: usize = 61;

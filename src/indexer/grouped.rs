@@ -22,20 +22,22 @@ use chrono::{DateTime, Utc};
 
 use std::collections::BTreeMap;
 
-use super::Format;
-use super::antigravity::{self, group as agy_group, home::HomeIndex};
 use super::assemble::assemble;
-use super::cline;
-use super::crush;
-use super::cursor::store as cursor_store;
-use super::goose;
-use super::kimi;
-use super::kimi_code;
-use super::opencode::{self, store as opencode_store, tree as opencode_tree};
 use super::run::{FileIssue, FileOutcome, IndexOptions, IngestedFile};
-use super::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ids::{StableHasher, session_id};
-use crate::model::{ParseOutput, Source};
+use crate::ingest::Format;
+use crate::ingest::antigravity::{self, group as agy_group, home::HomeIndex};
+use crate::ingest::cline;
+use crate::ingest::crush;
+use crate::ingest::cursor::store as cursor_store;
+use crate::ingest::goose;
+use crate::ingest::kimi;
+use crate::ingest::kimi_code;
+use crate::ingest::lines::JsonLine;
+use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
+use crate::ingest::reader::{StreamedLines, stream_json_lines};
+use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
+use crate::model::{ParseOutput, ParseWarning, Source};
 use crate::redact::Redactor;
 use crate::store::rows::AssembledSession;
 use crate::store::state::Checkpoint;
@@ -328,71 +330,47 @@ fn read_kimi_code(
     previous: Option<&Checkpoint>,
     options: &IndexOptions,
 ) -> FileOutcome {
-    let format = group.kind.format();
     let key = &group.key;
-    let stamp = fingerprint(&kimi_code::members(key), "");
-    if unchanged(previous, &stamp, format) {
+    let Some(stamp) = changed_stamp(group, previous, &kimi_code::members(key), "") else {
         return FileOutcome::Unchanged;
-    }
+    };
     let mut agents = Vec::new();
-    let mut issues = Vec::new();
+    let mut malformed = Vec::new();
     let mut secrets_redacted = 0;
     let mut bytes_read = 0;
     for (agent, wire) in kimi_code::wires(key) {
-        let Ok(streamed) = fs::File::open(&wire)
-            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
-        else {
+        let Ok(streamed) = stream_file(&wire, options) else {
             continue;
         };
         bytes_read += streamed.split.complete_offset;
-        issues.extend(streamed.split.malformed.iter().map(|warning| FileIssue {
-            line: warning.line,
-            message: format!("agents/{agent}/wire.jsonl: {}", warning.message),
-        }));
+        malformed.extend(malformed_issues(
+            &streamed.split.malformed,
+            &format!("agents/{agent}/wire.jsonl: "),
+        ));
         let mut lines = streamed.split.lines;
-        if options.redact {
-            for line in &mut lines {
-                secrets_redacted += options.redactor.redact_value(&mut line.value) as u64;
-            }
-        }
+        secrets_redacted += redact_lines(options, &mut lines);
         agents.push((agent, lines));
     }
     if !agents.iter().any(|(_, lines)| kimi_code::sniff(lines)) {
-        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+        return skipped(&stamp);
     }
-    let id = key
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (sessions, warnings) = kimi_code::parse(&id, &agents, &kimi_code::state_of(key));
-    let output = ParseOutput { sessions, warnings };
-    let malformed_lines = issues.len() as u64;
-    issues.extend(issues_of(&output));
-    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
-    checkpoint.complete_offset = bytes_read;
-    FileOutcome::Ingested(Box::new(IngestedFile {
-        format,
-        removed_sessions: removed(previous, &sessions),
-        sessions,
-        checkpoint,
-        malformed_lines,
-        parser_warnings: output.warnings.len() as u64,
+    let (sessions, warnings) = kimi_code::parse(&group_id(key), &agents, &kimi_code::state_of(key));
+    let read = GroupRead {
+        output: ParseOutput { sessions, warnings },
+        malformed,
+        bytes_read,
         secrets_redacted,
-        issues,
-        extra_checkpoints: Vec::new(),
-    }))
+    };
+    ingested(group, &stamp, previous, options, read)
 }
 
 fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
-    let format = group.kind.format();
     let key = &group.key;
-    let stamp = fingerprint(&cline::members(key), "");
-    if unchanged(previous, &stamp, format) {
+    let Some(stamp) = changed_stamp(group, previous, &cline::members(key), "") else {
         return FileOutcome::Unchanged;
-    }
+    };
     let Some(mut task) = cline::read(key, group.kind == GroupKind::Roo) else {
-        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+        return skipped(&stamp);
     };
     let secrets_redacted = if options.redact {
         (options.redactor.redact_value(&mut task.messages)
@@ -401,97 +379,137 @@ fn read_cline(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptio
     } else {
         0
     };
-    let output = cline::parse(&task);
-    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), 0);
-    checkpoint.complete_offset = task.bytes_read;
-    FileOutcome::Ingested(Box::new(IngestedFile {
-        format,
-        removed_sessions: removed(previous, &sessions),
-        sessions,
-        checkpoint,
-        malformed_lines: 0,
-        parser_warnings: output.warnings.len() as u64,
+    let read = GroupRead {
+        output: cline::parse(&task),
+        malformed: Vec::new(),
+        bytes_read: task.bytes_read,
         secrets_redacted,
-        issues: issues_of(&output),
-        extra_checkpoints: Vec::new(),
-    }))
+    };
+    ingested(group, &stamp, previous, options, read)
 }
 
 fn read_kimi(group: &Group, previous: Option<&Checkpoint>, options: &IndexOptions) -> FileOutcome {
-    let format = group.kind.format();
     let key = &group.key;
-    let stamp = fingerprint(&kimi::members(key), "");
-    if unchanged(previous, &stamp, format) {
+    let Some(stamp) = changed_stamp(group, previous, &kimi::members(key), "") else {
         return FileOutcome::Unchanged;
-    }
-    let wire = key.join("wire.jsonl");
-    let streamed = match fs::File::open(&wire)
-        .and_then(|file| super::reader::stream_json_lines(file, options.limits))
-    {
-        Ok(streamed) => streamed,
-        Err(_) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+    };
+    let Ok(streamed) = stream_file(&key.join("wire.jsonl"), options) else {
+        return skipped(&stamp);
     };
     let mut lines = streamed.split.lines;
     if !kimi::sniff(&lines) {
-        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+        return skipped(&stamp);
     }
-    let secrets_redacted = if options.redact {
-        lines
-            .iter_mut()
-            .map(|line| options.redactor.redact_value(&mut line.value) as u64)
-            .sum()
-    } else {
-        0
-    };
-    let id = key
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let mut secrets_redacted = redact_lines(options, &mut lines);
+    let id = group_id(key);
     let (title, cwd) = kimi::state_of(key);
     let mut output = kimi::parse(&id, &lines, title, cwd.clone());
-    let mut secrets_redacted = secrets_redacted;
     for (number, path) in kimi::sub_contexts(key) {
-        let Ok(streamed) = fs::File::open(&path)
-            .and_then(|file| super::reader::stream_json_lines(file, options.limits))
-        else {
+        let Ok(streamed) = stream_file(&path, options) else {
             continue;
         };
         let mut rows = streamed.split.lines;
-        if options.redact {
-            for row in &mut rows {
-                secrets_redacted += options.redactor.redact_value(&mut row.value) as u64;
-            }
-        }
+        secrets_redacted += redact_lines(options, &mut rows);
         let mut child = kimi::parse_sub_context(&id, number, &rows);
         child.meta.cwd.clone_from(&cwd);
         output.sessions.push(child);
     }
-    let mut issues: Vec<FileIssue> = streamed
-        .split
-        .malformed
+    let read = GroupRead {
+        output,
+        malformed: malformed_issues(&streamed.split.malformed, "wire.jsonl: "),
+        bytes_read: streamed.split.complete_offset,
+        secrets_redacted,
+    };
+    ingested(group, &stamp, previous, options, read)
+}
+
+/// The session id a group's folder name gives.
+fn group_id(key: &Path) -> String {
+    key.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn stream_file(path: &Path, options: &IndexOptions) -> std::io::Result<StreamedLines> {
+    fs::File::open(path).and_then(|file| stream_json_lines(file, options.limits))
+}
+
+/// Redacts every line's value when the pass redacts; the number of secrets replaced.
+fn redact_lines(options: &IndexOptions, lines: &mut [JsonLine]) -> u64 {
+    if !options.redact {
+        return 0;
+    }
+    lines
+        .iter_mut()
+        .map(|line| options.redactor.redact_value(&mut line.value) as u64)
+        .sum()
+}
+
+/// A member file's malformed lines as issues, each message after `prefix` (the member's name).
+fn malformed_issues(malformed: &[ParseWarning], prefix: &str) -> Vec<FileIssue> {
+    malformed
         .iter()
         .map(|warning| FileIssue {
             line: warning.line,
-            message: format!("wire.jsonl: {}", warning.message),
+            message: format!("{prefix}{}", warning.message),
         })
-        .collect();
-    let malformed_lines = issues.len() as u64;
-    issues.extend(issues_of(&output));
-    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
-    checkpoint.complete_offset = streamed.split.complete_offset;
+        .collect()
+}
+
+/// What reading a changed group gave: the parser's output and what the read itself counted.
+struct GroupRead {
+    output: ParseOutput,
+    /// Lines of the group's files skipped as malformed.
+    malformed: Vec<FileIssue>,
+    /// Bytes read from the members: the checkpoint's complete offset.
+    bytes_read: u64,
+    secrets_redacted: u64,
+}
+
+/// A changed group's sessions, checkpoint and counts, from what reading it gave.
+fn ingested(
+    group: &Group,
+    stamp: &Fingerprint,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+    read: GroupRead,
+) -> FileOutcome {
+    let format = group.kind.format();
+    let malformed_lines = read.malformed.len() as u64;
+    let mut issues = read.malformed;
+    issues.extend(issues_of(&read.output));
+    let sessions = assemble_all(&read.output, &group.key, fallback_time(stamp), options);
+    let ids = ids_of(&sessions);
+    let removed_sessions = removed(previous, &ids);
+    let mut checkpoint = checkpoint_of(stamp, format.name(), ids, malformed_lines);
+    checkpoint.complete_offset = read.bytes_read;
     FileOutcome::Ingested(Box::new(IngestedFile {
         format,
-        removed_sessions: removed(previous, &sessions),
+        removed_sessions,
         sessions,
         checkpoint,
         malformed_lines,
-        parser_warnings: output.warnings.len() as u64,
-        secrets_redacted,
+        parser_warnings: read.output.warnings.len() as u64,
+        secrets_redacted: read.secrets_redacted,
         issues,
         extra_checkpoints: Vec::new(),
     }))
+}
+
+/// The outcome of a group that is not (or no longer) a session of its kind.
+fn skipped(stamp: &Fingerprint) -> FileOutcome {
+    FileOutcome::Skipped(checkpoint_of(stamp, "unknown", Vec::new(), 0))
+}
+
+/// The group's fingerprint when it differs from its checkpoint's; `None` when nothing changed.
+fn changed_stamp(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    members: &[PathBuf],
+    shared_facts: &str,
+) -> Option<Fingerprint> {
+    let stamp = fingerprint(members, shared_facts);
+    (!unchanged(previous, &stamp, group.kind.format())).then_some(stamp)
 }
 
 fn unchanged(previous: Option<&Checkpoint>, stamp: &Fingerprint, format: Format) -> bool {
@@ -511,30 +529,21 @@ fn read_opencode_tree(
     previous: Option<&Checkpoint>,
     options: &IndexOptions,
 ) -> FileOutcome {
-    let format = group.kind.format();
-    let stamp = fingerprint(&opencode_tree::members(&group.key), "");
-    if unchanged(previous, &stamp, format) {
+    let Some(stamp) = changed_stamp(group, previous, &opencode_tree::members(&group.key), "")
+    else {
         return FileOutcome::Unchanged;
-    }
+    };
     let Some((mut record, bytes_read)) = opencode_tree::read(&group.key) else {
-        return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0));
+        return skipped(&stamp);
     };
     let secrets_redacted = redact_record(options, &mut record);
-    let output = opencode::parse(&record);
-    let sessions = assemble_all(&output, &group.key, fallback_time(&stamp), options);
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), 0);
-    checkpoint.complete_offset = bytes_read;
-    FileOutcome::Ingested(Box::new(IngestedFile {
-        format,
-        removed_sessions: removed(previous, &sessions),
-        sessions,
-        checkpoint,
-        malformed_lines: 0,
-        parser_warnings: output.warnings.len() as u64,
+    let read = GroupRead {
+        output: opencode::parse(&record),
+        malformed: Vec::new(),
+        bytes_read,
         secrets_redacted,
-        issues: issues_of(&output),
-        extra_checkpoints: Vec::new(),
-    }))
+    };
+    ingested(group, &stamp, previous, options, read)
 }
 
 /// Redacts every string of an OpenCode session's records.
@@ -580,8 +589,8 @@ fn ids_of(sessions: &[AssembledSession]) -> Vec<String> {
         .collect()
 }
 
-fn removed(previous: Option<&Checkpoint>, sessions: &[AssembledSession]) -> Vec<String> {
-    let current = ids_of(sessions);
+/// The sessions `previous` recorded that `current` no longer holds.
+fn removed(previous: Option<&Checkpoint>, current: &[String]) -> Vec<String> {
     previous
         .map(|checkpoint| {
             checkpoint
@@ -633,7 +642,7 @@ pub(super) fn read_store(
     let connection = &snapshot.connection;
     match kind.has_schema(connection) {
         Ok(true) => {}
-        Ok(false) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        Ok(false) => return skipped(&stamp),
         Err(error) => return store_error(database, error),
     }
     let stamps = match kind.session_stamps(connection, database) {
@@ -670,16 +679,7 @@ pub(super) fn read_store(
         extra_checkpoints.push((key, row_checkpoint));
         sessions.extend(parsed);
     }
-    let removed_sessions: Vec<String> = previous
-        .map(|checkpoint| {
-            checkpoint
-                .sessions
-                .iter()
-                .filter(|old| !all_ids.contains(old))
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
+    let removed_sessions = removed(previous, &all_ids);
     let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
     // A store read before whose changed rows gave nothing new only moves its checkpoint; one
     // read for the first time is reported as recognised even when it holds no session yet.
@@ -715,53 +715,28 @@ fn read_antigravity(
     let key = &group.key;
     let meta = agy_group::meta_of(key, shared.antigravity_home(key));
     let members = agy_group::members(key);
-    let stamp = fingerprint(&members, &format!("{meta:?}"));
-    let format = group.kind.format();
-    if unchanged(previous, &stamp, format) {
+    let Some(stamp) = changed_stamp(group, previous, &members, &format!("{meta:?}")) else {
         return FileOutcome::Unchanged;
-    }
+    };
     let read = match agy_group::read(key, meta, options.limits) {
         Ok(Some(read)) => read,
-        Ok(None) => return FileOutcome::Skipped(checkpoint_of(&stamp, "unknown", Vec::new(), 0)),
+        Ok(None) => return skipped(&stamp),
         Err(StoreReadError::Busy { path }) => return FileOutcome::Busy(path),
         Err(error) => return FileOutcome::Failed(error.to_string()),
     };
     let mut conversation = read.conversation;
-    let secrets_redacted = if options.redact {
-        conversation
-            .transcripts
-            .iter_mut()
-            .flat_map(|transcript| transcript.lines.iter_mut())
-            .map(|line| options.redactor.redact_value(&mut line.value) as u64)
-            .sum()
-    } else {
-        0
-    };
-    let output = antigravity::parse(&conversation);
-    let mut issues: Vec<FileIssue> = read
-        .malformed
-        .iter()
-        .map(|warning| FileIssue {
-            line: warning.line,
-            message: warning.message.clone(),
-        })
-        .collect();
-    let malformed_lines = issues.len() as u64;
-    issues.extend(issues_of(&output));
-    let sessions = assemble_all(&output, key, fallback_time(&stamp), options);
-    let mut checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&sessions), malformed_lines);
-    checkpoint.complete_offset = read.bytes_read;
-    FileOutcome::Ingested(Box::new(IngestedFile {
-        format,
-        removed_sessions: removed(previous, &sessions),
-        checkpoint,
-        sessions,
-        malformed_lines,
-        parser_warnings: output.warnings.len() as u64,
+    let secrets_redacted = conversation
+        .transcripts
+        .iter_mut()
+        .map(|transcript| redact_lines(options, &mut transcript.lines))
+        .sum();
+    let read = GroupRead {
+        output: antigravity::parse(&conversation),
+        malformed: malformed_issues(&read.malformed, ""),
+        bytes_read: read.bytes_read,
         secrets_redacted,
-        issues,
-        extra_checkpoints: Vec::new(),
-    }))
+    };
+    ingested(group, &stamp, previous, options, read)
 }
 
 /// Titles and working directories come from files other than the transcripts: redacted

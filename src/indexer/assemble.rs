@@ -5,8 +5,8 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
+use super::touches::touch_rows;
 use crate::ids;
-use crate::ingest::touches::touch_rows;
 use crate::model::{EventType, ParsedSession, RawEvent, TokenUsage, TurnEnd};
 use crate::store::rows::{AssembledSession, EventExcerpt, EventRow, SessionRow, TurnRow, month_of};
 

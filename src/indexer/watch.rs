@@ -181,5 +181,5 @@ fn is_log_file(path: &Path) -> bool {
         .unwrap_or("");
     name.ends_with(".jsonl")
         || (name.ends_with(".json") && !name.ends_with(".meta.json"))
-        || name == super::aider::HISTORY_FILE
+        || name == crate::ingest::aider::HISTORY_FILE
 }
