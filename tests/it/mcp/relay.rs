@@ -1123,6 +1123,16 @@ async fn relay_search_history_reads_near_prefix_anchor_and_column_filters() {
     let word = hit_ids(&client, "copperleaf").await;
     assert!(!word.is_empty());
     assert_eq!(hit_ids(&client, "copperle*").await, word);
+    let prefixed = client
+        .list(
+            "search_history",
+            json!({"query": "copperle*", "limit": 100}),
+        )
+        .await;
+    for hit in &prefixed {
+        let snippet = hit["snippet"].as_str().unwrap();
+        assert!(snippet.contains(">>>copperleaf<<<"), "{snippet}");
+    }
     assert_eq!(hit_ids(&client, "COPPERLEA *").await, word);
     assert_eq!(hit_ids(&client, "content:copperleaf").await, word);
     assert_eq!(hit_ids(&client, "{content} : copperleaf").await, word);

@@ -17,12 +17,14 @@ const PLUS: &str = "+";
 /// The one column of relay's `messages_fts` table.
 const COLUMN: &str = "content";
 
-/// A parsed query: what must match, and the words that count for snippet marks (those not
-/// under `NOT`).
+/// A parsed query: what must match, and the words and prefixes that count for snippet marks
+/// (those not under `NOT`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FtsQuery {
     pub expression: MatchExpression,
     pub marked_words: String,
+    /// The prefixes (`migrat*`: `migrat`), lowercased.
+    pub marked_prefixes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +75,7 @@ pub fn parse(text: &str) -> Result<FtsQuery, String> {
         tokens,
         position: 0,
         marked: Vec::new(),
+        marked_prefixes: Vec::new(),
     };
     let expression = parser.any_of(true)?;
     if let Some(extra) = parser.peek() {
@@ -81,6 +84,7 @@ pub fn parse(text: &str) -> Result<FtsQuery, String> {
     Ok(FtsQuery {
         expression,
         marked_words: parser.marked.join(" "),
+        marked_prefixes: parser.marked_prefixes,
     })
 }
 
@@ -270,6 +274,8 @@ struct Parser {
     position: usize,
     /// Words and phrases outside `NOT`, for snippet marks.
     marked: Vec<String>,
+    /// The prefixes among them, lowercased.
+    marked_prefixes: Vec<String>,
 }
 
 impl Parser {
@@ -400,6 +406,9 @@ impl Parser {
         }
         if marked {
             self.marked.push(text.clone());
+            if prefix && let Some(last) = last_word(&text) {
+                self.marked_prefixes.push(last);
+            }
         }
         Ok(Parsed {
             phrase: NearPhrase {
@@ -437,6 +446,13 @@ impl Parser {
         }
         Ok(MatchExpression::Near { phrases, max_gap })
     }
+}
+
+/// The last word of a phrase (what its `*` applies to), lowercased.
+fn last_word(text: &str) -> Option<String> {
+    text.split(|character: char| !character.is_alphanumeric())
+        .rfind(|word| !word.is_empty())
+        .map(str::to_lowercase)
 }
 
 /// A word or phrase as parsed, and whether it was quoted.
@@ -625,7 +641,9 @@ mod tests {
             expression("a*b"),
             All(vec![near(&[prefix("a")], 0), text("b")])
         );
-        assert_eq!(parse("migrat* NOT legacy*").unwrap().marked_words, "migrat");
+        let marks = parse("migrat* NOT legacy* \"Schema Dri\"*").unwrap();
+        assert_eq!(marks.marked_words, "migrat Schema Dri");
+        assert_eq!(marks.marked_prefixes, ["migrat", "dri"]);
         assert_eq!(expression("schema + drift"), text("\"schema drift\""));
         assert_eq!(
             expression("\"a b\" + c + d*"),
