@@ -21,6 +21,8 @@ use crate::support::{index_into, query_rows};
 const WORD: &str = "amberfox";
 /// The file every session edits, relative to its project.
 const TAIL: &str = "src/app.rs";
+/// The Claude slug every session carries: one chain of three sessions, two in A and one in B.
+const SLUG: &str = "shared-amber-fox";
 
 /// Project A (`proj/`, with `.git/`), project B (`proj2/`) and the store of their sessions.
 struct Projects {
@@ -96,15 +98,15 @@ fn text(path: &Path) -> String {
     path.to_str().expect("utf-8 path").to_owned()
 }
 
-/// A Claude transcript in `cwd` on 2026-03-02 at `hour`: a prompt naming [`WORD`], then an
-/// `Edit` of [`TAIL`] under `cwd`.
+/// A Claude transcript in `cwd` on 2026-03-02 at `hour`, in the chain of [`SLUG`]: a prompt
+/// naming [`WORD`], then an `Edit` of [`TAIL`] under `cwd`.
 fn claude_session(session_id: &str, cwd: &str, hour: &str) -> String {
     let record = |index: usize, kind: &str, message: Value| {
         json!({
             "type": kind, "uuid": format!("{session_id}-{index}"),
             "parentUuid": if index == 0 { Value::Null } else { json!(format!("{session_id}-{}", index - 1)) },
             "sessionId": session_id, "timestamp": format!("2026-03-02T{hour}:00:0{index}Z"),
-            "cwd": cwd, "version": "2.0.50", "isSidechain": false, "message": message,
+            "cwd": cwd, "version": "2.0.50", "isSidechain": false, "slug": SLUG, "message": message,
         })
         .to_string()
     };
@@ -463,6 +465,19 @@ async fn relay_searched(client: &EskerClient) -> Vec<String> {
     sorted(strings_at(&hits, "/session_id"))
 }
 
+/// The sessions `list_sessions(slug)` lists for [`SLUG`] (sorted) and their session numbers.
+async fn chain_members(client: &EskerClient) -> (Vec<String>, Vec<i64>) {
+    let (listed, failed) = answer(client, "list_sessions", json!({"slug": SLUG})).await;
+    assert!(!failed, "{listed}");
+    let numbers = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|session| session["session_number"].as_i64().expect("numbered"))
+        .collect();
+    (sorted(strings_at(&listed, "/session_id")), numbers)
+}
+
 #[tokio::test]
 async fn a_project_only_relay_server_answers_nothing_of_another_project() {
     let projects = projects();
@@ -477,6 +492,10 @@ async fn a_project_only_relay_server_answers_nothing_of_another_project() {
     let conversation = |id: &str| json!({"session_id_or_slug": id, "format": "json"});
     let (seen, _) = answer(&unscoped, "get_conversation", conversation(&natives_b[0])).await;
     assert!(seen.get("error").is_none(), "{seen}");
+    assert_eq!(
+        chain_members(&unscoped).await,
+        (every.clone(), vec![1, 2, 3])
+    );
 
     let client = profile_client("relay", true).await;
     let instructions = client
@@ -492,6 +511,19 @@ async fn a_project_only_relay_server_answers_nothing_of_another_project() {
     assert_eq!(relay_searched(&client).await, natives_a);
     let (opened_a, _) = answer(&client, "get_conversation", conversation(&natives_a[0])).await;
     assert!(opened_a.get("error").is_none(), "{opened_a}");
+    assert_eq!(
+        chain_members(&client).await,
+        (natives_a.clone(), vec![1, 2])
+    );
+    let (in_chain, _) = answer(&client, "get_conversation", conversation(SLUG)).await;
+    assert_eq!(
+        sorted(strings_at(&in_chain["sessions"], "/session_id")),
+        natives_a
+    );
+    assert_eq!(
+        sorted(strings_at(&in_chain["messages"], "/session_id")),
+        natives_a
+    );
     let (hidden, absent) = hidden_and_missing(&client, "get_conversation", conversation).await;
     assert_eq!(hidden, absent);
     assert_eq!(
