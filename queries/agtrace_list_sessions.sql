@@ -3,7 +3,8 @@
 -- project root (cwd, else the log file for sessions that record none).
 -- $1: source or '' for any; $2: project hash or '' for any; $3, $4: whether a since bound is
 -- given and its value; $5, $6: the same for until; $7: whether a cursor is given; $8, $9: the
--- cursor's started_at and session id; $10: rows to fetch.
+-- cursor's started_at and session id; $10: rows to fetch; $11, $12: whether the server is
+-- project-scoped and the pattern cwd must match.
 WITH page AS (
   SELECT
     session_id,
@@ -20,6 +21,7 @@ WITH page AS (
     AND (NOT $3 OR started_at >= $4)
     AND (NOT $5 OR started_at < $6)
     AND (NOT $7 OR started_at < $8 OR (started_at = $8 AND session_id < $9))
+    AND (NOT $11 OR regexp_like(cwd, $12))
   ORDER BY started_at DESC, session_id DESC
   LIMIT $10
 )

@@ -1,7 +1,9 @@
 -- relay get_conversation / list_sessions(slug): the sessions a slug names, in chain order
 -- (started_at, then id): the members of the chain of that slug, the members of the slug-less
 -- chain whose id is $2 (relay slug "chain:<source>-<native id>"), or the one session that
--- carries the slug alone (not a sub-agent). $1: slug; $2: chain id or ''.
+-- carries the slug alone (not a sub-agent); under --project-only, only the members inside the
+-- project. $1: slug; $2: chain id or ''; $3, $4: whether the server is project-scoped and the
+-- pattern cwd must match.
 SELECT
   session_id,
   native_id,
@@ -19,7 +21,10 @@ SELECT
   chain_length,
   parent_session_id
 FROM sessions
-WHERE chain_slug = $1
-  OR (chain_slug IS NULL AND chain_id = $2)
-  OR (chain_id IS NULL AND parent_session_id IS NULL AND session_slug = $1)
+WHERE (
+    chain_slug = $1
+    OR (chain_slug IS NULL AND chain_id = $2)
+    OR (chain_id IS NULL AND parent_session_id IS NULL AND session_slug = $1)
+  )
+  AND (NOT $3 OR regexp_like(cwd, $4))
 ORDER BY started_at, session_id

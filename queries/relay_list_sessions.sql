@@ -2,7 +2,8 @@
 -- (case-insensitive substring of its directory) and overlapping a date range (updated_at at or
 -- after the start, started_at at or before the end).
 -- $1: lowercased project substring or ''; $2, $3: whether a start is given and its value;
--- $4, $5: the same for the end; $6: rows to fetch.
+-- $4, $5: the same for the end; $6: rows to fetch; $7, $8: whether the server is
+-- project-scoped and the pattern cwd must match.
 SELECT
   session_id,
   native_id,
@@ -23,5 +24,6 @@ FROM sessions
 WHERE ($1 = '' OR strpos(lower(coalesce(cwd, project, '')), $1) > 0)
   AND (NOT $2 OR updated_at >= $3)
   AND (NOT $4 OR started_at <= $5)
+  AND (NOT $7 OR regexp_like(cwd, $8))
 ORDER BY updated_at DESC, session_id DESC
 LIMIT $6

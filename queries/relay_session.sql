@@ -1,5 +1,6 @@
 -- relay get_conversation: the session an exact id names (a native id or an esker session id).
--- month is its events partition (the UTC month of its start). $1: the id.
+-- month is its events partition (the UTC month of its start). $1: the id; $2, $3: whether the
+-- server is project-scoped and the pattern cwd must match (src/mcp/project_scope.rs).
 SELECT
   session_id,
   native_id,
@@ -17,6 +18,7 @@ SELECT
   chain_length,
   parent_session_id
 FROM sessions
-WHERE session_id = $1 OR native_id = $1
+WHERE (session_id = $1 OR native_id = $1)
+  AND (NOT $2 OR regexp_like(cwd, $3))
 ORDER BY session_id
 LIMIT 1

@@ -28,8 +28,10 @@ const TURN_SESSION: NamedQuery = NamedQuery {
     sql: include_str!("../../queries/search_scope_turn.sql"),
 };
 
-/// The profiles whose every tool answers through the scoped service layer.
-pub const SCOPED_PROFILES: [&str; 1] = ["moraine"];
+/// The profiles whose every tool answers through the scoped service layer: the tantivy search
+/// (the in-scope session set), `open` ([`admits`]) and the SQL of their listings and id lookups
+/// ([`scope_parameters`]).
+pub const SCOPED_PROFILES: [&str; 3] = ["moraine", "agtrace", "relay"];
 
 /// Why the scope could not be established.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +39,7 @@ pub enum ProjectScopeError {
     #[error("the launch directory {0} does not exist")]
     NoLaunchDirectory(String),
     #[error(
-        "--project-only scopes the tools of the moraine profile only; the {0} profile is not scoped"
+        "--project-only scopes the tools of the moraine, agtrace and relay profiles only; the {0} profile is not scoped"
     )]
     UnscopedProfile(String),
     #[error("the project roots do not form a valid pattern: {0}")]
@@ -312,11 +314,13 @@ mod tests {
     #[test]
     fn only_the_scoped_profiles_may_be_project_only() {
         assert!(check_profiles(&["moraine"]).is_ok());
-        let error = check_profiles(&["moraine", "relay"]).unwrap_err();
+        assert!(check_profiles(&["agtrace"]).is_ok());
+        assert!(check_profiles(&["relay"]).is_ok());
+        let error = check_profiles(&["moraine", "memory"]).unwrap_err();
         assert!(
             error
                 .to_string()
-                .contains("the relay profile is not scoped"),
+                .contains("the memory profile is not scoped"),
             "{error}"
         );
     }

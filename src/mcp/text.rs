@@ -113,9 +113,10 @@ pub fn snippet(text: &str, query: &str) -> Excerpt {
     }
 }
 
-/// `text` with every word whose stem is a stem of `query` wrapped in `open` and `close` (the
-/// `>>>word<<<` marks of relay-search's snippets).
-pub fn mark_terms(text: &str, query: &str, open: &str, close: &str) -> String {
+/// `text` with every word whose stem is a stem of `query`, or that begins with one of
+/// `prefixes` (lowercased), wrapped in `open` and `close` (the `>>>word<<<` marks of
+/// relay-search's snippets).
+pub fn mark_terms(text: &str, query: &str, prefixes: &[String], open: &str, close: &str) -> String {
     let query_terms: Vec<String> = stemmed_tokens(query)
         .into_iter()
         .map(|(_, term)| term)
@@ -124,17 +125,24 @@ pub fn mark_terms(text: &str, query: &str, open: &str, close: &str) -> String {
     let mut stream = analyzer.token_stream(text);
     let mut marked = String::with_capacity(text.len());
     let mut copied = 0;
+    let mut lowercased = String::new();
     while stream.advance() {
         let token = stream.token();
-        if !query_terms.contains(&token.text) {
-            continue;
-        }
         let (Some(before), Some(word)) = (
             text.get(copied..token.offset_from),
             text.get(token.offset_from..token.offset_to),
         ) else {
             continue;
         };
+        let by_prefix = !prefixes.is_empty() && {
+            crate::search::analyzer::lowercase_into(word, &mut lowercased);
+            prefixes
+                .iter()
+                .any(|prefix| lowercased.starts_with(prefix.as_str()))
+        };
+        if !by_prefix && !query_terms.contains(&token.text) {
+            continue;
+        }
         marked.push_str(before);
         marked.push_str(open);
         marked.push_str(word);
@@ -260,15 +268,30 @@ mod tests {
             mark_terms(
                 "The migrations failed; migrate again",
                 "migration",
+                &[],
                 ">>>",
                 "<<<"
             ),
             "The >>>migrations<<< failed; >>>migrate<<< again"
         );
-        assert_eq!(mark_terms("naïve café", "café", "[", "]"), "naïve [café]");
         assert_eq!(
-            mark_terms("nothing here", "parquet", "[", "]"),
+            mark_terms("naïve café", "café", &[], "[", "]"),
+            "naïve [café]"
+        );
+        assert_eq!(
+            mark_terms("nothing here", "parquet", &[], "[", "]"),
             "nothing here"
+        );
+        let prefixes = ["copperle".to_owned(), "mig".to_owned()];
+        assert_eq!(
+            mark_terms(
+                "Copperleaf migrated, copper did not",
+                "",
+                &prefixes,
+                "[",
+                "]"
+            ),
+            "[Copperleaf] [migrated], copper did not"
         );
     }
 

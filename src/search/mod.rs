@@ -8,6 +8,8 @@ pub mod analyzer;
 pub mod boolean;
 pub mod damping;
 pub mod filler;
+pub mod positional;
+pub mod prefix;
 pub mod query;
 pub mod script;
 pub mod writer;

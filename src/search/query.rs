@@ -233,7 +233,7 @@ impl RelevanceBuilder<'_> {
         }
     }
 
-    fn stems(&self, text: &str) -> Vec<String> {
+    pub(super) fn stems(&self, text: &str) -> Vec<String> {
         let mut analyzer = self.stemmer.clone();
         let mut stream = analyzer.token_stream(text);
         let mut stems = Vec::new();
@@ -243,11 +243,11 @@ impl RelevanceBuilder<'_> {
         stems
     }
 
-    fn stem_term(&self, stem: &str) -> Term {
+    pub(super) fn stem_term(&self, stem: &str) -> Term {
         Term::from_field_text(self.text, stem)
     }
 
-    fn stem_query(&self, stem: &str) -> Box<dyn Query> {
+    pub(super) fn stem_query(&self, stem: &str) -> Box<dyn Query> {
         Box::new(TermQuery::new(
             self.stem_term(stem),
             IndexRecordOption::WithFreqs,
@@ -383,7 +383,7 @@ fn presence_of(run: &QueryRun, question: Presence) -> Presence {
     }
 }
 
-fn exact_term_query(exact: Field, form: &str) -> Box<dyn Query> {
+pub(super) fn exact_term_query(exact: Field, form: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(exact, form),
         IndexRecordOption::Basic,

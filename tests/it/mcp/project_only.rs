@@ -3,6 +3,7 @@
 //! (a sibling directory whose name extends A's, `proj` / `proj2`), all saying the same word and
 //! editing the same project-relative file. Launched inside A with the flag, no tool answers a
 //! B session and every B id is `not_found`, exactly as a missing id; without it, both are seen.
+//! The same holds for the `agtrace` and `relay` profiles, each reporting "not found" its way.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,8 @@ use crate::support::{index_into, query_rows};
 const WORD: &str = "amberfox";
 /// The file every session edits, relative to its project.
 const TAIL: &str = "src/app.rs";
+/// The Claude slug every session carries: one chain of three sessions, two in A and one in B.
+const SLUG: &str = "shared-amber-fox";
 
 /// Project A (`proj/`, with `.git/`), project B (`proj2/`) and the store of their sessions.
 struct Projects {
@@ -95,15 +98,15 @@ fn text(path: &Path) -> String {
     path.to_str().expect("utf-8 path").to_owned()
 }
 
-/// A Claude transcript in `cwd` on 2026-03-02 at `hour`: a prompt naming [`WORD`], then an
-/// `Edit` of [`TAIL`] under `cwd`.
+/// A Claude transcript in `cwd` on 2026-03-02 at `hour`, in the chain of [`SLUG`]: a prompt
+/// naming [`WORD`], then an `Edit` of [`TAIL`] under `cwd`.
 fn claude_session(session_id: &str, cwd: &str, hour: &str) -> String {
     let record = |index: usize, kind: &str, message: Value| {
         json!({
             "type": kind, "uuid": format!("{session_id}-{index}"),
             "parentUuid": if index == 0 { Value::Null } else { json!(format!("{session_id}-{}", index - 1)) },
             "sessionId": session_id, "timestamp": format!("2026-03-02T{hour}:00:0{index}Z"),
-            "cwd": cwd, "version": "2.0.50", "isSidechain": false, "message": message,
+            "cwd": cwd, "version": "2.0.50", "isSidechain": false, "slug": SLUG, "message": message,
         })
         .to_string()
     };
@@ -268,7 +271,7 @@ async fn project_only_refuses_a_profile_it_cannot_scope() {
             "--no-index",
             "--project-only",
             "--profile",
-            "relay",
+            "memory",
         ])
         .arg("--data-dir")
         .arg(&projects.data)
@@ -279,7 +282,275 @@ async fn project_only_refuses_a_profile_it_cannot_scope() {
         .expect("esker runs");
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("relay profile is not scoped"), "{stderr}");
+    assert!(stderr.contains("memory profile is not scoped"), "{stderr}");
+}
+
+/// A client of `esker serve --profile <profile>` launched in project A, scoped or not.
+async fn profile_client(profile: &str, scoped: bool) -> EskerClient {
+    let projects = projects();
+    let mut arguments = vec!["--profile", profile];
+    if scoped {
+        arguments.push("--project-only");
+    }
+    EskerClient::start_in_with(&projects.data, &projects.project_a, &arguments).await
+}
+
+/// The JSON a profile's client reads from a call (its text content), and whether the call
+/// was an MCP error.
+async fn answer(client: &EskerClient, tool: &str, arguments: Value) -> (Value, bool) {
+    let result = client.call(tool, arguments.clone()).await;
+    let text = result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_else(|| panic!("{tool} {arguments}: no text"));
+    let value = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("{tool} {arguments}: not JSON: {text}"));
+    (value, result.is_error == Some(true))
+}
+
+/// The native ids of sessions (esker ids), from the tables.
+fn native_ids(esker_ids: &[String]) -> Vec<String> {
+    let rows = query_rows(
+        &projects().data,
+        "SELECT session_id, native_id FROM sessions",
+    );
+    sorted(
+        rows.iter()
+            .filter(|row| {
+                esker_ids
+                    .iter()
+                    .any(|id| row["session_id"].as_str() == Some(id))
+            })
+            .map(|row| row["native_id"].as_str().expect("native id").to_owned())
+            .collect(),
+    )
+}
+
+/// `answer` with the id asked for written as `<id>`: a hidden session's answer must read
+/// exactly as a missing one's.
+fn without(answer: &Value, id: &str) -> String {
+    answer.to_string().replace(id, "<id>")
+}
+
+/// The failed answers of `call(id)` for B's session and for an id naming nothing, each with the
+/// id blanked; they must be equal, and failures.
+async fn hidden_and_missing(
+    client: &EskerClient,
+    tool: &str,
+    call: impl Fn(&str) -> Value,
+) -> (String, String) {
+    let session_b = &native_ids(&projects().sessions_b)[0];
+    let missing = missing_like(session_b);
+    let (hidden, hidden_failed) = answer(client, tool, call(session_b)).await;
+    let (absent, absent_failed) = answer(client, tool, call(&missing)).await;
+    assert_eq!(
+        (hidden_failed, absent_failed),
+        (absent_failed, absent_failed),
+        "{tool}: {hidden} / {absent}"
+    );
+    (without(&hidden, session_b), without(&absent, &missing))
+}
+
+async fn agtrace_listed(client: &EskerClient) -> Vec<String> {
+    let (listed, failed) = answer(client, "list_sessions", json!({"limit": 50})).await;
+    assert!(!failed, "{listed}");
+    sorted(strings_at(&listed["sessions"], "/id"))
+}
+
+async fn agtrace_searched(client: &EskerClient, arguments: Value) -> (Vec<String>, Value) {
+    let (previews, failed) = answer(client, "search_event_previews", arguments).await;
+    if failed {
+        return (Vec::new(), previews);
+    }
+    (
+        sorted(strings_at(&previews["data"]["matches"], "/session_id")),
+        previews,
+    )
+}
+
+#[tokio::test]
+async fn a_project_only_agtrace_server_answers_nothing_of_another_project() {
+    let projects = projects();
+    let (natives_a, natives_b) = (
+        native_ids(&projects.sessions_a),
+        native_ids(&projects.sessions_b),
+    );
+    let every = sorted([natives_a.clone(), natives_b.clone()].concat());
+    let unscoped = profile_client("agtrace", false).await;
+    assert_eq!(agtrace_listed(&unscoped).await, every);
+    assert_eq!(
+        agtrace_searched(&unscoped, json!({"query": WORD})).await.0,
+        every
+    );
+
+    let client = profile_client("agtrace", true).await;
+    let instructions = client
+        .service()
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .unwrap_or_default();
+    assert!(
+        instructions.contains("get_session_details")
+            && instructions.contains("scoped")
+            && instructions.contains(&text(&projects.project_a)),
+        "{instructions}"
+    );
+    assert_eq!(agtrace_listed(&client).await, natives_a);
+    assert_eq!(
+        agtrace_searched(&client, json!({"query": WORD})).await.0,
+        natives_a
+    );
+    let (projects_info, failed) = answer(&client, "get_project_info", json!({})).await;
+    assert!(!failed, "{projects_info}");
+    let roots = strings_at(&projects_info["projects"], "/root_path");
+    assert!(!roots.is_empty());
+    for root in &roots {
+        assert!(in_dir(root, &projects.project_a), "{root} is in A");
+    }
+    let (details_a, failed) = answer(
+        &client,
+        "get_session_details",
+        json!({"session_id": natives_a[0]}),
+    )
+    .await;
+    assert!(!failed, "{details_a}");
+
+    for tool in ["get_session_details", "analyze_session"] {
+        let (hidden, absent) =
+            hidden_and_missing(&client, tool, |id| json!({"session_id": id})).await;
+        assert_eq!(hidden, absent, "{tool}");
+        assert!(hidden.contains("session_not_found"), "{tool}: {hidden}");
+    }
+    let (hidden, absent) = hidden_and_missing(
+        &client,
+        "get_event_details",
+        |id| json!({"session_id": id, "event_index": 0}),
+    )
+    .await;
+    assert_eq!(hidden, absent);
+    assert!(hidden.contains("session_not_found"), "{hidden}");
+    let (hidden, absent) = hidden_and_missing(
+        &client,
+        "search_event_previews",
+        |id| json!({"query": WORD, "session_id": id}),
+    )
+    .await;
+    assert_eq!(hidden, absent);
+    assert!(hidden.contains("session_not_found"), "{hidden}");
+    let prefix_b = &natives_b[0][..8];
+    let (by_prefix, failed) =
+        answer(&client, "analyze_session", json!({"session_id": prefix_b})).await;
+    assert!(
+        failed && by_prefix.to_string().contains("session_not_found"),
+        "{by_prefix}"
+    );
+}
+
+async fn relay_listed(client: &EskerClient) -> Vec<String> {
+    let (listed, failed) = answer(client, "list_sessions", json!({"limit": 50})).await;
+    assert!(!failed, "{listed}");
+    sorted(strings_at(&listed, "/session_id"))
+}
+
+async fn relay_searched(client: &EskerClient) -> Vec<String> {
+    let (hits, failed) = answer(
+        client,
+        "search_history",
+        json!({"query": WORD, "limit": 50}),
+    )
+    .await;
+    assert!(!failed, "{hits}");
+    sorted(strings_at(&hits, "/session_id"))
+}
+
+/// The sessions `list_sessions(slug)` lists for [`SLUG`] (sorted) and their session numbers.
+async fn chain_members(client: &EskerClient) -> (Vec<String>, Vec<i64>) {
+    let (listed, failed) = answer(client, "list_sessions", json!({"slug": SLUG})).await;
+    assert!(!failed, "{listed}");
+    let numbers = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|session| session["session_number"].as_i64().expect("numbered"))
+        .collect();
+    (sorted(strings_at(&listed, "/session_id")), numbers)
+}
+
+#[tokio::test]
+async fn a_project_only_relay_server_answers_nothing_of_another_project() {
+    let projects = projects();
+    let (natives_a, natives_b) = (
+        native_ids(&projects.sessions_a),
+        native_ids(&projects.sessions_b),
+    );
+    let every = sorted([natives_a.clone(), natives_b.clone()].concat());
+    let unscoped = profile_client("relay", false).await;
+    assert_eq!(relay_listed(&unscoped).await, every);
+    assert_eq!(relay_searched(&unscoped).await, every);
+    let conversation = |id: &str| json!({"session_id_or_slug": id, "format": "json"});
+    let (seen, _) = answer(&unscoped, "get_conversation", conversation(&natives_b[0])).await;
+    assert!(seen.get("error").is_none(), "{seen}");
+    assert_eq!(
+        chain_members(&unscoped).await,
+        (every.clone(), vec![1, 2, 3])
+    );
+
+    let client = profile_client("relay", true).await;
+    let instructions = client
+        .service()
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .unwrap_or_default();
+    assert!(
+        instructions.contains("search_history") && instructions.contains("scoped"),
+        "{instructions}"
+    );
+    assert_eq!(relay_listed(&client).await, natives_a);
+    assert_eq!(relay_searched(&client).await, natives_a);
+    let (opened_a, _) = answer(&client, "get_conversation", conversation(&natives_a[0])).await;
+    assert!(opened_a.get("error").is_none(), "{opened_a}");
+    assert_eq!(
+        chain_members(&client).await,
+        (natives_a.clone(), vec![1, 2])
+    );
+    let (in_chain, _) = answer(&client, "get_conversation", conversation(SLUG)).await;
+    assert_eq!(
+        sorted(strings_at(&in_chain["sessions"], "/session_id")),
+        natives_a
+    );
+    assert_eq!(
+        sorted(strings_at(&in_chain["messages"], "/session_id")),
+        natives_a
+    );
+    let (hidden, absent) = hidden_and_missing(&client, "get_conversation", conversation).await;
+    assert_eq!(hidden, absent);
+    assert_eq!(
+        hidden,
+        json!({"error": "Session not found: <id>"}).to_string()
+    );
+    let (by_esker_id, _) = answer(
+        &client,
+        "get_conversation",
+        conversation(&projects.sessions_b[0]),
+    )
+    .await;
+    assert_eq!(
+        by_esker_id,
+        json!({"error": format!("Session not found: {}", projects.sessions_b[0])})
+    );
+    let (markdown, failed) = answer(
+        &client,
+        "get_conversation",
+        json!({"session_id_or_slug": natives_b[0]}),
+    )
+    .await;
+    assert!(!failed);
+    assert_eq!(
+        markdown,
+        json!({"error": format!("Session not found: {}", natives_b[0])})
+    );
 }
 
 /// The envelope of one in-process call, and whether it was an error.

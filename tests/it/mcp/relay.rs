@@ -1063,6 +1063,144 @@ async fn relay_search_history_reads_fts_syntax_and_numbers_hits() {
     );
 }
 
+/// The ids of the hits of `query`, sorted.
+async fn hit_ids(client: &RelayClient, query: &str) -> Vec<String> {
+    let hits = client
+        .list("search_history", json!({"query": query, "limit": 100}))
+        .await;
+    let mut ids = strings(&hits, "id");
+    ids.sort_unstable();
+    ids
+}
+
+/// The roles of the hits of `query` in Claude chain session `n`, sorted, and whether every hit
+/// is in that session.
+async fn roles_in_session(client: &RelayClient, query: &str, n: usize) -> (Vec<String>, bool) {
+    let hits = client
+        .list("search_history", json!({"query": query, "limit": 100}))
+        .await;
+    let all_in_session = hits.iter().all(|hit| hit["session_id"] == chain_id(n));
+    let mut roles = strings(&hits, "role");
+    roles.sort_unstable();
+    (roles, all_in_session)
+}
+
+#[tokio::test]
+async fn relay_search_history_reads_near_prefix_anchor_and_column_filters() {
+    let client = RelayClient::start(chain_store()).await;
+    // Session 3's prompt reads "chain step 3: copperleaf parquet migration" (one token between
+    // the two words) and its reply "copperleaf: the parquet migration step is done" (two).
+    let user = || vec!["user".to_owned()];
+    let user_and_reply = || vec!["assistant".to_owned(), "user".to_owned()];
+    assert_eq!(
+        roles_in_session(&client, "NEAR(copperleaf migration, 1)", 3).await,
+        (user(), true)
+    );
+    assert_eq!(
+        roles_in_session(&client, "NEAR(migration copperleaf, 1)", 3).await,
+        (user(), true),
+        "NEAR takes its phrases in any order"
+    );
+    assert_eq!(
+        roles_in_session(&client, "NEAR(copperleaf migration, 2)", 3).await,
+        (user_and_reply(), true)
+    );
+    assert_eq!(
+        roles_in_session(&client, "NEAR(copperleaf migration)", 3).await,
+        (user_and_reply(), true),
+        "the default distance is 10"
+    );
+    assert!(
+        hit_ids(&client, "NEAR(copperleaf migration, 0)")
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        roles_in_session(&client, "NEAR(copperleaf \"parquet migration\", 0)", 3).await,
+        (user(), true)
+    );
+
+    let word = hit_ids(&client, "copperleaf").await;
+    assert!(!word.is_empty());
+    assert_eq!(hit_ids(&client, "copperle*").await, word);
+    let prefixed = client
+        .list(
+            "search_history",
+            json!({"query": "copperle*", "limit": 100}),
+        )
+        .await;
+    for hit in &prefixed {
+        let snippet = hit["snippet"].as_str().unwrap();
+        assert!(snippet.contains(">>>copperleaf<<<"), "{snippet}");
+    }
+    assert_eq!(hit_ids(&client, "COPPERLEA *").await, word);
+    assert_eq!(hit_ids(&client, "content:copperleaf").await, word);
+    assert_eq!(hit_ids(&client, "{content} : copperleaf").await, word);
+    let either = client
+        .list(
+            "search_history",
+            json!({"query": "amberl* OR emberg*", "limit": 100}),
+        )
+        .await;
+    let mut sessions: Vec<String> = strings(&either, "session_id");
+    sessions.sort_unstable();
+    sessions.dedup();
+    assert_eq!(sessions, [chain_id(1), chain_id(5)]);
+    assert!(hit_ids(&client, "copperleafs*").await.is_empty());
+    assert_eq!(
+        roles_in_session(&client, "\"copperleaf parq\"*", 3).await,
+        (user(), true)
+    );
+    assert!(hit_ids(&client, "\"parquet copperle\"*").await.is_empty());
+    assert_eq!(
+        roles_in_session(&client, "copperleaf + parquet", 3).await,
+        (user(), true)
+    );
+    assert_eq!(
+        roles_in_session(&client, "NEAR(copperl* migrat*, 1)", 3).await,
+        (user(), true)
+    );
+
+    // "follow-up on amberline" starts with "follow"; "answered the amberline follow-up" does not.
+    assert_eq!(
+        roles_in_session(&client, "^follow amberline", 1).await,
+        (user(), true)
+    );
+    assert_eq!(
+        roles_in_session(&client, "^answered amberline", 1).await,
+        (vec!["assistant".to_owned()], true)
+    );
+    assert!(hit_ids(&client, "-content:amberline").await.is_empty());
+    assert_eq!(
+        hit_ids(&client, "-content:copperleaf OR amberline").await,
+        hit_ids(&client, "amberline").await
+    );
+
+    let syntax = "FTS5 syntax: use AND, OR, NOT, \"quoted phrases\".";
+    for (query, detail) in [
+        ("NEAR(copperleaf migration", "fts5: syntax error near \"\""),
+        (
+            "NEAR(copperleaf migration, x)",
+            "expected integer, got \"x\"",
+        ),
+        (
+            "NEAR(copperleaf OR migration)",
+            "fts5: syntax error near \"OR\"",
+        ),
+        ("NEAR()", "fts5: syntax error near \")\""),
+        ("*", "fts5: syntax error near \"*\""),
+        ("^", "fts5: syntax error near \"\""),
+        ("title:copperleaf", "no such column: title"),
+        ("{content author}: copperleaf", "no such column: author"),
+    ] {
+        assert_eq!(
+            client.json("search_history", json!({"query": query})).await,
+            json!([{"error": format!("Invalid search query: {detail}. {syntax}")}]),
+            "{query}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn relay_search_answers_alike_on_both_answer_paths() {
     use esker::mcp::catalog::{AnswerPath, Catalog};

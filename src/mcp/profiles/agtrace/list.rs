@@ -13,6 +13,7 @@ use super::reply::AgError;
 use super::steps::session_totals;
 use super::{AgTool, Context};
 use crate::mcp::catalog::{NamedQuery, text_parameter, timestamp_parameter};
+use crate::mcp::project_scope::scope_parameters;
 use crate::mcp::rows::RowError;
 use crate::mcp::text::{collapse_whitespace, format_timestamp};
 use crate::mcp::validate::Arguments;
@@ -95,7 +96,9 @@ impl AgTool for ListSessions {
 
     async fn execute(context: &Context<'_>, request: &ListRequest) -> Result<Value, AgError> {
         let snapshot = &context.snapshot;
-        let rows = snapshot.run(LIST, parameters(request)).await?;
+        let mut parameters = parameters(request);
+        parameters.extend(scope_parameters(snapshot.project_scope()));
+        let rows = snapshot.run(LIST, parameters).await?;
         let session_ids: Vec<&str> = rows
             .iter()
             .take(request.limit)
@@ -138,8 +141,8 @@ impl AgTool for ListSessions {
     }
 }
 
-/// `$1..$10` of `queries/agtrace_list_sessions.sql`; one row beyond the limit tells if more
-/// exist.
+/// `$1..$10` of `queries/agtrace_list_sessions.sql` (the scope, `$11` and `$12`, follows); one
+/// row beyond the limit tells if more exist.
 fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     let bound = |time: Option<DateTime<Utc>>| {
         let nanos = time.map(|time| time.timestamp_nanos_opt().unwrap_or(i64::MAX));
@@ -180,7 +183,8 @@ impl AgTool for ProjectInfo {
     }
 
     async fn execute(context: &Context<'_>, _request: &()) -> Result<Value, AgError> {
-        let rows = context.snapshot.run(PROJECTS, Vec::new()).await?;
+        let scope = scope_parameters(context.snapshot.project_scope());
+        let rows = context.snapshot.run(PROJECTS, scope.to_vec()).await?;
         let projects = rows
             .iter()
             .take(MAX_PROJECTS)

@@ -1,6 +1,8 @@
 //! Session ids as AgTrace takes them: the harness's native id, a unique prefix of one, or an
 //! esker `session:` id. The native ids of one store generation are loaded once into a sorted
-//! table ([`SessionKeys`]) so that a prefix resolves by binary search.
+//! table ([`SessionKeys`]) so that a prefix resolves by binary search. Under `esker serve
+//! --project-only` the table holds the project's sessions only, so every tool that takes a
+//! session id answers `Session not found` for another project's.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,6 +11,7 @@ use serde_json::json;
 
 use super::reply::{AgError, AgErrorCode};
 use crate::mcp::catalog::{CatalogError, NamedQuery, WarmSnapshot};
+use crate::mcp::project_scope::scope_parameters;
 
 const SESSION_KEYS: NamedQuery = NamedQuery {
     name: "agtrace_session_keys",
@@ -43,7 +46,8 @@ pub struct SessionKeys {
 impl SessionKeys {
     /// Loads the keys of `snapshot`'s generation.
     pub async fn load(snapshot: &WarmSnapshot) -> Result<SessionKeys, CatalogError> {
-        let rows = snapshot.run(SESSION_KEYS, Vec::new()).await?;
+        let scope = scope_parameters(snapshot.project_scope());
+        let rows = snapshot.run(SESSION_KEYS, scope.to_vec()).await?;
         let mut by_native = Vec::with_capacity(rows.len());
         for row in rows.iter() {
             let read = || -> Result<SessionKey, crate::mcp::rows::RowError> {

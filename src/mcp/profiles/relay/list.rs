@@ -14,6 +14,7 @@ use super::args::{
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
+use crate::mcp::project_scope::scope_parameters;
 use crate::mcp::validate::Arguments;
 
 const RECENT: NamedQuery = NamedQuery {
@@ -88,7 +89,9 @@ impl RelayTool for ListSessions {
                 (listed, true)
             }
             None => {
-                let listed = sessions::run_sessions(snapshot, RECENT, parameters(request)).await?;
+                let mut parameters = parameters(request);
+                parameters.extend(scope_parameters(snapshot.project_scope()));
+                let listed = sessions::run_sessions(snapshot, RECENT, parameters).await?;
                 (listed, false)
             }
         };
@@ -97,7 +100,7 @@ impl RelayTool for ListSessions {
     }
 }
 
-/// `$1..$6` of `queries/relay_list_sessions.sql`.
+/// `$1..$6` of `queries/relay_list_sessions.sql` (the scope, `$7` and `$8`, follows).
 fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
     let bound = |time: Option<DateTime<Utc>>| {
         let bound_nanos = time.map(nanos);

@@ -154,7 +154,13 @@ fn hit_json(message: &Message, session: &RelaySession, query: &fts::FtsQuery) ->
         "git_branch": session.git_branch,
         "role": message.role.as_str(),
         "timestamp": message.timestamp.map(format_timestamp),
-        "snippet": mark_terms(&excerpt.text, &query.marked_words, ">>>", "<<<"),
+        "snippet": mark_terms(
+            &excerpt.text,
+            &query.marked_words,
+            &query.marked_prefixes,
+            ">>>",
+            "<<<",
+        ),
         "session_number": session.session_number(),
     })
 }

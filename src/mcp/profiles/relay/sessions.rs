@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::reply::RelayError;
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
+use crate::mcp::project_scope::scope_parameters;
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::format_timestamp;
 
@@ -127,7 +128,9 @@ fn sessions_of(rows: &Rows) -> Result<Vec<RelaySession>, RowError> {
 
 /// The session an exact id names: its native id, or its esker `session:` id.
 pub async fn by_id(snapshot: &WarmSnapshot, id: &str) -> Result<Option<RelaySession>, RelayError> {
-    let rows = snapshot.run(BY_ID, vec![text_parameter(id)]).await?;
+    let mut parameters = vec![text_parameter(id)];
+    parameters.extend(scope_parameters(snapshot.project_scope()));
+    let rows = snapshot.run(BY_ID, parameters).await?;
     Ok(sessions_of(&rows)?.into_iter().next())
 }
 
@@ -137,9 +140,9 @@ pub async fn chain(snapshot: &WarmSnapshot, slug: &str) -> Result<Vec<RelaySessi
         .strip_prefix(CHAIN_SLUG_PREFIX)
         .map(|rest| format!("{SESSION_ID_PREFIX}{rest}"))
         .unwrap_or_default();
-    let rows = snapshot
-        .run(CHAIN, vec![text_parameter(slug), text_parameter(&chain_id)])
-        .await?;
+    let mut parameters = vec![text_parameter(slug), text_parameter(&chain_id)];
+    parameters.extend(scope_parameters(snapshot.project_scope()));
+    let rows = snapshot.run(CHAIN, parameters).await?;
     Ok(sessions_of(&rows)?)
 }
 

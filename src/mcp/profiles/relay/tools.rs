@@ -10,7 +10,7 @@ use super::args::MAX_LIMIT;
 use super::messages::Role;
 
 pub const INSTRUCTIONS: &str = "esker serves local coding-agent history (Claude Code, Codex, Gemini CLI) with relay-search's history tools.
-- search_history finds messages (prompts, replies, tool calls) with FTS5-style queries: words (all must match), OR, NOT, \"quoted phrases\", parentheses. Each hit names its session, slug and session_number.
+- search_history finds messages (prompts, replies, tool calls) with FTS5-style queries: words (all must match), OR, NOT, \"quoted phrases\", parentheses, NEAR(a b, N), prefixes (migrat*). Each hit names its session, slug and session_number.
 - list_sessions lists recent sessions; with slug, the sessions of one continued conversation (a chain) oldest first, numbered.
 - get_conversation reads a session by id, or a whole chain by slug; session (\"4\", \"4-5\", \"1,3-5\") picks members of the chain, then around_timestamp, roles and limit apply.
 A chain is every session continuing one conversation: Claude Code sessions sharing a slug, or Codex resumes and forks (named chain:<source>-<id of its first session>). Errors are {\"error\": \"...\"}.";
@@ -20,7 +20,7 @@ pub fn tool_definitions() -> Vec<Tool> {
     vec![
         tool(
             "search_history",
-            "Search all indexed conversations (prompts, assistant replies, tool calls) with FTS5-style syntax: terms are ANDed; OR, NOT, \"quoted phrases\" and parentheses combine them. Ranked best first (BM25). Each result: id (message id), session_id, slug, project_dir, git_branch, role, timestamp, snippet (matches marked >>>like this<<<) and session_number (the session's place in its slug chain, null without a slug).",
+            "Search all indexed conversations (prompts, assistant replies, tool calls) with FTS5-style syntax: terms are ANDed; OR, NOT, \"quoted phrases\" and parentheses combine them; NEAR(a b \"c d\", N) finds phrases within N tokens (default 10) in any order; migrat* and \"schema dri\"* are prefixes; ^word anchors at the start. Ranked best first (BM25). Each result: id (message id), session_id, slug, project_dir, git_branch, role, timestamp, snippet (matches marked >>>like this<<<) and session_number (the session's place in its slug chain, null without a slug).",
             search_schema(),
         ),
         tool(
@@ -82,7 +82,7 @@ fn tags_property() -> Value {
 fn search_schema() -> Value {
     object_schema(
         json!({
-            "query": { "type": "string", "description": "FTS5-style query: terms (all must match), AND, OR, NOT, \"quoted phrases\", parentheses." },
+            "query": { "type": "string", "description": "FTS5-style query: terms (all must match), AND, OR, NOT, \"quoted phrases\", parentheses, NEAR(a b, N), prefix*, ^first." },
             "limit": limit_property(10),
             "project": optional_string("Only messages of sessions whose project directory contains this (case-insensitive)."),
             "date_from": optional_string("Only messages at or after this ISO date or datetime (e.g. 2026-01-15)."),
