@@ -27,7 +27,9 @@ use datafusion::common::{Constraints, ScalarValue, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
-use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::physical_plan::{
+    FileGroup, FileScanConfig, FileScanConfigBuilder, FileSource, ParquetSource,
+};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::Result as DataFusionResult;
 use datafusion::execution::cache::{Cache, CacheValue};
@@ -346,6 +348,7 @@ impl KeyedScan {
             .collect();
         let table_schema = self.inner.schema();
         let narrowed = FileScanConfigBuilder::from(config.clone())
+            .with_source(without_pruning(&config.file_source))
             .with_file_groups(file_groups)
             .with_statistics(Statistics::new_unknown(&table_schema))
             .build();
@@ -363,6 +366,23 @@ impl KeyedScan {
             file.clone()
                 .with_extension(ParquetRowSelection::new(selection)),
         )
+    }
+}
+
+/// `source` without the pruning a row selection makes redundant: row-group statistics, bloom
+/// filters and the page index would only confirm the rows already selected, and evaluating
+/// them costs about as much as reading those rows (release, 1M documents, a search's hit
+/// statement over 8 files: 17.6 → 12.3 ms).
+fn without_pruning(source: &Arc<dyn FileSource>) -> Arc<dyn FileSource> {
+    match source.downcast_ref::<ParquetSource>() {
+        Some(parquet) => {
+            let mut options = parquet.table_parquet_options().clone();
+            options.global.pruning = false;
+            options.global.bloom_filter_on_read = false;
+            options.global.enable_page_index = false;
+            Arc::new(parquet.clone().with_table_parquet_options(options))
+        }
+        None => Arc::clone(source),
     }
 }
 
