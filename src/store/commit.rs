@@ -14,7 +14,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use super::faults::crash_point;
 use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
-use super::state::{Checkpoint, SessionLocation, StoreState};
+use super::state::{ChangedKeys, Checkpoint, SessionLocation, StoreState};
 use super::{Snapshot, Store, StoreError};
 
 /// A partition holding more files than this after a commit is compacted into one file.
@@ -144,7 +144,8 @@ pub fn write_tables(
 }
 
 /// Records the commit in `state` (session locations, checkpoints, redaction facts), saves it
-/// into `next` and makes `next` current; older generations nobody pins are removed. Returns
+/// into `next` (the state shards it changed; `state` must be the previous generation's) and
+/// makes `next` current; older generations nobody pins are removed. Returns
 /// the new state.
 pub fn finish_generation(
     store: &Store,
@@ -152,6 +153,20 @@ pub fn finish_generation(
     input: CommitInput,
     mut state: StoreState,
 ) -> Result<StoreState, StoreError> {
+    let changed = ChangedKeys {
+        checkpoints: input.checkpoints.keys().cloned().collect(),
+        sessions: input
+            .removed_sessions
+            .iter()
+            .cloned()
+            .chain(
+                input
+                    .sessions
+                    .iter()
+                    .map(|session| session.session.session_id.clone()),
+            )
+            .collect(),
+    };
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -172,7 +187,7 @@ pub fn finish_generation(
     if let Some(rules) = input.redaction_rules {
         state.redaction_rules = rules;
     }
-    state.save(&next.root)?;
+    state.save_changed(&next.root, &next.previous.root, &changed)?;
     crash_point("after-state");
 
     store.flip_current(next.generation)?;
