@@ -7,8 +7,105 @@ use std::collections::HashMap;
 use datafusion::arrow::record_batch::RecordBatch;
 
 use super::parquet_io::{
-    column_micros, column_strings, replace_int32_column, replace_string_column,
+    column_int32, column_micros, column_strings, replace_int32_column, replace_string_column,
 };
+
+/// The columns [`link_continuations`] reads: who is in which chain, and in what order.
+pub const CHAIN_KEY_COLUMNS: [&str; 6] = [
+    "session_id",
+    "source",
+    "session_slug",
+    "parent_session_id",
+    "forked_from_session_id",
+    "started_at",
+];
+/// The columns [`link_continuations`] fills.
+pub const CHAIN_COLUMNS: [&str; 6] = [
+    "previous_session_id",
+    "next_session_id",
+    "chain_id",
+    "chain_slug",
+    "chain_number",
+    "chain_length",
+];
+
+/// One session's values of the [`CHAIN_COLUMNS`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChainPosition {
+    pub previous: Option<String>,
+    pub next: Option<String>,
+    pub chain_id: Option<String>,
+    pub chain_slug: Option<String>,
+    pub number: Option<i32>,
+    pub length: Option<i32>,
+}
+
+/// The chain columns of every row of `sessions`.
+pub fn chain_positions(sessions: &RecordBatch) -> Result<Vec<ChainPosition>, String> {
+    let previous = column_strings(sessions, "previous_session_id")?;
+    let next = column_strings(sessions, "next_session_id")?;
+    let chain_id = column_strings(sessions, "chain_id")?;
+    let chain_slug = column_strings(sessions, "chain_slug")?;
+    let number = column_int32(sessions, "chain_number")?;
+    let length = column_int32(sessions, "chain_length")?;
+    Ok((0..sessions.num_rows())
+        .map(|row| ChainPosition {
+            previous: previous[row].clone(),
+            next: next[row].clone(),
+            chain_id: chain_id[row].clone(),
+            chain_slug: chain_slug[row].clone(),
+            number: number[row],
+            length: length[row],
+        })
+        .collect())
+}
+
+/// Returns `sessions` with the chain columns of each row set to the position `positions`
+/// gives its session id (none: not in a chain).
+pub fn apply_chain_positions(
+    sessions: &RecordBatch,
+    positions: &HashMap<String, ChainPosition>,
+) -> Result<RecordBatch, String> {
+    let unchained = ChainPosition::default();
+    let rows: Vec<&ChainPosition> = column_strings(sessions, "session_id")?
+        .iter()
+        .map(|id| {
+            id.as_deref()
+                .and_then(|id| positions.get(id))
+                .unwrap_or(&unchained)
+        })
+        .collect();
+    let strings = |pick: fn(&ChainPosition) -> &Option<String>| -> Vec<Option<String>> {
+        rows.iter().map(|position| pick(position).clone()).collect()
+    };
+    let linked = replace_string_column(
+        sessions,
+        "previous_session_id",
+        strings(|position| &position.previous),
+    )?;
+    let linked = replace_string_column(
+        &linked,
+        "next_session_id",
+        strings(|position| &position.next),
+    )?;
+    let linked =
+        replace_string_column(&linked, "chain_id", strings(|position| &position.chain_id))?;
+    let linked = replace_string_column(
+        &linked,
+        "chain_slug",
+        strings(|position| &position.chain_slug),
+    )?;
+    let linked = replace_int32_column(
+        &linked,
+        "chain_number",
+        rows.iter().map(|position| position.number).collect(),
+    )?;
+    replace_int32_column(
+        &linked,
+        "chain_length",
+        rows.iter().map(|position| position.length).collect(),
+    )
+}
 
 /// Returns `sessions` with `previous_session_id`, `next_session_id`, `chain_id`, `chain_slug`,
 /// `chain_number` and `chain_length` recomputed over all rows.

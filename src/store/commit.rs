@@ -4,17 +4,20 @@
 //! whole (the search index beside the tables, memory entries) is driven from
 //! `crate::engine::commit`.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 
+use super::chains::{
+    CHAIN_COLUMNS, CHAIN_KEY_COLUMNS, ChainPosition, chain_positions, link_continuations,
+};
 use super::faults::crash_point;
 use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
-use super::state::{Checkpoint, SessionLocation, StoreState};
+use super::state::{ChangedKeys, Checkpoint, SessionLocation, StoreState};
 use super::{Snapshot, Store, StoreError};
 
 /// A partition holding more files than this after a commit is compacted into one file.
@@ -38,7 +41,7 @@ const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
     no_dictionary: &["turn_id", "first_event_id", "last_event_id"],
     small_pages: &[],
 };
-/// `sessions`: one file sorted by id.
+/// `sessions`: 16 buckets by session (like `turns`), each sorted by id.
 const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
     sorted_by: &["session_id"],
     bloom: &["session_id"],
@@ -144,7 +147,8 @@ pub fn write_tables(
 }
 
 /// Records the commit in `state` (session locations, checkpoints, redaction facts), saves it
-/// into `next` and makes `next` current; older generations nobody pins are removed. Returns
+/// into `next` (the state shards it changed; `state` must be the previous generation's) and
+/// makes `next` current; older generations nobody pins are removed. Returns
 /// the new state.
 pub fn finish_generation(
     store: &Store,
@@ -152,6 +156,20 @@ pub fn finish_generation(
     input: CommitInput,
     mut state: StoreState,
 ) -> Result<StoreState, StoreError> {
+    let changed = ChangedKeys {
+        checkpoints: input.checkpoints.keys().cloned().collect(),
+        sessions: input
+            .removed_sessions
+            .iter()
+            .cloned()
+            .chain(
+                input
+                    .sessions
+                    .iter()
+                    .map(|session| session.session.session_id.clone()),
+            )
+            .collect(),
+    };
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -172,7 +190,7 @@ pub fn finish_generation(
     if let Some(rules) = input.redaction_rules {
         state.redaction_rules = rules;
     }
-    state.save(&next.root)?;
+    state.save_changed(&next.root, &next.previous.root, &changed)?;
     crash_point("after-state");
 
     store.flip_current(next.generation)?;
@@ -424,27 +442,6 @@ fn link_files(files: &[PathBuf], target_dir: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Reads every Parquet file of a single-directory table, without the touched sessions' rows.
-fn untouched_rows(
-    table_dir: &Path,
-    touched: &HashSet<String>,
-) -> Result<Vec<RecordBatch>, StoreError> {
-    let mut kept = Vec::new();
-    for file in read_dir_sorted(table_dir)? {
-        if file
-            .extension()
-            .is_none_or(|extension| extension != "parquet")
-        {
-            continue;
-        }
-        let batches = pio::read_parquet(&file)?;
-        kept.extend(
-            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(&file))?,
-        );
-    }
-    Ok(kept)
-}
-
 /// `turns/` and `file_touches/` are split into this many files by a hash of the session id,
 /// so a commit rewrites only the buckets of the sessions it touches.
 pub const TURN_BUCKETS: u64 = 16;
@@ -597,6 +594,10 @@ fn split_by_bucket(
     Ok(())
 }
 
+/// Writes `sessions/` of the new generation in [`TURN_BUCKETS`] files: buckets holding no
+/// touched session and no session whose chain position changed are hard links to the previous
+/// files; the others are rewritten with the touched sessions' new rows and the chain columns
+/// recomputed over every session.
 fn write_sessions(
     previous_root: &Path,
     root: &Path,
@@ -605,15 +606,117 @@ fn write_sessions(
     sessions: &[AssembledSession],
     touched: &HashSet<String>,
 ) -> Result<(), StoreError> {
-    let file = root
-        .join("sessions")
-        .join(format!("part-g{generation:06}.parquet"));
-    let mut batches = untouched_rows(&previous_root.join("sessions"), touched)?;
+    let table_dir = root.join("sessions");
+    fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
+    let previous_files = parquet_files(&previous_root.join("sessions"))?;
     let rows: Vec<&SessionRow> = sessions.iter().map(|session| &session.session).collect();
-    batches.push(pio::sessions_batch(schema, &rows).map_err(parquet_failure(&file))?);
-    let combined = pio::concat_sorted(schema, &batches, SESSIONS_LAYOUT.sorted_by)
-        .map_err(parquet_failure(&file))?;
-    // Row order is kept: only the chain columns are filled in.
-    let chained = super::chains::link_continuations(&combined).map_err(parquet_failure(&file))?;
-    pio::write_parquet(&file, schema, &[chained], &SESSIONS_LAYOUT)
+    let new_rows = pio::sessions_batch(schema, &rows).map_err(parquet_failure(&table_dir))?;
+    let chains = relink_chains(&previous_files, &new_rows, touched)?;
+    let migrating = previous_files
+        .iter()
+        .any(|file| bucket_of_file(file).is_none());
+    let rewritten_buckets: BTreeSet<u64> = if migrating {
+        (0..TURN_BUCKETS).collect()
+    } else {
+        touched
+            .iter()
+            .chain(chains.moved.iter())
+            .map(|session_id| turn_bucket(session_id))
+            .collect()
+    };
+    let mut rows_by_bucket: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
+    let mut kept = Vec::new();
+    for file in &previous_files {
+        if bucket_of_file(file).is_some_and(|bucket| !rewritten_buckets.contains(&bucket)) {
+            kept.push(file.clone());
+            continue;
+        }
+        let batches = pio::read_parquet(file)?;
+        for batch in
+            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(file))?
+        {
+            split_by_bucket(&batch, &mut rows_by_bucket).map_err(parquet_failure(file))?;
+        }
+    }
+    link_files(&kept, &table_dir)?;
+    split_by_bucket(&new_rows, &mut rows_by_bucket).map_err(parquet_failure(&table_dir))?;
+    for (bucket, batches) in rows_by_bucket {
+        let file = table_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
+        let combined = pio::concat_sorted(schema, &batches, SESSIONS_LAYOUT.sorted_by)
+            .map_err(parquet_failure(&file))?;
+        if combined.num_rows() == 0 {
+            continue;
+        }
+        let chained = super::chains::apply_chain_positions(&combined, &chains.positions)
+            .map_err(parquet_failure(&file))?;
+        pio::write_parquet(&file, schema, &[chained], &SESSIONS_LAYOUT)?;
+    }
+    Ok(())
+}
+
+/// The continuation chains after a commit, computed over the chain columns of every session
+/// (a narrow read of each stored bucket) so they equal a recomputation over the whole table.
+struct Relinked {
+    /// The chain position of every session in a chain.
+    positions: HashMap<String, ChainPosition>,
+    /// Untouched sessions whose chain position changed: their buckets are rewritten too.
+    moved: HashSet<String>,
+}
+
+fn relink_chains(
+    previous_files: &[PathBuf],
+    new_rows: &RecordBatch,
+    touched: &HashSet<String>,
+) -> Result<Relinked, StoreError> {
+    let columns: Vec<&str> = CHAIN_KEY_COLUMNS
+        .iter()
+        .chain(CHAIN_COLUMNS.iter())
+        .copied()
+        .collect();
+    let new_keys =
+        pio::project_by_name(new_rows, &columns).map_err(parquet_failure(Path::new("sessions")))?;
+    let mut batches = Vec::new();
+    for file in previous_files {
+        let stored = pio::read_columns(file, &columns)?;
+        batches.extend(
+            pio::filter_out(&stored, "session_id", touched).map_err(parquet_failure(file))?,
+        );
+    }
+    batches.push(new_keys);
+    let keys_schema = batches[batches.len() - 1].schema();
+    let relink = || -> Result<Relinked, String> {
+        let keys = datafusion::arrow::compute::concat_batches(&keys_schema, &batches)
+            .map_err(|error| error.to_string())?;
+        let before = chain_positions(&keys)?;
+        let after = chain_positions(&link_continuations(&keys)?)?;
+        let session_ids = pio::column_strings(&keys, "session_id")?;
+        let mut relinked = Relinked {
+            positions: HashMap::new(),
+            moved: HashSet::new(),
+        };
+        for ((session_id, before), after) in session_ids.into_iter().zip(before).zip(after) {
+            let Some(session_id) = session_id else {
+                continue;
+            };
+            if before != after && !touched.contains(&session_id) {
+                relinked.moved.insert(session_id.clone());
+            }
+            if after != ChainPosition::default() {
+                relinked.positions.insert(session_id, after);
+            }
+        }
+        Ok(relinked)
+    };
+    relink().map_err(parquet_failure(Path::new("sessions")))
+}
+
+/// The Parquet files of a table directory, sorted.
+fn parquet_files(table_dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    Ok(read_dir_sorted(table_dir)?
+        .into_iter()
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "parquet")
+        })
+        .collect())
 }

@@ -10,7 +10,10 @@
 //!     sessions/part-g000042.parquet
 //!     file_touches/part-b07-g000042.parquet   16 files, bucketed like turns
 //!     tantivy/                            hard links to the master index files of this commit
-//!     state.json                          checkpoints of every source file + session locations
+//!     state/s07.json                      64 shards: the checkpoints of the source files and the
+//!                                         locations of the sessions whose path / id hash there
+//!     state.json                          the state's scalars (search opstamp, redaction); written
+//!                                         last: a generation without it is incomplete
 //!     memories/, memory_index/, memory_fold.json   memory entries folded from the journal
 //!                                         (`crate::memory`), carried forward by every commit
 //!   tantivy/                              the master (writable) tantivy index
@@ -21,7 +24,8 @@
 //! Readers pin the generation they read (a shared flock on `generations/gNNNNNN.pin`); a
 //! writer removes only old generations nobody pins, so a query never loses its files.
 //! A generation never changes once `current` points at it; unchanged Parquet files are hard
-//! links shared between generations, so a commit costs what it rewrites.
+//! links shared between generations, and so are the state shards a commit did not change, so a
+//! commit costs what it rewrites.
 //!
 //! The store knows files, generations and commits, and imports nothing above it (a test in
 //! `tests/it/layering.rs` holds it to that). What a generation holds beside its Parquet files
@@ -115,8 +119,9 @@ pub struct Snapshot {
 /// positions on sessions. 4: CJK and Thai bigrams in the search index (issue #23). 5: the
 /// `file_touches` table. 6: Parquet laid out for lookups (declared sort, 1024-row pages, page
 /// statistics on lookup columns) and a search index that locates every event (`unknown`
-/// included) without a stored copy of it (issue #21).
-pub const FORMAT_VERSION: u32 = 6;
+/// included) without a stored copy of it (issue #21). 7: the state split into 64 shards under
+/// `state/` with only its scalars left in `state.json` (issue #11).
+pub const FORMAT_VERSION: u32 = 7;
 /// The file in each generation that holds its format version.
 const FORMAT_FILE: &str = "format";
 

@@ -392,6 +392,41 @@ pub fn read_string_column(path: &Path, column: &str) -> Result<HashSet<String>, 
     Ok(values)
 }
 
+/// Reads only the named columns of a Parquet file, in the order named.
+pub fn read_columns(path: &Path, columns: &[&str]) -> Result<Vec<RecordBatch>, StoreError> {
+    let to_error = parquet_error(path);
+    let file = File::open(path).map_err(StoreError::io(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|error| to_error(error.to_string()))?;
+    let indices = columns
+        .iter()
+        .map(|column| builder.schema().index_of(column))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|error| to_error(error.to_string()))?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), indices);
+    let reader = builder
+        .with_batch_size(ROW_GROUP_ROWS)
+        .with_projection(mask)
+        .build()
+        .map_err(|error| to_error(error.to_string()))?;
+    reader
+        .map(|batch| {
+            let batch = batch.map_err(|error| to_error(error.to_string()))?;
+            project_by_name(&batch, columns).map_err(&to_error)
+        })
+        .collect()
+}
+
+/// The named columns of a batch, in the order named.
+pub fn project_by_name(batch: &RecordBatch, columns: &[&str]) -> Result<RecordBatch, String> {
+    let indices = columns
+        .iter()
+        .map(|column| batch.schema().index_of(column))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|error| error.to_string())?;
+    batch.project(&indices).map_err(|error| error.to_string())
+}
+
 fn string_array(batch: &RecordBatch, index: usize) -> Result<StringArray, String> {
     let array = cast(
         batch.column(index),
@@ -501,6 +536,24 @@ pub fn column_micros(batch: &RecordBatch, column: &str) -> Result<Vec<Option<i64
         .as_any()
         .downcast_ref::<Int64Array>()
         .ok_or_else(|| "expected a timestamp column".to_string())?;
+    Ok(array.iter().collect())
+}
+
+/// The values of an integer column of a batch as `i32`, nulls as `None`.
+pub fn column_int32(batch: &RecordBatch, column: &str) -> Result<Vec<Option<i32>>, String> {
+    let index = batch
+        .schema()
+        .index_of(column)
+        .map_err(|error| error.to_string())?;
+    let array = cast(
+        batch.column(index),
+        &datafusion::arrow::datatypes::DataType::Int32,
+    )
+    .map_err(|error| error.to_string())?;
+    let array = array
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .ok_or_else(|| "expected an integer column".to_string())?;
     Ok(array.iter().collect())
 }
 

@@ -1,15 +1,24 @@
-//! Per-generation bookkeeping (`state.json`): a checkpoint per source file and where each
-//! session's rows live, committed atomically with the tables.
+//! Per-generation bookkeeping: a checkpoint per source file and where each session's rows
+//! live, committed atomically with the tables. It is sharded so a commit writes what it
+//! changes: `state/sNN.json` ([`STATE_SHARDS`] files) hold the checkpoints whose source path
+//! and the sessions whose id hash to shard NN; `state.json` holds the scalar fields and is
+//! written last (a generation with it is complete). A commit rewrites the shards of the keys
+//! it changed and hard-links the others from the previous generation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 
+/// The state header (scalar fields); its presence marks a complete generation.
 pub(crate) const STATE_FILE: &str = "state.json";
+/// The directory of the state shards.
+const SHARDS_DIR: &str = "state";
+/// How many shards the checkpoints and session locations are split into.
+pub const STATE_SHARDS: u64 = 64;
 
 /// What the store knows about one source file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +55,7 @@ pub struct SessionLocation {
 }
 
 /// The state of one generation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoreState {
     pub checkpoints: BTreeMap<String, Checkpoint>,
     pub sessions: BTreeMap<String, SessionLocation>,
@@ -54,30 +63,325 @@ pub struct StoreState {
     pub search_opstamp: u64,
     /// Whether secrets were redacted when the logs were read; a pass with the other setting
     /// re-reads every file it is given.
-    #[serde(default)]
     pub redacted: bool,
     /// The version of the redaction rules the logs were read with (empty when not redacted,
     /// or written before rules were versioned); a pass with other rules re-reads every file.
-    #[serde(default)]
     pub redaction_rules: String,
 }
 
+/// `state.json`: the scalar fields. A store of format 6 or older kept the whole state in it
+/// (`checkpoints`, `sessions`), which is still read so an upgrade finds the indexed files.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Header {
+    search_opstamp: u64,
+    #[serde(default)]
+    redacted: bool,
+    #[serde(default)]
+    redaction_rules: String,
+    /// How many shards `state/` holds (0: an unsharded state of an older format).
+    #[serde(default)]
+    shards: u64,
+    #[serde(default, skip_serializing)]
+    checkpoints: BTreeMap<String, Checkpoint>,
+    #[serde(default, skip_serializing)]
+    sessions: BTreeMap<String, SessionLocation>,
+}
+
+/// One shard as read.
+#[derive(Debug, Default, Deserialize)]
+struct Shard {
+    checkpoints: BTreeMap<String, Checkpoint>,
+    sessions: BTreeMap<String, SessionLocation>,
+}
+
+/// One shard as written, borrowing from the state.
+#[derive(Debug, Default, Serialize)]
+struct ShardRef<'a> {
+    checkpoints: BTreeMap<&'a str, &'a Checkpoint>,
+    sessions: BTreeMap<&'a str, &'a SessionLocation>,
+}
+
+/// The keys a commit changed (inserted, replaced or removed) in a state.
+#[derive(Debug, Default, Clone)]
+pub struct ChangedKeys {
+    /// Source paths of changed checkpoints.
+    pub checkpoints: Vec<String>,
+    /// Ids of changed session locations.
+    pub sessions: Vec<String>,
+}
+
+impl ChangedKeys {
+    fn shards(&self) -> BTreeSet<u64> {
+        self.checkpoints
+            .iter()
+            .chain(self.sessions.iter())
+            .map(|key| shard_of(key))
+            .collect()
+    }
+}
+
+/// The shard a checkpoint's source path or a session id belongs to.
+pub fn shard_of(key: &str) -> u64 {
+    (crate::ids::stable_hash(&[key.as_bytes()]) % u128::from(STATE_SHARDS)) as u64
+}
+
+/// The file of one shard in a generation.
+pub fn shard_path(generation_root: &Path, shard: u64) -> PathBuf {
+    generation_root
+        .join(SHARDS_DIR)
+        .join(format!("s{shard:02}.json"))
+}
+
+fn corrupt(path: &Path) -> impl FnOnce(serde_json::Error) -> StoreError + '_ {
+    move |error| StoreError::CorruptState {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    }
+}
+
 impl StoreState {
+    /// Reads the header and every shard (the shards on all cores).
     pub fn load(generation_root: &Path) -> Result<StoreState, StoreError> {
         let path = generation_root.join(STATE_FILE);
-        let text = fs::read_to_string(&path).map_err(StoreError::io(&path))?;
-        serde_json::from_str(&text).map_err(|error| StoreError::CorruptState {
-            path,
-            message: error.to_string(),
-        })
+        let text = fs::read(&path).map_err(StoreError::io(&path))?;
+        let header: Header = serde_json::from_slice(&text).map_err(corrupt(&path))?;
+        let mut state = StoreState {
+            checkpoints: header.checkpoints,
+            sessions: header.sessions,
+            search_opstamp: header.search_opstamp,
+            redacted: header.redacted,
+            redaction_rules: header.redaction_rules,
+        };
+        for shard in load_shards(generation_root, header.shards)? {
+            state.checkpoints.extend(shard.checkpoints);
+            state.sessions.extend(shard.sessions);
+        }
+        Ok(state)
     }
 
+    /// Writes the whole state into a new generation.
     pub fn save(&self, generation_root: &Path) -> Result<(), StoreError> {
+        let all: BTreeSet<u64> = (0..STATE_SHARDS).collect();
+        self.write_shards(generation_root, &all)?;
+        self.write_header(generation_root)
+    }
+
+    /// Writes the state into a new generation when it differs from the state of
+    /// `previous_root` only at `changed`: the shards of the changed keys are written, the
+    /// others hard-linked from the previous generation (written when it lacks them).
+    pub fn save_changed(
+        &self,
+        generation_root: &Path,
+        previous_root: &Path,
+        changed: &ChangedKeys,
+    ) -> Result<(), StoreError> {
+        let dirty = changed.shards();
+        let shards_dir = generation_root.join(SHARDS_DIR);
+        fs::create_dir_all(&shards_dir).map_err(StoreError::io(&shards_dir))?;
+        let mut to_write = BTreeSet::new();
+        for shard in 0..STATE_SHARDS {
+            let previous = shard_path(previous_root, shard);
+            if dirty.contains(&shard) || !previous.is_file() {
+                to_write.insert(shard);
+                continue;
+            }
+            let target = shard_path(generation_root, shard);
+            fs::hard_link(&previous, &target)
+                .or_else(|_| fs::copy(&previous, &target).map(|_| ()))
+                .map_err(StoreError::io(&target))?;
+        }
+        self.write_shards(generation_root, &to_write)?;
+        self.write_header(generation_root)
+    }
+
+    /// Writes the given shards, each with every entry of the state that belongs to it.
+    fn write_shards(
+        &self,
+        generation_root: &Path,
+        shards: &BTreeSet<u64>,
+    ) -> Result<(), StoreError> {
+        if shards.is_empty() {
+            return Ok(());
+        }
+        let shards_dir = generation_root.join(SHARDS_DIR);
+        fs::create_dir_all(&shards_dir).map_err(StoreError::io(&shards_dir))?;
+        let mut contents: BTreeMap<u64, ShardRef<'_>> = shards
+            .iter()
+            .map(|&shard| (shard, ShardRef::default()))
+            .collect();
+        for (path, checkpoint) in &self.checkpoints {
+            if let Some(shard) = contents.get_mut(&shard_of(path)) {
+                shard.checkpoints.insert(path, checkpoint);
+            }
+        }
+        for (session_id, location) in &self.sessions {
+            if let Some(shard) = contents.get_mut(&shard_of(session_id)) {
+                shard.sessions.insert(session_id, location);
+            }
+        }
+        for (shard, content) in contents {
+            let path = shard_path(generation_root, shard);
+            let text = serde_json::to_vec(&content).map_err(corrupt(&path))?;
+            fs::write(&path, text).map_err(StoreError::io(&path))?;
+        }
+        Ok(())
+    }
+
+    /// Writes `state.json`, the last file of a generation's state.
+    fn write_header(&self, generation_root: &Path) -> Result<(), StoreError> {
         let path = generation_root.join(STATE_FILE);
-        let text = serde_json::to_string(self).map_err(|error| StoreError::CorruptState {
-            path: path.clone(),
-            message: error.to_string(),
-        })?;
+        let header = Header {
+            search_opstamp: self.search_opstamp,
+            redacted: self.redacted,
+            redaction_rules: self.redaction_rules.clone(),
+            shards: STATE_SHARDS,
+            ..Header::default()
+        };
+        let text = serde_json::to_vec(&header).map_err(corrupt(&path))?;
         fs::write(&path, text).map_err(StoreError::io(&path))
+    }
+}
+
+/// Reads shards `0..count` of a generation, spread over the available cores.
+fn load_shards(generation_root: &Path, count: u64) -> Result<Vec<Shard>, StoreError> {
+    let workers = std::thread::available_parallelism()
+        .map(|cores| cores.get() as u64)
+        .unwrap_or(1)
+        .clamp(1, count.max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                scope.spawn(move || {
+                    (worker..count)
+                        .step_by(workers as usize)
+                        .map(|shard| load_shard(&shard_path(generation_root, shard)))
+                        .collect::<Result<Vec<Shard>, StoreError>>()
+                })
+            })
+            .collect();
+        let mut shards = Vec::new();
+        for handle in handles {
+            let loaded = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            shards.extend(loaded);
+        }
+        Ok(shards)
+    })
+}
+
+fn load_shard(path: &Path) -> Result<Shard, StoreError> {
+    let text = fs::read(path).map_err(StoreError::io(path))?;
+    serde_json::from_slice(&text).map_err(corrupt(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint(size: u64, sessions: &[&str]) -> Checkpoint {
+        Checkpoint {
+            size,
+            mtime_ns: 1,
+            device: 2,
+            inode: 3,
+            complete_offset: size,
+            content_hash: format!("h{size}"),
+            format: "claude".to_string(),
+            sessions: sessions.iter().map(|id| id.to_string()).collect(),
+            malformed_lines: 0,
+        }
+    }
+
+    fn location(source_path: &str) -> SessionLocation {
+        SessionLocation {
+            partition: "source=claude/month=2026-04".to_string(),
+            source_path: source_path.to_string(),
+            event_count: 4,
+        }
+    }
+
+    fn state_of(files: u64) -> StoreState {
+        let mut state = StoreState {
+            search_opstamp: 7,
+            redacted: true,
+            redaction_rules: "r1".to_string(),
+            ..StoreState::default()
+        };
+        for file in 0..files {
+            let path = format!("/logs/{file}.jsonl");
+            let session = format!("ses_{file:032x}");
+            state
+                .checkpoints
+                .insert(path.clone(), checkpoint(file, &[&session]));
+            state.sessions.insert(session, location(&path));
+        }
+        state
+    }
+
+    #[test]
+    fn a_saved_state_loads_back_equal() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let state = state_of(300);
+        state.save(dir.path()).expect("save");
+        assert_eq!(StoreState::load(dir.path()).expect("load"), state);
+        for shard in 0..STATE_SHARDS {
+            assert!(shard_path(dir.path(), shard).is_file(), "shard {shard}");
+        }
+    }
+
+    #[test]
+    fn an_unsharded_state_of_an_older_format_still_loads() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let old = serde_json::json!({
+            "checkpoints": {"/logs/a.jsonl": checkpoint(5, &["ses_a"])},
+            "sessions": {"ses_a": location("/logs/a.jsonl")},
+            "search_opstamp": 3,
+        });
+        fs::write(dir.path().join(STATE_FILE), old.to_string()).expect("write");
+        let state = StoreState::load(dir.path()).expect("load");
+        assert_eq!(state.search_opstamp, 3);
+        assert_eq!(
+            state.checkpoints["/logs/a.jsonl"],
+            checkpoint(5, &["ses_a"])
+        );
+        assert_eq!(state.sessions["ses_a"], location("/logs/a.jsonl"));
+    }
+
+    #[test]
+    fn a_changed_save_writes_the_changed_shards_and_links_the_others() {
+        use std::os::unix::fs::MetadataExt;
+        let previous = tempfile::tempdir().expect("temp dir");
+        let next = tempfile::tempdir().expect("temp dir");
+        let mut state = state_of(200);
+        state.save(previous.path()).expect("save");
+        let path = "/logs/7.jsonl".to_string();
+        state.checkpoints.insert(path.clone(), checkpoint(99, &[]));
+        state
+            .sessions
+            .remove("ses_00000000000000000000000000000007");
+        state.search_opstamp = 8;
+        let changed = ChangedKeys {
+            checkpoints: vec![path.clone()],
+            sessions: vec!["ses_00000000000000000000000000000007".to_string()],
+        };
+        state
+            .save_changed(next.path(), previous.path(), &changed)
+            .expect("save changed");
+        assert_eq!(StoreState::load(next.path()).expect("load"), state);
+        let inode =
+            |root: &Path, shard| fs::metadata(shard_path(root, shard)).expect("shard").ino();
+        for shard in 0..STATE_SHARDS {
+            let linked = inode(previous.path(), shard) == inode(next.path(), shard);
+            assert_eq!(linked, !changed.shards().contains(&shard), "shard {shard}");
+        }
+    }
+
+    #[test]
+    fn a_missing_shard_is_reported_not_ignored() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        state_of(10).save(dir.path()).expect("save");
+        fs::remove_file(shard_path(dir.path(), 5)).expect("remove");
+        assert!(StoreState::load(dir.path()).is_err());
     }
 }

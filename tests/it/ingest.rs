@@ -859,3 +859,126 @@ fn lean_claude_shaped_files_are_indexed_with_ids_from_session_and_line() {
     assert!(found.status.success(), "{}", stderr_of(&found));
     assert!(String::from_utf8_lossy(&found.stdout).contains("north garage"));
 }
+
+/// Writes a two-record Claude session on 2026-03-DD, in a slug chain when `slug` is given.
+fn write_dated_claude_session(project: &Path, native_id: &str, day: u32, slug: Option<&str>) {
+    fs::create_dir_all(project).expect("mkdir");
+    let lines: Vec<String> = ["user", "assistant"]
+        .iter()
+        .enumerate()
+        .map(|(step, kind)| {
+            let content = if *kind == "user" {
+                serde_json::json!(format!("question about heron {native_id}"))
+            } else {
+                serde_json::json!([{"type": "text", "text": "an answer on egrets"}])
+            };
+            let mut record = serde_json::json!({
+                "type": kind, "uuid": format!("{native_id}-{step}"),
+                "parentUuid": if step == 0 { serde_json::Value::Null } else { serde_json::json!(format!("{native_id}-0")) },
+                "sessionId": native_id, "timestamp": format!("2026-03-{day:02}T09:00:0{step}.000Z"),
+                "cwd": "/home/dev/app", "version": "2.0.50", "isSidechain": false,
+                "message": {"role": kind, "content": content, "id": format!("msg-{native_id}-{step}")}
+            });
+            if let Some(slug) = slug {
+                record["slug"] = serde_json::json!(slug);
+            }
+            record.to_string()
+        })
+        .collect();
+    fs::write(
+        project.join(format!("{native_id}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .expect("write session");
+}
+
+const CHAIN_COLUMNS_SQL: &str = "SELECT native_id, previous_session_id, next_session_id, chain_id, \
+     chain_slug, chain_number, chain_length FROM sessions ORDER BY native_id";
+
+/// Inodes of the `sessions/` files of the current generation.
+fn session_file_inodes(data_dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    fs::read_dir(data_dir.join("current/sessions"))
+        .expect("sessions dir")
+        .map(|entry| {
+            let entry = entry.expect("entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            (name, entry.metadata().expect("metadata").ino())
+        })
+        .collect()
+}
+
+#[test]
+fn a_new_chain_member_committed_later_renumbers_the_chain_and_leaves_other_buckets_linked() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects/-home-dev-app");
+    for n in 0..60 {
+        write_dated_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{n:012}"),
+            1,
+            None,
+        );
+    }
+    let member = |n: u32| format!("aaaaaaaa-0000-4000-8000-00000000000{n}");
+    write_dated_claude_session(&project, &member(1), 2, Some("quiet-river"));
+    write_dated_claude_session(&project, &member(3), 6, Some("quiet-river"));
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let before = session_file_inodes(data.path());
+    assert!(before.len() > 8, "sessions are bucketed: {before:?}");
+
+    // A member that started between the two: the later one becomes number 3.
+    write_dated_claude_session(&project, &member(2), 4, Some("quiet-river"));
+    index_into(data.path(), &[logs.path()]);
+    let chain = query_rows(
+        data.path(),
+        "SELECT native_id, session_id, previous_session_id, next_session_id, chain_id, \
+         chain_number, chain_length, chain_slug FROM sessions WHERE chain_slug IS NOT NULL \
+         ORDER BY chain_number",
+    );
+    let natives: Vec<&str> = chain
+        .iter()
+        .map(|row| row["native_id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(natives, [member(1), member(2), member(3)]);
+    for (position, row) in chain.iter().enumerate() {
+        assert_eq!(
+            row["chain_number"],
+            serde_json::json!(position + 1),
+            "{row:?}"
+        );
+        assert_eq!(row["chain_length"], serde_json::json!(3), "{row:?}");
+        assert_eq!(row["chain_slug"], serde_json::json!("quiet-river"));
+        assert_eq!(row["chain_id"], chain[0]["session_id"], "{row:?}");
+        let previous = position
+            .checked_sub(1)
+            .map(|at| chain[at]["session_id"].clone());
+        let next = chain.get(position + 1).map(|row| row["session_id"].clone());
+        assert_eq!(
+            row["previous_session_id"],
+            previous.unwrap_or_default(),
+            "{row:?}"
+        );
+        assert_eq!(row["next_session_id"], next.unwrap_or_default(), "{row:?}");
+    }
+
+    // Identical to a store that saw every session at once.
+    let clean = tempfile::tempdir().expect("temp dir");
+    index_into(clean.path(), &[logs.path()]);
+    assert_eq!(
+        query_rows(data.path(), CHAIN_COLUMNS_SQL),
+        query_rows(clean.path(), CHAIN_COLUMNS_SQL)
+    );
+    let after = session_file_inodes(data.path());
+    let linked = after
+        .values()
+        .filter(|inode| before.values().any(|old| old == *inode))
+        .count();
+    assert!(
+        linked >= after.len() - 3,
+        "only the buckets of the new member and of the renumbered ones are rewritten: \
+         {linked} of {} linked",
+        after.len()
+    );
+}

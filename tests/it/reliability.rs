@@ -886,3 +886,89 @@ fn a_store_of_an_older_format_is_refused_by_readers_and_rebuilt_by_the_indexer()
         esker::store::FORMAT_VERSION.to_string()
     );
 }
+
+/// The state shards of a generation, by file name, with their inodes.
+fn state_shard_inodes(generation_root: &Path) -> std::collections::BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    fs::read_dir(generation_root.join("state"))
+        .expect("state shards")
+        .map(|entry| {
+            let entry = entry.expect("entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            (name, entry.metadata().expect("metadata").ino())
+        })
+        .collect()
+}
+
+/// The shard files holding the keys whose entries differ between two states.
+fn shards_of_changed_keys(
+    before: &esker::store::state::StoreState,
+    after: &esker::store::state::StoreState,
+) -> std::collections::BTreeSet<String> {
+    use esker::store::state::shard_of;
+    let checkpoints = before
+        .checkpoints
+        .keys()
+        .chain(after.checkpoints.keys())
+        .filter(|key| before.checkpoints.get(*key) != after.checkpoints.get(*key));
+    let sessions = before
+        .sessions
+        .keys()
+        .chain(after.sessions.keys())
+        .filter(|key| before.sessions.get(*key) != after.sessions.get(*key));
+    checkpoints
+        .chain(sessions)
+        .map(|key| format!("s{:02}.json", shard_of(key)))
+        .collect()
+}
+
+#[test]
+fn a_commit_rewrites_only_the_state_shards_it_changes_and_links_the_rest() {
+    use esker::store::state::{STATE_SHARDS, StoreState};
+    let logs = tempfile::tempdir().expect("temp dir");
+    let project = logs.path().join("projects/-home-dev-app");
+    write_claude_sessions(&project, 40);
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[logs.path()]);
+    let store = esker::store::Store::open_existing(data.path()).expect("store");
+    let before = store.pin_current().expect("pin");
+    let state_before = StoreState::load(&before.root).expect("state loads");
+    assert_eq!(state_before.checkpoints.len(), 40);
+
+    let session_id = "00000000-0000-4000-8000-000000000007";
+    let log = project.join(format!("{session_id}.jsonl"));
+    append_exchange(&log, session_id, 0);
+    index_into(data.path(), &[logs.path()]);
+    let after = store.current().expect("current");
+    assert_eq!(after.generation, before.generation + 1, "one commit");
+    let state_after = StoreState::load(&after.root).expect("state loads");
+
+    let key = log.to_string_lossy().into_owned();
+    assert_eq!(
+        state_after.checkpoints[&key].size,
+        fs::metadata(&log).expect("log").len(),
+        "the appended file's checkpoint is the new one"
+    );
+    let changed = shards_of_changed_keys(&state_before, &state_after);
+    assert!(
+        changed.contains(&format!("s{:02}.json", esker::store::state::shard_of(&key))),
+        "{changed:?}"
+    );
+    let old_inodes = state_shard_inodes(&before.root);
+    let new_inodes = state_shard_inodes(&after.root);
+    assert_eq!(old_inodes.len(), STATE_SHARDS as usize);
+    assert_eq!(new_inodes.len(), STATE_SHARDS as usize);
+    let rewritten: std::collections::BTreeSet<String> = new_inodes
+        .iter()
+        .filter(|(name, inode)| old_inodes.get(*name) != Some(inode))
+        .map(|(name, _)| name.clone())
+        .collect();
+    assert_eq!(
+        rewritten, changed,
+        "exactly the shards of the changed keys are new files; the rest are hard links"
+    );
+    assert!(
+        rewritten.len() <= 2,
+        "one checkpoint, one session: {rewritten:?}"
+    );
+}
