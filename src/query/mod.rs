@@ -93,9 +93,10 @@ pub async fn serving_context_with(
 
 /// The serving tables whose files are sorted by a key that lookups name, and that key: their
 /// scans open only the files holding the keys a query names ([`keyed_scan`]).
-const KEYED_TABLES: [(&str, &str); 3] = [
+const KEYED_TABLES: [(&str, &str); 4] = [
     ("events", "session_id"),
     ("turns", "session_id"),
+    ("sessions", "session_id"),
     ("file_touches", "file_name"),
 ];
 

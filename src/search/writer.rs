@@ -9,6 +9,7 @@ use tantivy::{Index, IndexWriter, Term};
 
 use super::{SearchError, SearchFields};
 use crate::model::EventType;
+use crate::store::faults::crash_point;
 use crate::store::rows::EventRow;
 
 /// Memory budget of each indexing thread.
@@ -147,20 +148,32 @@ pub fn publish(master_dir: &Path, generation_index_dir: &Path) -> Result<(), Sea
     Ok(())
 }
 
-/// Replaces the master index with a copy of a published one.
+/// The crash point reached after each file [`restore_master`] copies (`ESKER_CRASH_AT`).
+pub const RESTORE_CRASH_POINT: &str = "search-restore-copied-file";
+
+/// Replaces the master index with a copy of a published one. The copy is made in a sibling
+/// directory and renamed into place, so a crash during the copy never leaves a master whose
+/// `meta.json` names segment files that were not copied yet (the next open finds the master
+/// missing or still ahead, and restores again).
 fn restore_master(master_dir: &Path, published_dir: &Path) -> Result<(), SearchError> {
-    if master_dir.exists() {
-        fs::remove_dir_all(master_dir).map_err(io_error(master_dir))?;
+    let staging = master_dir.with_extension("restoring");
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_error(&staging))?;
     }
-    fs::create_dir_all(master_dir).map_err(io_error(master_dir))?;
+    fs::create_dir_all(&staging).map_err(io_error(&staging))?;
     for entry in fs::read_dir(published_dir).map_err(io_error(published_dir))? {
         let entry = entry.map_err(io_error(published_dir))?;
         let name = entry.file_name();
         if LOCK_FILES.iter().any(|lock| name == *lock) {
             continue;
         }
-        let target = master_dir.join(&name);
+        let target = staging.join(&name);
         fs::copy(entry.path(), &target).map_err(io_error(&target))?;
+        crash_point(RESTORE_CRASH_POINT);
     }
+    if master_dir.exists() {
+        fs::remove_dir_all(master_dir).map_err(io_error(master_dir))?;
+    }
+    fs::rename(&staging, master_dir).map_err(io_error(master_dir))?;
     Ok(())
 }

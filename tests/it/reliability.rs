@@ -111,6 +111,44 @@ fn a_crash_at_any_commit_point_then_a_rerun_equals_a_clean_run() {
     }
 }
 
+#[test]
+fn a_crash_while_restoring_the_search_index_then_a_rerun_equals_a_clean_run() {
+    let reference = store_content(fixture_store());
+    let logs = fixtures_dir();
+    let data = tempfile::tempdir().expect("temp dir");
+    // A crash after the master index committed but before the flip: the next run finds the
+    // master ahead of the current generation and restores it from the published copy.
+    let ahead = esker_index(data.path(), &logs, &["--batch-bytes", "6000"])
+        .env("ESKER_CRASH_AT", "after-search-commit:2")
+        .output()
+        .expect("esker runs");
+    assert!(!ahead.status.success(), "{}", stderr_of(&ahead));
+    let published_files = fs::read_dir(data.path().join("current/tantivy"))
+        .expect("published index")
+        .count();
+    assert!(published_files > 3, "{published_files} published files");
+    // Crash after each file the restore copies in turn; each rerun must restore again.
+    for nth in 1..published_files {
+        let restoring = esker_index(data.path(), &logs, &[])
+            .env(
+                "ESKER_CRASH_AT",
+                format!("{}:{nth}", esker::search::writer::RESTORE_CRASH_POINT),
+            )
+            .output()
+            .expect("esker runs");
+        assert!(
+            !restoring.status.success(),
+            "no crash after copied file {nth}: {}",
+            stderr_of(&restoring)
+        );
+    }
+    let rerun = esker_index(data.path(), &logs, &[])
+        .output()
+        .expect("esker runs");
+    assert!(rerun.status.success(), "{}", stderr_of(&rerun));
+    assert_eq!(store_content(data.path()), reference);
+}
+
 /// Writes `count` small Claude sessions (two turns each) under a project directory.
 fn write_claude_sessions(project: &Path, count: usize) {
     fs::create_dir_all(project).expect("mkdir");
