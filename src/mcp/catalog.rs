@@ -374,6 +374,7 @@ impl WarmSnapshot {
             name: query.name,
             source,
         };
+        let started = std::time::Instant::now();
         let plan = self
             .plan_of(query)
             .await
@@ -385,7 +386,14 @@ impl WarmSnapshot {
             .execute_logical_plan(plan)
             .await
             .map_err(failed)?;
-        frame.collect().await.map_err(failed)
+        let batches = frame.collect().await.map_err(failed)?;
+        tracing::debug!(
+            query = query.name,
+            rows = batches.iter().map(RecordBatch::num_rows).sum::<usize>(),
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "named query"
+        );
+        Ok(batches)
     }
 
     /// The logical plan of `query` with its placeholders unbound: planned once per generation

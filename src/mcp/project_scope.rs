@@ -157,7 +157,12 @@ pub async fn admits(snapshot: &WarmSnapshot, id: &McpId) -> Result<bool, ToolErr
 /// The session links of an opened session (its `traversal`, or each chain member's) with every
 /// session outside the scope left out: the link null, the child unlisted.
 pub fn hide_links_outside(data: &mut Value, in_scope: &HashSet<String>) {
-    let members = data["members"].as_array_mut().into_iter().flatten();
+    // `get_mut`, not `data["members"]`: indexing a JSON object inserts a null member list.
+    let members = data
+        .get_mut("members")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten();
     let traversals: Vec<&mut Value> = members.map(|member| &mut member["traversal"]).collect();
     for traversal in traversals {
         hide_traversal_links(traversal, in_scope);

@@ -358,8 +358,11 @@ fn data_schema(tool: ToolName) -> Value {
             "type": "object",
             "required": ["kind"],
             "properties": {
-                "kind": { "type": "string", "enum": ["session", "turn", "event"] },
+                "kind": { "type": "string", "enum": ["session", "turn", "event", "session_range"] },
                 "session": { "type": "object" },
+                "sessions": { "type": "string" },
+                "session_count": { "type": "integer" },
+                "members": { "type": "array" },
                 "turn": { "type": "object" },
                 "event": { "type": "object" },
                 "turns": { "type": "array" },

@@ -86,6 +86,7 @@ pub fn write(
         page_statistics: &SORT_COLUMNS,
         no_dictionary: &["id"],
         small_pages: &[],
+        row_group_rows: pio::ROW_GROUP_ROWS,
     };
     pio::write_parquet(&new_file, schema, &[sorted], &layout)
 }

@@ -32,6 +32,7 @@ const EVENTS_LAYOUT: FileLayout<'static> = FileLayout {
     page_statistics: &["session_id", "seq", "turn_ordinal", "timestamp"],
     no_dictionary: &["event_id", "text", "payload"],
     small_pages: &["text", "payload"],
+    row_group_rows: pio::ROW_GROUP_ROWS,
 };
 /// `turns`: 16 buckets by session, sorted by (session, ordinal).
 const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
@@ -40,6 +41,7 @@ const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
     page_statistics: &["session_id", "ordinal"],
     no_dictionary: &["turn_id", "first_event_id", "last_event_id"],
     small_pages: &[],
+    row_group_rows: pio::LOOKUP_ROW_GROUP_ROWS,
 };
 /// `sessions`: 16 buckets by session (like `turns`), each sorted by id.
 const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
@@ -48,6 +50,7 @@ const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
     page_statistics: &["session_id"],
     no_dictionary: &["session_id", "native_id"],
     small_pages: &[],
+    row_group_rows: pio::LOOKUP_ROW_GROUP_ROWS,
 };
 /// `file_touches` is looked up by file name (`queries/file_attention_touches.sql`).
 const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
@@ -56,6 +59,7 @@ const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
     page_statistics: &["file_name", "tail"],
     no_dictionary: &[],
     small_pages: &[],
+    row_group_rows: pio::ROW_GROUP_ROWS,
 };
 
 /// What one commit changes.

@@ -27,7 +27,9 @@ use super::rows::{EventRow, SessionRow, TouchRow, TurnRow};
 use crate::model::TokenUsage;
 
 /// Rows per row group: small enough that bloom filters and min/max stats prune lookups well.
-const ROW_GROUP_ROWS: usize = 8192;
+pub const ROW_GROUP_ROWS: usize = 8192;
+/// Rows per row group of the tables served by keyed lookups (`sessions`, `turns`).
+pub const LOOKUP_ROW_GROUP_ROWS: usize = 1024;
 /// Rows per data page: a located lookup decodes one page of each column, not the row group.
 const PAGE_ROWS: usize = 1024;
 /// Bytes per data page of the wide columns (event text, payloads).
@@ -49,6 +51,10 @@ pub struct FileLayout<'a> {
     pub no_dictionary: &'a [&'a str],
     /// Wide columns written in small pages ([`WIDE_PAGE_BYTES`]).
     pub small_pages: &'a [&'a str],
+    /// Rows per row group: [`ROW_GROUP_ROWS`], or [`LOOKUP_ROW_GROUP_ROWS`] for tables read
+    /// a few rows at a time (a row group the lookup does not select is never read; inside a
+    /// selected one, skipping rows decompresses the pages before them).
+    pub row_group_rows: usize,
 }
 
 fn parquet_error(path: &Path) -> impl Fn(String) -> StoreError + '_ {
@@ -293,7 +299,7 @@ pub fn schema_without(schema: &SchemaRef, drop: &[&str]) -> SchemaRef {
 fn writer_properties(schema: &SchemaRef, layout: &FileLayout<'_>) -> WriterProperties {
     let column = |name: &&str| ColumnPath::from(*name);
     let mut builder = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_row_count(Some(layout.row_group_rows))
         .set_data_page_row_count_limit(PAGE_ROWS)
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_statistics_enabled(EnabledStatistics::Chunk)

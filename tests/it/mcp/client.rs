@@ -1,6 +1,7 @@
 //! An rmcp client over a spawned `esker serve --no-index`, with helpers that unwrap the
 //! success and error envelopes, and table lookups that give the expected answers.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -8,6 +9,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
 
 use crate::support::{esker_bin, fixture_store, query_rows};
 
@@ -16,6 +18,8 @@ pub const ERROR_SCHEMA: &str = "moraine.mcp.error.v1";
 /// A connected MCP client; the server process ends when the client is dropped.
 pub struct EskerClient {
     service: RunningService<RoleClient, ()>,
+    /// Each tool's declared `outputSchema`, read from `tools/list` on the first call.
+    output_schemas: OnceCell<HashMap<String, Value>>,
 }
 
 impl EskerClient {
@@ -77,7 +81,10 @@ impl EskerClient {
         });
         let transport = TokioChildProcess::new(command).expect("esker serve starts");
         let service = ().serve(transport).await.expect("MCP initialize succeeds");
-        EskerClient { service }
+        EskerClient {
+            service,
+            output_schemas: OnceCell::new(),
+        }
     }
 
     pub fn service(&self) -> &RunningService<RoleClient, ()> {
@@ -90,10 +97,53 @@ impl EskerClient {
         if let Value::Object(map) = arguments {
             params = params.with_arguments(map);
         }
-        self.service
+        let result = self
+            .service
             .call_tool(params)
             .await
-            .unwrap_or_else(|error| panic!("{tool} got a protocol error: {error}"))
+            .unwrap_or_else(|error| panic!("{tool} got a protocol error: {error}"));
+        self.assert_matches_output_schema(tool, &result).await;
+        result
+    }
+
+    /// Every structured result must validate against the tool's declared `outputSchema`, as
+    /// MCP clients that validate (the Python SDK) check it: a mismatch fails the call there.
+    async fn assert_matches_output_schema(&self, tool: &str, result: &CallToolResult) {
+        let (Some(structured), Some(schema)) = (
+            result.structured_content.as_ref(),
+            self.output_schemas().await.get(tool),
+        ) else {
+            return;
+        };
+        let validator = jsonschema::validator_for(schema)
+            .unwrap_or_else(|error| panic!("{tool}'s outputSchema is not a schema: {error}"));
+        let errors: Vec<String> = validator
+            .iter_errors(structured)
+            .map(|error| format!("{} at {}", error, error.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{tool}'s result does not match its outputSchema: {errors:?}"
+        );
+    }
+
+    async fn output_schemas(&self) -> &HashMap<String, Value> {
+        self.output_schemas
+            .get_or_init(|| async {
+                let tools = self
+                    .service
+                    .list_all_tools()
+                    .await
+                    .expect("tools/list succeeds");
+                tools
+                    .into_iter()
+                    .filter_map(|tool| {
+                        let schema = Value::Object(tool.output_schema?.as_ref().clone());
+                        Some((tool.name.to_string(), schema))
+                    })
+                    .collect()
+            })
+            .await
     }
 
     /// The success envelope of a call that must succeed.
