@@ -244,7 +244,7 @@ pub struct RawEvent {
 /// read from a cache, `output` every generated token (reasoning included), `reasoning` the part
 /// spent reasoning, `total` = input + output unless the harness reports its own total.
 /// A field is `None` when the harness does not record it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TokenUsage {
     pub input: Option<i64>,
     pub cached_input: Option<i64>,

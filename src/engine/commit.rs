@@ -58,11 +58,11 @@ pub async fn commit_from(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (tables, search)
     });
-    tables?;
+    let digests = tables?;
     state.search_opstamp = search?;
     fold_memory(store, &next).await?;
     crash_point("after-publish");
-    let state = finish_generation(store, &next, input, state)?;
+    let state = finish_generation(store, &next, input, digests, state)?;
     Ok((summary, state))
 }
 

@@ -10,7 +10,9 @@ use super::parquet_io::{
     column_int32, column_micros, column_strings, replace_int32_column, replace_string_column,
 };
 
-/// The columns [`link_continuations`] reads: who is in which chain, and in what order.
+/// The columns [`link_continuations`] reads: who is in which chain, and in what order. A commit
+/// whose touched sessions keep these values keeps every chain (`commit::chain_keys` compares
+/// them: a column added here is added there).
 pub const CHAIN_KEY_COLUMNS: [&str; 6] = [
     "session_id",
     "source",

@@ -14,6 +14,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use super::chains::{
     CHAIN_COLUMNS, CHAIN_KEY_COLUMNS, ChainPosition, chain_positions, link_continuations,
 };
+use super::digest::{EventDigests, event_digests};
 use super::faults::crash_point;
 use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
@@ -124,14 +125,15 @@ pub fn begin_generation(store: &Store) -> Result<NextGeneration, StoreError> {
     })
 }
 
-/// Writes the Parquet tables of one commit into `next`, counting into `summary`.
+/// Writes the Parquet tables of one commit into `next`, counting into `summary`. Returns the
+/// digest of each written session's events, for [`finish_generation`].
 pub fn write_tables(
     next: &NextGeneration,
     schemas: &TableSchemas,
     input: &CommitInput,
     state: &StoreState,
     summary: &mut CommitSummary,
-) -> Result<(), StoreError> {
+) -> Result<EventsDigests, StoreError> {
     let touched: HashSet<String> = input
         .sessions
         .iter()
@@ -150,14 +152,18 @@ pub fn write_tables(
     .run(summary)
 }
 
-/// Records the commit in `state` (session locations, checkpoints, redaction facts), saves it
-/// into `next` (the state shards it changed; `state` must be the previous generation's) and
-/// makes `next` current; older generations nobody pins are removed. Returns
+/// The digest of each written session's events (`store::digest`), by session id.
+pub type EventsDigests = HashMap<String, String>;
+
+/// Records the commit in `state` (session locations with `digests`, checkpoints, redaction
+/// facts), saves it into `next` (the state shards it changed; `state` must be the previous
+/// generation's) and makes `next` current; older generations nobody pins are removed. Returns
 /// the new state.
 pub fn finish_generation(
     store: &Store,
     next: &NextGeneration,
     input: CommitInput,
+    mut digests: EventsDigests,
     mut state: StoreState,
 ) -> Result<StoreState, StoreError> {
     let changed = ChangedKeys {
@@ -178,12 +184,14 @@ pub fn finish_generation(
         state.sessions.remove(removed);
     }
     for session in &input.sessions {
+        let session_id = &session.session.session_id;
         state.sessions.insert(
-            session.session.session_id.clone(),
+            session_id.clone(),
             SessionLocation {
                 partition: partition_of(session),
                 source_path: session.session.source_path.clone(),
                 event_count: session.events.len() as u64,
+                events_digest: digests.remove(session_id),
             },
         );
     }
@@ -196,11 +204,13 @@ pub fn finish_generation(
     }
     state.save_changed(&next.root, &next.previous.root, &changed)?;
     crash_point("after-state");
+    tracing::debug!("state saved");
 
     store.flip_current(next.generation)?;
     crash_point("after-flip");
     store.remove_old_generations(next.generation, next.previous.generation)?;
     crash_point("after-cleanup");
+    tracing::debug!("old generations removed");
     Ok(state)
 }
 
@@ -224,9 +234,20 @@ struct TableWrite<'a> {
 }
 
 impl TableWrite<'_> {
-    fn run(&self, summary: &mut CommitSummary) -> Result<(), StoreError> {
+    fn run(&self, summary: &mut CommitSummary) -> Result<EventsDigests, StoreError> {
         let sessions = &self.input.sessions;
-        let events_plan = EventsPlan::new(sessions, self.touched, self.state);
+        let digests: Vec<EventDigests> = sessions
+            .iter()
+            .map(|session| {
+                let stored = self.state.sessions.get(&session.session.session_id);
+                event_digests(
+                    &session.events,
+                    stored.map_or(0, |location| location.event_count as usize),
+                )
+            })
+            .collect();
+        let events_plan =
+            EventsPlan::new(sessions, &digests, &self.input.removed_sessions, self.state);
         let old_event_ids = write_events(
             self.previous_root,
             self.root,
@@ -236,13 +257,17 @@ impl TableWrite<'_> {
             summary,
         )?;
         summary.written_events = sessions.iter().map(|session| session.events.len()).sum();
-        summary.new_events = sessions
-            .iter()
-            .flat_map(|session| session.events.iter())
-            .filter(|event| !old_event_ids.contains(&event.event_id))
-            .count();
+        summary.new_events = events_plan.appended_events
+            + events_plan
+                .replaced_rows
+                .iter()
+                .filter(|event| !old_event_ids.contains(&event.event_id))
+                .count();
         crash_point("after-events");
-        tracing::debug!("events written");
+        tracing::debug!(
+            appended_sessions = sessions.len() - events_plan.replaced_in_input,
+            "events written"
+        );
         write_turns(
             self.previous_root,
             self.root,
@@ -270,7 +295,12 @@ impl TableWrite<'_> {
             self.touched,
         )?;
         crash_point("after-tables");
-        Ok(())
+        tracing::debug!("sessions written");
+        Ok(sessions
+            .iter()
+            .zip(digests)
+            .map(|(session, digests)| (session.session.session_id.clone(), digests.all))
+            .collect())
     }
 }
 
@@ -282,40 +312,101 @@ fn partition_of(session: &AssembledSession) -> String {
     )
 }
 
-/// Which partitions a commit must rewrite, and the new event rows of each.
+/// What a commit does to `events`: which sessions' stored rows it replaces, and the rows it
+/// writes into each partition.
+///
+/// A session whose first stored events are unchanged (same count and digest as the state
+/// records) only gained events at its end: its stored rows stay where they are and only the
+/// new events are written (an append costs what it adds, not the size of the file holding the
+/// session). Any other touched session is replaced: its old rows are filtered out of the files
+/// holding them and all its events are written.
 struct EventsPlan<'a> {
-    touched_sessions: &'a HashSet<String>,
-    /// Partitions that held or will hold a touched session.
-    touched_partitions: BTreeSet<String>,
+    /// Sessions whose stored rows are removed (replaced or removed sessions).
+    replaced_sessions: HashSet<String>,
+    /// Partitions holding stored rows of a replaced session: only their files are read.
+    replacing_partitions: BTreeSet<String>,
+    /// Rows written into each partition.
     new_rows: BTreeMap<String, Vec<&'a EventRow>>,
+    /// All the events of the replaced sessions of the input.
+    replaced_rows: Vec<&'a EventRow>,
+    /// Input sessions that are replaced rather than appended to.
+    replaced_in_input: usize,
+    /// Events added to appended sessions.
+    appended_events: usize,
 }
 
 impl<'a> EventsPlan<'a> {
     fn new(
         sessions: &'a [AssembledSession],
-        touched_sessions: &'a HashSet<String>,
+        digests: &[EventDigests],
+        removed_sessions: &[String],
         state: &StoreState,
     ) -> EventsPlan<'a> {
-        let mut touched_partitions: BTreeSet<String> = touched_sessions
-            .iter()
-            .filter_map(|session_id| state.sessions.get(session_id))
-            .map(|location| location.partition.clone())
-            .collect();
-        let mut new_rows: BTreeMap<String, Vec<&EventRow>> = BTreeMap::new();
-        for session in sessions {
-            let partition = partition_of(session);
-            touched_partitions.insert(partition.clone());
-            new_rows
-                .entry(partition)
-                .or_default()
-                .extend(session.events.iter());
+        let mut plan = EventsPlan {
+            replaced_sessions: HashSet::new(),
+            replacing_partitions: BTreeSet::new(),
+            new_rows: BTreeMap::new(),
+            replaced_rows: Vec::new(),
+            replaced_in_input: 0,
+            appended_events: 0,
+        };
+        for removed in removed_sessions {
+            plan.replace(removed, state);
         }
-        EventsPlan {
-            touched_sessions,
-            touched_partitions,
-            new_rows,
+        for (session, digests) in sessions.iter().zip(digests) {
+            let partition = partition_of(session);
+            let rows = match unchanged_prefix(session, &partition, digests, state) {
+                Some(stored) => {
+                    plan.appended_events += session.events.len() - stored;
+                    &session.events[stored..]
+                }
+                None => {
+                    plan.replace(&session.session.session_id, state);
+                    plan.replaced_in_input += 1;
+                    plan.replaced_rows.extend(session.events.iter());
+                    &session.events[..]
+                }
+            };
+            if !rows.is_empty() {
+                plan.new_rows.entry(partition).or_default().extend(rows);
+            }
+        }
+        plan
+    }
+
+    fn replace(&mut self, session_id: &str, state: &StoreState) {
+        self.replaced_sessions.insert(session_id.to_string());
+        if let Some(location) = state.sessions.get(session_id) {
+            self.replacing_partitions.insert(location.partition.clone());
         }
     }
+
+    /// Partitions whose files change.
+    fn written_partitions(&self) -> BTreeSet<String> {
+        self.replacing_partitions
+            .iter()
+            .chain(self.new_rows.keys())
+            .cloned()
+            .collect()
+    }
+}
+
+/// How many of the session's events are stored unchanged in `partition`, when the stored
+/// events are exactly its first ones (so only the rest must be written).
+fn unchanged_prefix(
+    session: &AssembledSession,
+    partition: &str,
+    digests: &EventDigests,
+    state: &StoreState,
+) -> Option<usize> {
+    let stored = state.sessions.get(&session.session.session_id)?;
+    let stored_digest = stored.events_digest.as_deref()?;
+    let count = stored.event_count as usize;
+    let unchanged = count > 0
+        && count <= session.events.len()
+        && stored.partition == partition
+        && digests.prefix.as_deref() == Some(stored_digest);
+    unchanged.then_some(count)
 }
 
 /// Writes the events of the new generation; returns the ids of the replaced old events.
@@ -328,8 +419,9 @@ fn write_events(
     summary: &mut CommitSummary,
 ) -> Result<HashSet<String>, StoreError> {
     let previous_partitions = list_partitions(&previous_root.join("events"))?;
+    let written_partitions = plan.written_partitions();
     let mut all_partitions: BTreeSet<String> = previous_partitions.keys().cloned().collect();
-    all_partitions.extend(plan.touched_partitions.iter().cloned());
+    all_partitions.extend(written_partitions.iter().cloned());
     let mut replaced_event_ids = HashSet::new();
     for partition in all_partitions {
         let old_files = previous_partitions
@@ -338,22 +430,25 @@ fn write_events(
             .unwrap_or_default();
         let partition_dir = root.join("events").join(&partition);
         fs::create_dir_all(&partition_dir).map_err(StoreError::io(&partition_dir))?;
-        if !plan.touched_partitions.contains(&partition) {
+        if !written_partitions.contains(&partition) {
             link_files(&old_files, &partition_dir)?;
             continue;
         }
+        let replacing = plan.replacing_partitions.contains(&partition);
         let mut kept_files = Vec::new();
         let mut batches_to_write = Vec::new();
         for old_file in &old_files {
-            let sessions_in_file = pio::read_string_column(old_file, "session_id")?;
-            if sessions_in_file.is_disjoint(plan.touched_sessions) {
+            if !replacing
+                || pio::read_string_column(old_file, "session_id")?
+                    .is_disjoint(&plan.replaced_sessions)
+            {
                 kept_files.push(old_file.clone());
                 continue;
             }
             let batches = pio::read_parquet(old_file)?;
             let to_error = parquet_failure(old_file);
-            for removed in
-                pio::filter_in(&batches, "session_id", plan.touched_sessions).map_err(&to_error)?
+            for removed in pio::filter_in(&batches, "session_id", &plan.replaced_sessions)
+                .map_err(&to_error)?
             {
                 replaced_event_ids.extend(
                     pio::column_strings(&removed, "event_id")
@@ -363,7 +458,7 @@ fn write_events(
                 );
             }
             batches_to_write.extend(
-                pio::filter_out(&batches, "session_id", plan.touched_sessions)
+                pio::filter_out(&batches, "session_id", &plan.replaced_sessions)
                     .map_err(&to_error)?,
             );
         }
@@ -372,9 +467,10 @@ fn write_events(
                 pio::events_batch(file_schema, rows).map_err(parquet_failure(&partition_dir))?,
             );
         }
-        if kept_files.len() + 1 > MAX_FILES_PER_PARTITION {
-            for kept_file in kept_files.drain(..) {
-                batches_to_write.extend(pio::read_parquet(&kept_file)?);
+        let writes_a_file = batches_to_write.iter().any(|batch| batch.num_rows() > 0);
+        if kept_files.len() + usize::from(writes_a_file) > MAX_FILES_PER_PARTITION {
+            for merged in files_to_merge(&mut kept_files)? {
+                batches_to_write.extend(pio::read_parquet(&merged)?);
             }
             summary.compacted_partitions += 1;
         }
@@ -385,6 +481,30 @@ fn write_events(
         }
     }
     Ok(replaced_event_ids)
+}
+
+/// Takes out of a crowded partition's `files` the ones to merge into the file the commit
+/// writes (size-tiered): the smallest files, at least enough to leave half the limit, then
+/// every next file no more than twice the size of those taken so far. Small files written by
+/// appends merge often and cheaply; a large compacted file is rewritten only once the small
+/// ones add up to half its size.
+fn files_to_merge(files: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, StoreError> {
+    let mut sized = Vec::with_capacity(files.len());
+    for file in files.drain(..) {
+        let bytes = fs::metadata(&file).map_err(StoreError::io(&file))?.len();
+        sized.push((bytes, file));
+    }
+    sized.sort();
+    let at_least = (sized.len() + 1).saturating_sub(MAX_FILES_PER_PARTITION / 2);
+    let mut taken_bytes = 0u64;
+    let mut taken = 0;
+    while taken < sized.len() && (taken < at_least || sized[taken].0 <= 2 * taken_bytes) {
+        taken_bytes += sized[taken].0;
+        taken += 1;
+    }
+    let kept = sized.split_off(taken);
+    files.extend(kept.into_iter().map(|(_, file)| file));
+    Ok(sized.into_iter().map(|(_, file)| file).collect())
 }
 
 /// Writes `batches` as one file sorted and laid out as `layout` says.
@@ -454,19 +574,54 @@ pub(crate) fn turn_bucket(session_id: &str) -> u64 {
     (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
 }
 
-/// The bucket a `part-bNN-gNNNNNN.parquet` file holds; `None` for a file of the unbucketed
-/// layout (rewritten into buckets on the next commit).
+/// The bucket a `part-bNN-…parquet` file holds (a base `part-bNN-gNNNNNN` or a hot
+/// `part-bNN-hNNNNNN` file); `None` for a file of the unbucketed layout (rewritten into buckets
+/// on the next commit).
 pub(crate) fn bucket_of_file(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
 }
 
-/// A table stored as [`TURN_BUCKETS`] files by a hash of the session id.
+/// Whether a bucket file is the bucket's hot file (see [`write_bucketed`]).
+fn is_hot_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_prefix("part-b"))
+        .and_then(|rest| rest.split_once('-'))
+        .is_some_and(|(_, rest)| rest.starts_with('h'))
+}
+
+fn bucket_file_name(bucket: u64, generation: u64, hot: bool) -> String {
+    let kind = if hot { 'h' } else { 'g' };
+    format!("part-b{bucket:02}-{kind}{generation:06}.parquet")
+}
+
+/// Rows a bucket's hot file may hold; past it the commit merges the hot file into the base.
+const HOT_ROWS_LIMIT: usize = 4096;
+
+/// A table stored as [`TURN_BUCKETS`] buckets by a hash of the session id.
 struct BucketedTable<'a> {
     /// The table's directory in a generation.
     name: &'static str,
     schema: &'a SchemaRef,
     layout: &'static FileLayout<'static>,
+}
+
+/// What a commit changes in a bucketed table.
+struct BucketChange<'a> {
+    /// Sessions whose stored rows are replaced by `new_rows` (touched and removed sessions).
+    replaced: &'a HashSet<String>,
+    /// Sessions whose stored rows stay but are written again through `finish` (sessions whose
+    /// chain position moved).
+    restamped: &'a HashSet<String>,
+    /// The new rows, by bucket.
+    new_rows: BTreeMap<u64, Vec<RecordBatch>>,
+    /// Applied to every file's rows before they are written.
+    finish: &'a dyn Fn(RecordBatch) -> Result<RecordBatch, String>,
+}
+
+fn unchanged(batch: RecordBatch) -> Result<RecordBatch, String> {
+    Ok(batch)
 }
 
 fn write_turns(
@@ -482,13 +637,22 @@ fn write_turns(
         schema,
         layout: &TURNS_LAYOUT,
     };
-    let mut new_rows = Vec::with_capacity(sessions.len());
+    let mut new_rows: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
     for session in sessions {
         let rows: Vec<&TurnRow> = session.turns.iter().collect();
         let batch = pio::turns_batch(schema, &rows).map_err(parquet_failure(root))?;
-        new_rows.push((session.session.session_id.as_str(), batch));
+        new_rows
+            .entry(turn_bucket(&session.session.session_id))
+            .or_default()
+            .push(batch);
     }
-    write_bucketed(previous_root, root, generation, &table, new_rows, touched)
+    let change = BucketChange {
+        replaced: touched,
+        restamped: &HashSet::new(),
+        new_rows,
+        finish: &unchanged,
+    };
+    write_bucketed(previous_root, root, generation, &table, &change)
 }
 
 fn write_file_touches(
@@ -504,76 +668,229 @@ fn write_file_touches(
         schema,
         layout: &TOUCHES_LAYOUT,
     };
-    let mut new_rows = Vec::new();
+    let mut new_rows: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
     for session in sessions
         .iter()
         .filter(|session| !session.touches.is_empty())
     {
         let rows: Vec<&TouchRow> = session.touches.iter().collect();
         let batch = pio::touches_batch(schema, &rows).map_err(parquet_failure(root))?;
-        new_rows.push((session.session.session_id.as_str(), batch));
+        new_rows
+            .entry(turn_bucket(&session.session.session_id))
+            .or_default()
+            .push(batch);
     }
-    write_bucketed(previous_root, root, generation, &table, new_rows, touched)
+    let change = BucketChange {
+        replaced: touched,
+        restamped: &HashSet::new(),
+        new_rows,
+        finish: &unchanged,
+    };
+    write_bucketed(previous_root, root, generation, &table, &change)
 }
 
-/// Writes a bucketed table of the new generation: buckets holding no touched session are hard
-/// links to the previous files; the others are rewritten without the touched sessions' old rows
-/// plus `new_rows` (the new rows of each touched session).
+/// The files of one bucket in a generation.
+#[derive(Debug, Default)]
+struct BucketFiles {
+    /// The bucket's base file (more than one only if a crash-free writer never left them).
+    base: Vec<PathBuf>,
+    /// The hot file: the rows of sessions touched since the base was last written.
+    hot: Vec<PathBuf>,
+}
+
+/// Writes a bucketed table of the new generation. Each bucket is a base file plus at most one
+/// small hot file holding the sessions touched since the base was last written, so a commit
+/// that touches a session already in the hot file rewrites only the hot file: an active
+/// session costs what it changes, not the size of its bucket. A touched session still in the
+/// base moves to the hot file (the base is rewritten once, without it); a hot file past
+/// [`HOT_ROWS_LIMIT`] rows merges into the base. Buckets the commit does not change are hard
+/// links to the previous files.
 fn write_bucketed(
     previous_root: &Path,
     root: &Path,
     generation: u64,
     table: &BucketedTable<'_>,
-    new_rows: Vec<(&str, RecordBatch)>,
-    touched: &HashSet<String>,
+    change: &BucketChange<'_>,
 ) -> Result<(), StoreError> {
     let table_dir = root.join(table.name);
     fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
-    let previous_files: Vec<PathBuf> = read_dir_sorted(&previous_root.join(table.name))?
-        .into_iter()
-        .filter(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "parquet")
-        })
-        .collect();
-    let migrating = previous_files
+    let previous_files = parquet_files(&previous_root.join(table.name))?;
+    if previous_files
         .iter()
-        .any(|file| bucket_of_file(file).is_none());
-    let touched_buckets: BTreeSet<u64> = if migrating {
-        (0..TURN_BUCKETS).collect()
-    } else {
-        touched
-            .iter()
-            .map(|session_id| turn_bucket(session_id))
-            .collect()
-    };
-    let mut kept = Vec::new();
-    let mut rows_by_bucket: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
-    for file in &previous_files {
-        if bucket_of_file(file).is_some_and(|bucket| !touched_buckets.contains(&bucket)) {
-            kept.push(file.clone());
-            continue;
+        .any(|file| bucket_of_file(file).is_none())
+    {
+        return migrate_to_buckets(&previous_files, &table_dir, generation, table, change);
+    }
+    let mut buckets: BTreeMap<u64, BucketFiles> = BTreeMap::new();
+    for file in previous_files {
+        let files = buckets
+            .entry(bucket_of_file(&file).unwrap_or(0))
+            .or_default();
+        if is_hot_file(&file) {
+            files.hot.push(file);
+        } else {
+            files.base.push(file);
         }
+    }
+    let changed_buckets: BTreeSet<u64> = change
+        .replaced
+        .iter()
+        .chain(change.restamped.iter())
+        .map(|session_id| turn_bucket(session_id))
+        .chain(change.new_rows.keys().copied())
+        .collect();
+    for bucket in &changed_buckets {
+        buckets.entry(*bucket).or_default();
+    }
+    for (bucket, files) in &buckets {
+        if changed_buckets.contains(bucket) {
+            let target = BucketTarget {
+                table_dir: &table_dir,
+                generation,
+                table,
+                bucket: *bucket,
+            };
+            rewrite_bucket(&target, files, change)?;
+        } else {
+            link_files(&files.base, &table_dir)?;
+            link_files(&files.hot, &table_dir)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where one bucket of a commit is written.
+struct BucketTarget<'a> {
+    table_dir: &'a Path,
+    generation: u64,
+    table: &'a BucketedTable<'a>,
+    bucket: u64,
+}
+
+impl BucketTarget<'_> {
+    /// Writes `batches` (sorted, through `finish`) as the bucket's base or hot file; nothing
+    /// when they hold no rows.
+    fn write(
+        &self,
+        batches: &[RecordBatch],
+        hot: bool,
+        finish: &dyn Fn(RecordBatch) -> Result<RecordBatch, String>,
+    ) -> Result<(), StoreError> {
+        if batches.iter().all(|batch| batch.num_rows() == 0) {
+            return Ok(());
+        }
+        let file = self
+            .table_dir
+            .join(bucket_file_name(self.bucket, self.generation, hot));
+        let sorted = pio::concat_sorted(self.table.schema, batches, self.table.layout.sorted_by)
+            .and_then(finish)
+            .map_err(parquet_failure(&file))?;
+        pio::write_parquet(&file, self.table.schema, &[sorted], self.table.layout)
+    }
+}
+
+fn rewrite_bucket(
+    target: &BucketTarget<'_>,
+    files: &BucketFiles,
+    change: &BucketChange<'_>,
+) -> Result<(), StoreError> {
+    let in_bucket = |session_id: &&String| turn_bucket(session_id) == target.bucket;
+    let replaced: HashSet<String> = change.replaced.iter().filter(in_bucket).cloned().collect();
+    let restamped: HashSet<String> = change.restamped.iter().filter(in_bucket).cloned().collect();
+    let mut hot_rows = Vec::new();
+    for file in &files.hot {
+        hot_rows.extend(pio::read_parquet(file)?);
+    }
+    let mut in_hot = HashSet::new();
+    for batch in &hot_rows {
+        in_hot.extend(
+            pio::column_strings(batch, "session_id")
+                .map_err(parquet_failure(target.table_dir))?
+                .into_iter()
+                .flatten(),
+        );
+    }
+    let leaving: HashSet<String> = replaced.union(&restamped).cloned().collect();
+    let outside_hot: HashSet<String> = leaving.difference(&in_hot).cloned().collect();
+    let mut base_is_hit = false;
+    for file in &files.base {
+        if !outside_hot.is_empty()
+            && !pio::read_string_column(file, "session_id")?.is_disjoint(&outside_hot)
+        {
+            base_is_hit = true;
+        }
+    }
+    let to_error = parquet_failure(target.table_dir);
+    let mut hot_out = pio::filter_out(&hot_rows, "session_id", &replaced).map_err(&to_error)?;
+    let mut base_out = None;
+    if base_is_hit {
+        let base_rows = read_all(&files.base)?;
+        hot_out.extend(pio::filter_in(&base_rows, "session_id", &restamped).map_err(&to_error)?);
+        base_out = Some(pio::filter_out(&base_rows, "session_id", &leaving).map_err(&to_error)?);
+    }
+    hot_out.extend(
+        change
+            .new_rows
+            .get(&target.bucket)
+            .cloned()
+            .unwrap_or_default(),
+    );
+    let hot_count: usize = hot_out.iter().map(RecordBatch::num_rows).sum();
+    if files.base.is_empty() || hot_count > HOT_ROWS_LIMIT {
+        let mut merged = match base_out {
+            Some(rows) => rows,
+            None => read_all(&files.base)?,
+        };
+        merged.extend(hot_out);
+        return target.write(&merged, false, change.finish);
+    }
+    match base_out {
+        Some(rows) => target.write(&rows, false, change.finish)?,
+        None => link_files(&files.base, target.table_dir)?,
+    }
+    target.write(&hot_out, true, change.finish)
+}
+
+fn read_all(files: &[PathBuf]) -> Result<Vec<RecordBatch>, StoreError> {
+    let mut batches = Vec::new();
+    for file in files {
+        batches.extend(pio::read_parquet(file)?);
+    }
+    Ok(batches)
+}
+
+/// Rewrites a table of the unbucketed layout (or with unbucketed files among its files) into
+/// base bucket files.
+fn migrate_to_buckets(
+    previous_files: &[PathBuf],
+    table_dir: &Path,
+    generation: u64,
+    table: &BucketedTable<'_>,
+    change: &BucketChange<'_>,
+) -> Result<(), StoreError> {
+    let mut rows_by_bucket: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
+    for file in previous_files {
         let batches = pio::read_parquet(file)?;
-        let untouched =
-            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(file))?;
-        for batch in untouched {
+        let kept = pio::filter_out(&batches, "session_id", change.replaced)
+            .map_err(parquet_failure(file))?;
+        for batch in kept {
             split_by_bucket(&batch, &mut rows_by_bucket).map_err(parquet_failure(file))?;
         }
     }
-    link_files(&kept, &table_dir)?;
-    for (session_id, batch) in new_rows {
+    for (bucket, batches) in &change.new_rows {
         rows_by_bucket
-            .entry(turn_bucket(session_id))
+            .entry(*bucket)
             .or_default()
-            .push(batch);
+            .extend(batches.iter().cloned());
     }
     for (bucket, batches) in rows_by_bucket {
-        if batches.iter().all(|batch| batch.num_rows() == 0) {
-            continue;
-        }
-        let file = table_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
-        write_sorted(&file, table.schema, &batches, table.layout)?;
+        let target = BucketTarget {
+            table_dir,
+            generation,
+            table,
+            bucket,
+        };
+        target.write(&batches, false, change.finish)?;
     }
     Ok(())
 }
@@ -598,10 +915,9 @@ fn split_by_bucket(
     Ok(())
 }
 
-/// Writes `sessions/` of the new generation in [`TURN_BUCKETS`] files: buckets holding no
-/// touched session and no session whose chain position changed are hard links to the previous
-/// files; the others are rewritten with the touched sessions' new rows and the chain columns
-/// recomputed over every session.
+/// Writes `sessions/` of the new generation, bucketed like `turns` (see [`write_bucketed`]):
+/// the touched sessions' rows are replaced, and the sessions whose chain position changed are
+/// written again; every written file gets the chain columns recomputed over every session.
 fn write_sessions(
     previous_root: &Path,
     root: &Path,
@@ -610,52 +926,136 @@ fn write_sessions(
     sessions: &[AssembledSession],
     touched: &HashSet<String>,
 ) -> Result<(), StoreError> {
-    let table_dir = root.join("sessions");
-    fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
     let previous_files = parquet_files(&previous_root.join("sessions"))?;
     let rows: Vec<&SessionRow> = sessions.iter().map(|session| &session.session).collect();
-    let new_rows = pio::sessions_batch(schema, &rows).map_err(parquet_failure(&table_dir))?;
-    let chains = relink_chains(&previous_files, &new_rows, touched)?;
-    let migrating = previous_files
-        .iter()
-        .any(|file| bucket_of_file(file).is_none());
-    let rewritten_buckets: BTreeSet<u64> = if migrating {
-        (0..TURN_BUCKETS).collect()
-    } else {
-        touched
-            .iter()
-            .chain(chains.moved.iter())
-            .map(|session_id| turn_bucket(session_id))
-            .collect()
+    let new_rows = pio::sessions_batch(schema, &rows).map_err(parquet_failure(root))?;
+    let table = BucketedTable {
+        name: "sessions",
+        schema,
+        layout: &SESSIONS_LAYOUT,
     };
-    let mut rows_by_bucket: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
-    let mut kept = Vec::new();
-    for file in &previous_files {
-        if bucket_of_file(file).is_some_and(|bucket| !rewritten_buckets.contains(&bucket)) {
-            kept.push(file.clone());
-            continue;
-        }
-        let batches = pio::read_parquet(file)?;
-        for batch in
-            pio::filter_out(&batches, "session_id", touched).map_err(parquet_failure(file))?
-        {
-            split_by_bucket(&batch, &mut rows_by_bucket).map_err(parquet_failure(file))?;
-        }
+    if let Some(carried) = carried_chain_positions(&previous_files, &new_rows, touched)? {
+        // No session joined, left or moved in a chain: the stored chain columns stand.
+        let new_rows = super::chains::apply_chain_positions(&new_rows, &carried)
+            .map_err(parquet_failure(root))?;
+        let mut new_rows_by_bucket = BTreeMap::new();
+        split_by_bucket(&new_rows, &mut new_rows_by_bucket).map_err(parquet_failure(root))?;
+        let change = BucketChange {
+            replaced: touched,
+            restamped: &HashSet::new(),
+            new_rows: new_rows_by_bucket,
+            finish: &unchanged,
+        };
+        return write_bucketed(previous_root, root, generation, &table, &change);
     }
-    link_files(&kept, &table_dir)?;
-    split_by_bucket(&new_rows, &mut rows_by_bucket).map_err(parquet_failure(&table_dir))?;
-    for (bucket, batches) in rows_by_bucket {
-        let file = table_dir.join(format!("part-b{bucket:02}-g{generation:06}.parquet"));
-        let combined = pio::concat_sorted(schema, &batches, SESSIONS_LAYOUT.sorted_by)
-            .map_err(parquet_failure(&file))?;
-        if combined.num_rows() == 0 {
-            continue;
-        }
-        let chained = super::chains::apply_chain_positions(&combined, &chains.positions)
-            .map_err(parquet_failure(&file))?;
-        pio::write_parquet(&file, schema, &[chained], &SESSIONS_LAYOUT)?;
+    let chains = relink_chains(&previous_files, &new_rows, touched)?;
+    let mut new_rows_by_bucket = BTreeMap::new();
+    split_by_bucket(&new_rows, &mut new_rows_by_bucket).map_err(parquet_failure(root))?;
+    let restamp =
+        |batch: RecordBatch| super::chains::apply_chain_positions(&batch, &chains.positions);
+    let change = BucketChange {
+        replaced: touched,
+        restamped: &chains.moved,
+        new_rows: new_rows_by_bucket,
+        finish: &restamp,
+    };
+    write_bucketed(previous_root, root, generation, &table, &change)
+}
+
+/// The values of the [`CHAIN_KEY_COLUMNS`] of each row, sorted.
+fn chain_keys(batch: &RecordBatch) -> Result<Vec<ChainKey>, String> {
+    let strings = |column: &str| pio::column_strings(batch, column);
+    let (ids, sources, slugs) = (
+        strings("session_id")?,
+        strings("source")?,
+        strings("session_slug")?,
+    );
+    let (parents, forked_from) = (
+        strings("parent_session_id")?,
+        strings("forked_from_session_id")?,
+    );
+    let started_at = pio::column_micros(batch, "started_at")?;
+    let mut keys: Vec<ChainKey> = (0..batch.num_rows())
+        .map(|row| {
+            (
+                ids[row].clone(),
+                sources[row].clone(),
+                slugs[row].clone(),
+                parents[row].clone(),
+                forked_from[row].clone(),
+                started_at[row],
+            )
+        })
+        .collect();
+    keys.sort();
+    Ok(keys)
+}
+
+/// One session's [`CHAIN_KEY_COLUMNS`] values, in that order.
+type ChainKey = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+);
+
+/// The stored chain positions of the touched sessions when the commit cannot move any chain:
+/// every touched session is stored (in a bucket file) with the same chain keys as its new row,
+/// so every session's keys, and so every chain, are what they were. `None` otherwise (a new
+/// or removed session, or changed keys), where the chains are recomputed. Reads only the
+/// buckets of the touched sessions.
+fn carried_chain_positions(
+    previous_files: &[PathBuf],
+    new_rows: &RecordBatch,
+    touched: &HashSet<String>,
+) -> Result<Option<HashMap<String, ChainPosition>>, StoreError> {
+    if touched.is_empty() || new_rows.num_rows() != touched.len() {
+        return Ok(None);
     }
-    Ok(())
+    let touched_buckets: BTreeSet<u64> = touched.iter().map(|id| turn_bucket(id)).collect();
+    let columns: Vec<&str> = CHAIN_KEY_COLUMNS
+        .iter()
+        .chain(CHAIN_COLUMNS.iter())
+        .copied()
+        .collect();
+    let mut stored = Vec::new();
+    for file in previous_files {
+        match bucket_of_file(file) {
+            Some(bucket) if !touched_buckets.contains(&bucket) => continue,
+            Some(_) => {}
+            None => return Ok(None),
+        }
+        let batches = pio::read_columns(file, &columns)?;
+        stored.extend(
+            pio::filter_in(&batches, "session_id", touched).map_err(parquet_failure(file))?,
+        );
+    }
+    let compare = || -> Result<Option<HashMap<String, ChainPosition>>, String> {
+        let Some(first) = stored.first() else {
+            return Ok(None);
+        };
+        let stored = datafusion::arrow::compute::concat_batches(&first.schema(), &stored)
+            .map_err(|error| error.to_string())?;
+        if stored.num_rows() != touched.len() {
+            return Ok(None);
+        }
+        if chain_keys(&stored)? != chain_keys(new_rows)? {
+            return Ok(None);
+        }
+        let session_ids = pio::column_strings(&stored, "session_id")?;
+        let positions = chain_positions(&stored)?;
+        Ok(Some(
+            session_ids
+                .into_iter()
+                .zip(positions)
+                .filter_map(|(id, position)| Some((id?, position)))
+                .filter(|(_, position)| *position != ChainPosition::default())
+                .collect(),
+        ))
+    };
+    compare().map_err(parquet_failure(Path::new("sessions")))
 }
 
 /// The continuation chains after a commit, computed over the chain columns of every session
@@ -723,4 +1123,67 @@ fn parquet_files(table_dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
                 .is_some_and(|extension| extension == "parquet")
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files_of_sizes(dir: &Path, sizes: &[usize]) -> Vec<PathBuf> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(index, size)| {
+                let file = dir.join(format!("part-{index}.parquet"));
+                fs::write(&file, vec![0u8; *size]).expect("write file");
+                file
+            })
+            .collect()
+    }
+
+    fn names(files: &[PathBuf]) -> BTreeSet<String> {
+        files.iter().map(|file| file_name(file)).collect()
+    }
+
+    #[test]
+    fn a_crowded_partition_merges_its_small_files_and_keeps_the_large_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut files = files_of_sizes(dir.path(), &[100_000, 40, 10, 12, 9, 11, 10, 30]);
+        let merged = files_to_merge(&mut files).expect("sizes");
+        assert_eq!(
+            names(&files),
+            BTreeSet::from(["part-0.parquet".to_string()])
+        );
+        assert_eq!(merged.len(), 7);
+    }
+
+    #[test]
+    fn small_files_adding_up_to_half_the_large_one_merge_with_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut files = files_of_sizes(dir.path(), &[1_000, 100, 100, 100, 100, 100, 100, 100]);
+        let merged = files_to_merge(&mut files).expect("sizes");
+        assert!(files.is_empty(), "kept {files:?}");
+        assert_eq!(merged.len(), 8);
+    }
+
+    #[test]
+    fn equal_large_files_merge_until_half_the_limit_is_left() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut files = files_of_sizes(dir.path(), &[1_000; 8]);
+        let merged = files_to_merge(&mut files).expect("sizes");
+        // All equal: each next file is within twice what was taken, so all merge.
+        assert_eq!(merged.len() + files.len(), 8);
+        assert!(files.len() < MAX_FILES_PER_PARTITION / 2, "{files:?}");
+    }
+
+    #[test]
+    fn hot_and_base_bucket_files_are_told_apart() {
+        let base = Path::new(&bucket_file_name(7, 42, false)).to_path_buf();
+        let hot = Path::new(&bucket_file_name(7, 42, true)).to_path_buf();
+        assert_eq!(file_name(&base), "part-b07-g000042.parquet");
+        assert_eq!(bucket_of_file(&base), Some(7));
+        assert_eq!(bucket_of_file(&hot), Some(7));
+        assert!(is_hot_file(&hot));
+        assert!(!is_hot_file(&base));
+    }
 }

@@ -5,10 +5,13 @@
 //! <data_dir>/
 //!   current -> generations/g000042        symlink, flipped atomically by rename
 //!   generations/g000042/
-//!     events/source=codex/month=2026-04/part-g000042-0.parquet
-//!     turns/part-b07-g000042.parquet          16 files, by a hash of the session id
-//!     sessions/part-g000042.parquet
-//!     file_touches/part-b07-g000042.parquet   16 files, bucketed like turns
+//!     events/source=codex/month=2026-04/part-g000042.parquet   up to 8 files a partition: an
+//!                                         append writes only the new events (size-tiered merges)
+//!     turns/part-b07-g000042.parquet          16 buckets by a hash of the session id: a base
+//!     turns/part-b07-h000045.parquet          file and a small hot file holding the sessions
+//!                                         touched since the base was written
+//!     sessions/part-b07-g000042.parquet       bucketed like turns
+//!     file_touches/part-b07-g000042.parquet   bucketed like turns
 //!     tantivy/                            hard links to the master index files of this commit
 //!     state/s07.json                      64 shards: the checkpoints of the source files and the
 //!                                         locations of the sessions whose path / id hash there
@@ -35,6 +38,7 @@
 
 pub mod chains;
 pub mod commit;
+pub mod digest;
 pub mod faults;
 pub mod lookup;
 pub mod parquet_io;

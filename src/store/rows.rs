@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use crate::model::{EventType, Source, TokenUsage};
 
 /// One row of `events`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct EventRow {
     pub event_id: String,
     pub session_id: String,

@@ -52,6 +52,11 @@ pub struct SessionLocation {
     /// session wins: the fuller one).
     #[serde(default)]
     pub event_count: u64,
+    /// Digest of those events (`store::digest`): a later commit whose first `event_count`
+    /// events have the same digest writes only the events after them. `None` in states
+    /// written before digests (the next commit of the session rewrites it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_digest: Option<String>,
 }
 
 /// The state of one generation.
@@ -298,6 +303,7 @@ mod tests {
             partition: "source=claude/month=2026-04".to_string(),
             source_path: source_path.to_string(),
             event_count: 4,
+            events_digest: Some(format!("d{source_path}")),
         }
     }
 

@@ -736,6 +736,192 @@ fn assert_incremental_equals_one_shot(source: &Path) {
         "{}: appending in pieces must equal indexing once",
         source.display()
     );
+    for sql in SUMMARY_TABLES_SQL {
+        assert_eq!(
+            query_rows(live_data.path(), sql),
+            query_rows(one_shot_data.path(), sql),
+            "{}: appending in pieces must equal indexing once: {sql}",
+            source.display()
+        );
+    }
+}
+
+/// Every column of the summary tables, in a stable order.
+const SUMMARY_TABLES_SQL: [&str; 3] = [
+    "SELECT * FROM turns ORDER BY turn_id",
+    "SELECT * FROM sessions ORDER BY session_id",
+    "SELECT * FROM file_touches ORDER BY event_id, path",
+];
+
+/// Inode and row count of each Parquet file in `dir`, by file name.
+fn parquet_file_rows(dir: &Path) -> std::collections::BTreeMap<String, (u64, usize)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::read_dir(dir)
+        .expect("table dir")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "parquet")
+        })
+        .map(|path| {
+            let rows = esker::store::parquet_io::read_parquet(&path)
+                .expect("read parquet")
+                .iter()
+                .map(|batch| batch.num_rows())
+                .sum();
+            let inode = fs::metadata(&path).expect("metadata").ino();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            (name, (inode, rows))
+        })
+        .collect()
+}
+
+/// The files of `after` whose inode was not in `before` (written, not linked), by name.
+fn new_files(
+    before: &std::collections::BTreeMap<String, (u64, usize)>,
+    after: &std::collections::BTreeMap<String, (u64, usize)>,
+) -> Vec<(String, usize)> {
+    after
+        .iter()
+        .filter(|(_, (inode, _))| !before.values().any(|(old, _)| old == inode))
+        .map(|(name, (_, rows))| (name.clone(), *rows))
+        .collect()
+}
+
+const ACTIVE_SESSION: &str = "bbbbbbbb-0000-4000-8000-000000000001";
+
+/// Line `n` of the active session: a prompt for even `n`, its answer for odd `n`.
+fn active_session_line(n: usize) -> String {
+    let uuid = format!("{ACTIVE_SESSION}-{n}");
+    let parent = n
+        .checked_sub(1)
+        .map(|previous| format!("{ACTIVE_SESSION}-{previous}"));
+    let timestamp = format!("2026-03-05T10:{n:02}:00.000Z");
+    let line = if n.is_multiple_of(2) {
+        serde_json::json!({
+            "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": ACTIVE_SESSION,
+            "timestamp": timestamp, "cwd": "/home/dev/app", "version": "2.0.50",
+            "isSidechain": false, "userType": "external",
+            "message": {"role": "user", "content": format!("question {n} about egrets")}
+        })
+    } else {
+        serde_json::json!({
+            "type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": ACTIVE_SESSION,
+            "timestamp": timestamp, "cwd": "/home/dev/app", "version": "2.0.50",
+            "isSidechain": false, "userType": "external",
+            "message": {"id": format!("msg_{n}"), "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": format!("answer {n}")}],
+                "stop_reason": "end_turn"}
+        })
+    };
+    format!("{line}\n")
+}
+
+#[test]
+fn appends_write_only_the_new_events_and_then_only_the_hot_bucket_files() {
+    let (logs, data, project) = claude_workspace();
+    for n in 0..40 {
+        write_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{n:012}"),
+            &format!("prompt {n} about herons"),
+        );
+    }
+    let active_log = project.join(format!("{ACTIVE_SESSION}.jsonl"));
+    let append = |n: usize| {
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&active_log)
+            .expect("open active log");
+        file.write_all(active_session_line(n).as_bytes())
+            .expect("append line");
+    };
+    append(0);
+    append(1);
+    index_into(data.path(), &[logs.path()]);
+    let current = data.path().join("current");
+    let partition = current.join("events/source=claude/month=2026-03");
+    let table = |name: &str| parquet_file_rows(&current.join(name));
+
+    let hot_files = |files: &std::collections::BTreeMap<String, (u64, usize)>| -> Vec<usize> {
+        files
+            .iter()
+            .filter(|(name, _)| name.contains("-h"))
+            .map(|(_, (_, rows))| *rows)
+            .collect()
+    };
+    assert!(hot_files(&table("turns")).is_empty(), "no hot file yet");
+
+    // The first update: the stored events stay, only the new one is written; the session
+    // leaves its bucket's base file for the bucket's hot file.
+    let (events_before, turns_before) = (parquet_file_rows(&partition), table("turns"));
+    append(2);
+    index_into(data.path(), &[logs.path()]);
+    let assert_only_new_event_written =
+        |before: &std::collections::BTreeMap<String, (u64, usize)>| {
+            let after = parquet_file_rows(&partition);
+            for (name, (inode, _)) in before {
+                assert_eq!(
+                    after.get(name).map(|(after, _)| after),
+                    Some(inode),
+                    "{name} is linked, not rewritten: {after:?}"
+                );
+            }
+            let written: Vec<usize> = new_files(before, &after)
+                .iter()
+                .map(|(_, rows)| *rows)
+                .collect();
+            assert_eq!(
+                written,
+                [1],
+                "only the appended event is written: {after:?}"
+            );
+        };
+    assert_only_new_event_written(&events_before);
+    let turns_mid = table("turns");
+    assert_eq!(
+        hot_files(&turns_mid),
+        [2],
+        "the session's two turns: {turns_mid:?}"
+    );
+    // The bucket's base is rewritten without the session (unless it held nothing else).
+    assert!(
+        (1..=2).contains(&new_files(&turns_before, &turns_mid).len()),
+        "{turns_mid:?}"
+    );
+    assert_eq!(hot_files(&table("sessions")), [1]);
+
+    // The next update: only the new event and the hot files are written.
+    let (events_before, sessions_mid) = (parquet_file_rows(&partition), table("sessions"));
+    append(3);
+    index_into(data.path(), &[logs.path()]);
+    assert_only_new_event_written(&events_before);
+    for (before, after) in [
+        (&turns_mid, table("turns")),
+        (&sessions_mid, table("sessions")),
+    ] {
+        let written = new_files(before, &after);
+        assert_eq!(written.len(), 1, "only the hot file is written: {after:?}");
+        assert!(written[0].0.contains("-h"), "{written:?}");
+    }
+
+    // Identical to a store that saw the whole log at once.
+    let clean = tempfile::tempdir().expect("temp dir");
+    index_into(clean.path(), &[logs.path()]);
+    assert_eq!(event_snapshot(data.path()), event_snapshot(clean.path()));
+    for sql in SUMMARY_TABLES_SQL {
+        assert_eq!(
+            query_rows(data.path(), sql),
+            query_rows(clean.path(), sql),
+            "{sql}"
+        );
+    }
+    assert_eq!(events_with_text(data.path(), "egrets").len(), 2);
 }
 
 #[test]
@@ -977,14 +1163,42 @@ fn a_new_chain_member_committed_later_renumbers_the_chain_and_leaves_other_bucke
         query_rows(clean.path(), CHAIN_COLUMNS_SQL)
     );
     let after = session_file_inodes(data.path());
-    let linked = after
-        .values()
-        .filter(|inode| before.values().any(|old| old == *inode))
-        .count();
+    // A rewritten bucket is a new base and hot file (`part-bNN-g…`, `part-bNN-h…`).
+    let rewritten_buckets: std::collections::BTreeSet<&str> = after
+        .iter()
+        .filter(|(_, inode)| !before.values().any(|old| old == *inode))
+        .map(|(name, _)| &name[..name.len().min("part-bNN".len())])
+        .collect();
     assert!(
-        linked >= after.len() - 3,
+        rewritten_buckets.len() <= 3,
         "only the buckets of the new member and of the renumbered ones are rewritten: \
-         {linked} of {} linked",
-        after.len()
+         {rewritten_buckets:?} of {after:?}"
     );
+    // A later line in a chain member: the chain stays, its columns are carried onto the
+    // member's new row.
+    let line = serde_json::json!({
+        "type": "user", "uuid": format!("{}-2", member(2)), "parentUuid": format!("{}-1", member(2)),
+        "sessionId": member(2), "timestamp": "2026-03-04T09:30:00.000Z", "cwd": "/home/dev/app",
+        "version": "2.0.50", "isSidechain": false, "slug": "quiet-river",
+        "message": {"role": "user", "content": "one more question on herons"}
+    });
+    let mut log = fs::OpenOptions::new()
+        .append(true)
+        .open(project.join(format!("{}.jsonl", member(2))))
+        .expect("open member log");
+    log.write_all(format!("{line}\n").as_bytes())
+        .expect("append line");
+    index_into(data.path(), &[logs.path()]);
+    let clean = tempfile::tempdir().expect("temp dir");
+    index_into(clean.path(), &[logs.path()]);
+    for sql in [
+        CHAIN_COLUMNS_SQL,
+        "SELECT * FROM sessions ORDER BY session_id",
+    ] {
+        assert_eq!(
+            query_rows(data.path(), sql),
+            query_rows(clean.path(), sql),
+            "{sql}"
+        );
+    }
 }
