@@ -28,6 +28,15 @@ pub async fn commit_from(
     input: CommitInput,
     mut state: StoreState,
 ) -> Result<(CommitSummary, StoreState), StoreError> {
+    // The table writer reads the stored locations of the touched sessions.
+    state.ensure_loaded(
+        input
+            .sessions
+            .iter()
+            .map(|session| session.session.session_id.as_str())
+            .chain(input.removed_sessions.iter().map(String::as_str))
+            .chain(input.checkpoints.keys().map(String::as_str)),
+    )?;
     let next = begin_generation(store)?;
     let mut summary = CommitSummary {
         generation: next.generation,

@@ -260,10 +260,28 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         );
         store.reset(&lock)?;
     }
-    let mut state = StoreState::load(&store.verify()?.root)?;
+    let mut state = StoreState::load_lazily(&store.verify()?.root)?;
     let mut summary = IndexSummary::default();
     let sources = discover_sources(&paths, options.report_issues, &mut summary);
     let files = &sources.files;
+    // Only the state shards of this pass's files are read (a SQLite store's rows are kept
+    // under keys of their own: a pass over one reads them all).
+    if sources.stores.is_empty() {
+        let keys: Vec<String> = files
+            .iter()
+            .chain(sources.encrypted.iter())
+            .map(|file| file.to_string_lossy().into_owned())
+            .chain(
+                sources
+                    .groups
+                    .iter()
+                    .map(|group| group.key.to_string_lossy().into_owned()),
+            )
+            .collect();
+        state.ensure_loaded(keys.iter().map(String::as_str))?;
+    } else {
+        state.ensure_all_loaded()?;
+    }
     let source_count =
         files.len() + sources.encrypted.len() + sources.groups.len() + sources.stores.len();
     let progress = progress_bar(options.progress, source_count as u64);
@@ -540,6 +558,18 @@ async fn commit_batch(
     summary: &mut IndexSummary,
 ) -> Result<(), IndexError> {
     let mut input = batch.input;
+    state.ensure_loaded(
+        input
+            .sessions
+            .iter()
+            .map(|session| session.session.session_id.as_str())
+            .chain(
+                batch
+                    .removed
+                    .iter()
+                    .map(|(session_id, _)| session_id.as_str()),
+            ),
+    )?;
     input.sessions = keep_fullest_copy(std::mem::take(&mut input.sessions), state);
     summary.sessions += input.sessions.len();
     let written: BTreeSet<String> = input

@@ -180,6 +180,13 @@ pub fn finish_generation(
             )
             .collect(),
     };
+    state.ensure_loaded(
+        changed
+            .checkpoints
+            .iter()
+            .chain(changed.sessions.iter())
+            .map(String::as_str),
+    )?;
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -203,6 +210,7 @@ pub fn finish_generation(
         state.redaction_rules = rules;
     }
     state.save_changed(&next.root, &next.previous.root, &changed)?;
+    state.pending_moved_to(&next.root);
     crash_point("after-state");
     tracing::debug!("state saved");
 

@@ -72,6 +72,24 @@ pub struct StoreState {
     /// The version of the redaction rules the logs were read with (empty when not redacted,
     /// or written before rules were versioned); a pass with other rules re-reads every file.
     pub redaction_rules: String,
+    /// Shards of a state loaded with [`StoreState::load_lazily`] not read yet: their keys are
+    /// absent from the maps until [`StoreState::ensure_loaded`] reads them.
+    pub(crate) pending: PendingShards,
+}
+
+/// The shards of a lazily loaded state not read yet, and the generation holding them (a
+/// commit moves it to the new generation, which links or rewrote every shard).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PendingShards {
+    root: PathBuf,
+    shards: BTreeSet<u64>,
+}
+
+/// Two states with nothing pending are equal wherever they were read from.
+impl PartialEq for PendingShards {
+    fn eq(&self, other: &PendingShards) -> bool {
+        self.shards == other.shards && (self.shards.is_empty() || self.root == other.root)
+    }
 }
 
 /// `state.json`: the scalar fields. A store of format 6 or older kept the whole state in it
@@ -147,25 +165,85 @@ fn corrupt(path: &Path) -> impl FnOnce(serde_json::Error) -> StoreError + '_ {
 impl StoreState {
     /// Reads the header and every shard (the shards on all cores).
     pub fn load(generation_root: &Path) -> Result<StoreState, StoreError> {
+        let mut state = StoreState::load_lazily(generation_root)?;
+        state.ensure_all_loaded()?;
+        Ok(state)
+    }
+
+    /// Reads the header only: the shards are read when a key of theirs is asked for through
+    /// [`StoreState::ensure_loaded`]. At a million documents the shards are ~60 MB of JSON
+    /// (~0.5 s to parse); a pass over a few files needs a few of them.
+    pub fn load_lazily(generation_root: &Path) -> Result<StoreState, StoreError> {
         let path = generation_root.join(STATE_FILE);
         let text = fs::read(&path).map_err(StoreError::io(&path))?;
         let header: Header = serde_json::from_slice(&text).map_err(corrupt(&path))?;
-        let mut state = StoreState {
+        Ok(StoreState {
             checkpoints: header.checkpoints,
             sessions: header.sessions,
             search_opstamp: header.search_opstamp,
             redacted: header.redacted,
             redaction_rules: header.redaction_rules,
-        };
-        for shard in load_shards(generation_root, header.shards)? {
-            state.checkpoints.extend(shard.checkpoints);
-            state.sessions.extend(shard.sessions);
+            pending: PendingShards {
+                root: generation_root.to_path_buf(),
+                shards: (0..header.shards).collect(),
+            },
+        })
+    }
+
+    /// Reads the shards holding `keys` (checkpoint paths or session ids) that are not read yet.
+    pub fn ensure_loaded<'k>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'k str>,
+    ) -> Result<(), StoreError> {
+        if self.pending.shards.is_empty() {
+            return Ok(());
         }
-        Ok(state)
+        let wanted: BTreeSet<u64> = keys
+            .into_iter()
+            .map(shard_of)
+            .filter(|shard| self.pending.shards.contains(shard))
+            .collect();
+        self.read_pending(wanted)
+    }
+
+    /// Reads every shard not read yet.
+    pub fn ensure_all_loaded(&mut self) -> Result<(), StoreError> {
+        let all = self.pending.shards.clone();
+        self.read_pending(all)
+    }
+
+    /// Whether every shard is read.
+    pub fn is_fully_loaded(&self) -> bool {
+        self.pending.shards.is_empty()
+    }
+
+    /// Moves the pending shards to `generation_root`, a later generation whose shards equal
+    /// them (a commit writes only loaded shards and links the others).
+    pub(crate) fn pending_moved_to(&mut self, generation_root: &Path) {
+        self.pending.root = generation_root.to_path_buf();
+    }
+
+    fn read_pending(&mut self, shards: BTreeSet<u64>) -> Result<(), StoreError> {
+        if shards.is_empty() {
+            return Ok(());
+        }
+        let list: Vec<u64> = shards.iter().copied().collect();
+        for shard in load_shards(&self.pending.root, &list)? {
+            // Entries already in memory were set by this process and win.
+            for (path, checkpoint) in shard.checkpoints {
+                self.checkpoints.entry(path).or_insert(checkpoint);
+            }
+            for (session_id, location) in shard.sessions {
+                self.sessions.entry(session_id).or_insert(location);
+            }
+        }
+        self.pending.shards.retain(|shard| !shards.contains(shard));
+        Ok(())
     }
 
     /// Writes the whole state into a new generation.
     pub fn save(&self, generation_root: &Path) -> Result<(), StoreError> {
+        debug_assert!(self.is_fully_loaded(), "saving a partly read state");
         let all: BTreeSet<u64> = (0..STATE_SHARDS).collect();
         self.write_shards(generation_root, &all)?;
         self.write_header(generation_root)
@@ -181,6 +259,15 @@ impl StoreState {
         changed: &ChangedKeys,
     ) -> Result<(), StoreError> {
         let dirty = changed.shards();
+        if let Some(shard) = dirty
+            .iter()
+            .find(|shard| self.pending.shards.contains(shard))
+        {
+            return Err(StoreError::CorruptState {
+                path: shard_path(generation_root, *shard),
+                message: "a commit changed a state shard it never read".to_string(),
+            });
+        }
         let shards_dir = generation_root.join(SHARDS_DIR);
         fs::create_dir_all(&shards_dir).map_err(StoreError::io(&shards_dir))?;
         let mut to_write = BTreeSet::new();
@@ -247,31 +334,33 @@ impl StoreState {
     }
 }
 
-/// Reads shards `0..count` of a generation, spread over the available cores.
-fn load_shards(generation_root: &Path, count: u64) -> Result<Vec<Shard>, StoreError> {
+/// Reads the given shards of a generation, spread over the available cores.
+fn load_shards(generation_root: &Path, shards: &[u64]) -> Result<Vec<Shard>, StoreError> {
     let workers = std::thread::available_parallelism()
-        .map(|cores| cores.get() as u64)
+        .map(|cores| cores.get())
         .unwrap_or(1)
-        .clamp(1, count.max(1));
+        .clamp(1, shards.len().max(1));
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|worker| {
                 scope.spawn(move || {
-                    (worker..count)
-                        .step_by(workers as usize)
-                        .map(|shard| load_shard(&shard_path(generation_root, shard)))
+                    shards
+                        .iter()
+                        .skip(worker)
+                        .step_by(workers)
+                        .map(|shard| load_shard(&shard_path(generation_root, *shard)))
                         .collect::<Result<Vec<Shard>, StoreError>>()
                 })
             })
             .collect();
-        let mut shards = Vec::new();
+        let mut loaded = Vec::new();
         for handle in handles {
-            let loaded = handle
+            let shards = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            shards.extend(loaded);
+            loaded.extend(shards);
         }
-        Ok(shards)
+        Ok(loaded)
     })
 }
 
@@ -389,5 +478,55 @@ mod tests {
         state_of(10).save(dir.path()).expect("save");
         fs::remove_file(shard_path(dir.path(), 5)).expect("remove");
         assert!(StoreState::load(dir.path()).is_err());
+    }
+
+    #[test]
+    fn a_lazy_state_reads_only_the_shards_asked_for_and_commits_like_a_full_one() {
+        let previous = tempfile::tempdir().expect("temp dir");
+        let next = tempfile::tempdir().expect("temp dir");
+        let mut full = state_of(200);
+        full.save(previous.path()).expect("save");
+
+        let mut lazy = StoreState::load_lazily(previous.path()).expect("load header");
+        assert!(lazy.checkpoints.is_empty() && lazy.sessions.is_empty());
+        assert_eq!(lazy.search_opstamp, 7);
+        let path = "/logs/7.jsonl".to_string();
+        let session = "ses_00000000000000000000000000000007".to_string();
+        lazy.ensure_loaded([path.as_str(), session.as_str()])
+            .expect("read two shards");
+        assert_eq!(lazy.checkpoints[&path], full.checkpoints[&path]);
+        assert_eq!(lazy.sessions[&session], full.sessions[&session]);
+        let read: BTreeSet<u64> = [shard_of(&path), shard_of(&session)].into();
+        let in_read_shards = |key: &String| read.contains(&shard_of(key));
+        assert!(lazy.checkpoints.keys().all(in_read_shards));
+        assert!(lazy.sessions.keys().all(in_read_shards));
+
+        // The same change on both; a key of an unread shard cannot be committed.
+        let changed = ChangedKeys {
+            checkpoints: vec![path.clone()],
+            sessions: vec![session.clone()],
+        };
+        for state in [&mut full, &mut lazy] {
+            state.checkpoints.insert(path.clone(), checkpoint(99, &[]));
+            state.sessions.remove(&session);
+        }
+        let unread = (0..200)
+            .map(|file| format!("/logs/{file}.jsonl"))
+            .find(|key| !read.contains(&shard_of(key)))
+            .expect("a key in another shard");
+        let too_wide = ChangedKeys {
+            checkpoints: vec![unread],
+            sessions: Vec::new(),
+        };
+        assert!(
+            lazy.save_changed(next.path(), previous.path(), &too_wide)
+                .is_err()
+        );
+        lazy.save_changed(next.path(), previous.path(), &changed)
+            .expect("save changed");
+        lazy.pending_moved_to(next.path());
+        assert_eq!(StoreState::load(next.path()).expect("load"), full);
+        lazy.ensure_all_loaded().expect("read the rest");
+        assert_eq!(lazy, full);
     }
 }
