@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::query::{EVENT_PARTITION_COLUMNS, table_schema};
+use crate::query::{EVENT_PARTITION_COLUMNS, declared_schema};
 use crate::search::writer::{SearchWriter, publish};
 use crate::store::commit::{
     CommitInput, CommitSummary, NextGeneration, TableSchemas, begin_generation, finish_generation,
@@ -43,7 +43,7 @@ pub async fn commit_from(
         sessions_written: input.sessions.len(),
         ..CommitSummary::default()
     };
-    let schemas = declared_schemas(&next.previous.root).await?;
+    let schemas = declared_schemas().await?;
     // The search index and the Parquet tables are written at the same time (one core each).
     let started = std::time::Instant::now();
     let (tables, search) = std::thread::scope(|scope| {
@@ -75,16 +75,13 @@ pub async fn commit_from(
     Ok((summary, state))
 }
 
-/// The declared schemas of the tables (`tables/*.sql`) at the previous generation.
-async fn declared_schemas(previous_root: &Path) -> Result<TableSchemas, StoreError> {
+/// The declared schemas of the tables (`tables/*.sql`).
+async fn declared_schemas() -> Result<TableSchemas, StoreError> {
     Ok(TableSchemas {
-        events: pio::schema_without(
-            &table_schema(previous_root, "events").await?,
-            &EVENT_PARTITION_COLUMNS,
-        ),
-        turns: table_schema(previous_root, "turns").await?,
-        sessions: table_schema(previous_root, "sessions").await?,
-        file_touches: table_schema(previous_root, "file_touches").await?,
+        events: pio::schema_without(&declared_schema("events").await?, &EVENT_PARTITION_COLUMNS),
+        turns: declared_schema("turns").await?,
+        sessions: declared_schema("sessions").await?,
+        file_touches: declared_schema("file_touches").await?,
     })
 }
 

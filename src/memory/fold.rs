@@ -119,7 +119,7 @@ async fn write_memory_part(
     } else {
         let table_dir = root.join(table::TABLE_DIR);
         fs::create_dir_all(&table_dir).map_err(StoreError::io(&table_dir))?;
-        let schema = crate::query::declared_schema(root, table::TABLE_DIR).await?;
+        let schema = crate::query::declared_schema(table::TABLE_DIR).await?;
         table::write(previous_root, root, generation, &schema, &records)?;
         let mut writer = index::writer(&memory_index)?;
         index::add_records(&writer, &fields, &records)?;

@@ -607,6 +607,11 @@ fn bucket_file_name(bucket: u64, generation: u64, hot: bool) -> String {
 /// Rows a bucket's hot file may hold; past it the commit merges the hot file into the base.
 const HOT_ROWS_LIMIT: usize = 4096;
 
+/// A commit touching more sessions than this is a bulk load (a first pass, a rebuild): it
+/// rewrites every bucket it touches as one base file, leaving no hot file behind to be opened
+/// beside the base by every later read.
+const BULK_SESSIONS: usize = 256;
+
 /// A table stored as [`TURN_BUCKETS`] buckets by a hash of the session id.
 struct BucketedTable<'a> {
     /// The table's directory in a generation.
@@ -626,6 +631,12 @@ struct BucketChange<'a> {
     new_rows: BTreeMap<u64, Vec<RecordBatch>>,
     /// Applied to every file's rows before they are written.
     finish: &'a dyn Fn(RecordBatch) -> Result<RecordBatch, String>,
+}
+
+impl BucketChange<'_> {
+    fn is_bulk(&self) -> bool {
+        self.replaced.len() > BULK_SESSIONS
+    }
 }
 
 fn unchanged(batch: RecordBatch) -> Result<RecordBatch, String> {
@@ -711,8 +722,8 @@ struct BucketFiles {
 /// that touches a session already in the hot file rewrites only the hot file: an active
 /// session costs what it changes, not the size of its bucket. A touched session still in the
 /// base moves to the hot file (the base is rewritten once, without it); a hot file past
-/// [`HOT_ROWS_LIMIT`] rows merges into the base. Buckets the commit does not change are hard
-/// links to the previous files.
+/// [`HOT_ROWS_LIMIT`] rows, or any hot file in a bulk commit ([`BULK_SESSIONS`]), merges into
+/// the base. Buckets the commit does not change are hard links to the previous files.
 fn write_bucketed(
     previous_root: &Path,
     root: &Path,
@@ -844,7 +855,7 @@ fn rewrite_bucket(
             .unwrap_or_default(),
     );
     let hot_count: usize = hot_out.iter().map(RecordBatch::num_rows).sum();
-    if files.base.is_empty() || hot_count > HOT_ROWS_LIMIT {
+    if files.base.is_empty() || hot_count > HOT_ROWS_LIMIT || change.is_bulk() {
         let mut merged = match base_out {
             Some(rows) => rows,
             None => read_all(&files.base)?,

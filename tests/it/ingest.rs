@@ -822,6 +822,39 @@ fn active_session_line(n: usize) -> String {
 }
 
 #[test]
+fn a_bulk_commit_leaves_every_bucket_a_single_base_file() {
+    let (logs, data, project) = claude_workspace();
+    for n in 0..10 {
+        write_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{n:012}"),
+            &format!("prompt {n} about terns"),
+        );
+    }
+    index_into(data.path(), &[logs.path()]);
+    for n in 10..310 {
+        write_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{n:012}"),
+            &format!("prompt {n} about terns"),
+        );
+    }
+    index_into(data.path(), &[logs.path()]);
+    for table in ["turns", "sessions"] {
+        let files = parquet_file_rows(&data.path().join("current").join(table));
+        assert!(
+            files.keys().all(|name| !name.contains("-h")),
+            "{table}: {files:?}"
+        );
+        assert_eq!(
+            files.values().map(|(_, rows)| rows).sum::<usize>(),
+            310,
+            "{table}"
+        );
+    }
+}
+
+#[test]
 fn appends_write_only_the_new_events_and_then_only_the_hot_bucket_files() {
     let (logs, data, project) = claude_workspace();
     for n in 0..40 {
