@@ -157,8 +157,9 @@ pub type EventsDigests = HashMap<String, String>;
 
 /// Records the commit in `state` (session locations with `digests`, checkpoints, redaction
 /// facts), saves it into `next` (the state shards it changed; `state` must be the previous
-/// generation's) and makes `next` current; older generations nobody pins are removed. Returns
-/// the new state.
+/// generation's, with the shards of the changed keys read: saving refuses a shard it never
+/// read) and makes `next` current; older generations nobody pins are removed. Returns the new
+/// state.
 pub fn finish_generation(
     store: &Store,
     next: &NextGeneration,
@@ -180,13 +181,6 @@ pub fn finish_generation(
             )
             .collect(),
     };
-    state.ensure_loaded(
-        changed
-            .checkpoints
-            .iter()
-            .chain(changed.sessions.iter())
-            .map(String::as_str),
-    )?;
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -656,22 +650,19 @@ fn write_turns(
         schema,
         layout: &TURNS_LAYOUT,
     };
-    let mut new_rows: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
-    for session in sessions {
+    let turns_of = |session: &AssembledSession| {
         let rows: Vec<&TurnRow> = session.turns.iter().collect();
-        let batch = pio::turns_batch(schema, &rows).map_err(parquet_failure(root))?;
-        new_rows
-            .entry(turn_bucket(&session.session.session_id))
-            .or_default()
-            .push(batch);
-    }
-    let change = BucketChange {
-        replaced: touched,
-        restamped: &HashSet::new(),
-        new_rows,
-        finish: &unchanged,
+        pio::turns_batch(schema, &rows).map(Some)
     };
-    write_bucketed(previous_root, root, generation, &table, &change)
+    write_rows_of_sessions(
+        previous_root,
+        root,
+        generation,
+        &table,
+        sessions,
+        touched,
+        turns_of,
+    )
 }
 
 fn write_file_touches(
@@ -687,17 +678,43 @@ fn write_file_touches(
         schema,
         layout: &TOUCHES_LAYOUT,
     };
-    let mut new_rows: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
-    for session in sessions
-        .iter()
-        .filter(|session| !session.touches.is_empty())
-    {
+    let touches_of = |session: &AssembledSession| {
+        if session.touches.is_empty() {
+            return Ok(None);
+        }
         let rows: Vec<&TouchRow> = session.touches.iter().collect();
-        let batch = pio::touches_batch(schema, &rows).map_err(parquet_failure(root))?;
-        new_rows
-            .entry(turn_bucket(&session.session.session_id))
-            .or_default()
-            .push(batch);
+        pio::touches_batch(schema, &rows).map(Some)
+    };
+    write_rows_of_sessions(
+        previous_root,
+        root,
+        generation,
+        &table,
+        sessions,
+        touched,
+        touches_of,
+    )
+}
+
+/// Writes a bucketed table whose rows each belong to one session (`turns`, `file_touches`):
+/// the touched sessions' rows are replaced by what `rows_of` gives for each (`None`: none).
+fn write_rows_of_sessions(
+    previous_root: &Path,
+    root: &Path,
+    generation: u64,
+    table: &BucketedTable<'_>,
+    sessions: &[AssembledSession],
+    touched: &HashSet<String>,
+    rows_of: impl Fn(&AssembledSession) -> Result<Option<RecordBatch>, String>,
+) -> Result<(), StoreError> {
+    let mut new_rows: BTreeMap<u64, Vec<RecordBatch>> = BTreeMap::new();
+    for session in sessions {
+        if let Some(batch) = rows_of(session).map_err(parquet_failure(root))? {
+            new_rows
+                .entry(turn_bucket(&session.session.session_id))
+                .or_default()
+                .push(batch);
+        }
     }
     let change = BucketChange {
         replaced: touched,
@@ -705,7 +722,7 @@ fn write_file_touches(
         new_rows,
         finish: &unchanged,
     };
-    write_bucketed(previous_root, root, generation, &table, &change)
+    write_bucketed(previous_root, root, generation, table, &change)
 }
 
 /// The files of one bucket in a generation.

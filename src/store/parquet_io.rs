@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, StringArray, TimestampMicrosecondArray,
+    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, PrimitiveArray, StringArray,
+    TimestampMicrosecondArray,
 };
 use datafusion::arrow::compute::{
     SortColumn, cast, concat_batches, filter_record_batch, lexsort_to_indices, take_record_batch,
 };
-use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::arrow::datatypes::{ArrowPrimitiveType, Int32Type, Int64Type, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::arrow::ProjectionMask;
@@ -529,37 +530,29 @@ pub fn column_strings(batch: &RecordBatch, column: &str) -> Result<Vec<Option<St
 
 /// The values of a timestamp column as microseconds, nulls as `None`.
 pub fn column_micros(batch: &RecordBatch, column: &str) -> Result<Vec<Option<i64>>, String> {
-    let index = batch
-        .schema()
-        .index_of(column)
-        .map_err(|error| error.to_string())?;
-    let array = cast(
-        batch.column(index),
-        &datafusion::arrow::datatypes::DataType::Int64,
-    )
-    .map_err(|error| error.to_string())?;
-    let array = array
-        .as_any()
-        .downcast_ref::<Int64Array>()
-        .ok_or_else(|| "expected a timestamp column".to_string())?;
-    Ok(array.iter().collect())
+    primitive_column::<Int64Type>(batch, column, "a timestamp")
 }
 
 /// The values of an integer column of a batch as `i32`, nulls as `None`.
 pub fn column_int32(batch: &RecordBatch, column: &str) -> Result<Vec<Option<i32>>, String> {
+    primitive_column::<Int32Type>(batch, column, "an integer")
+}
+
+/// The values of a column cast to the primitive type `T`, nulls as `None`.
+fn primitive_column<T: ArrowPrimitiveType>(
+    batch: &RecordBatch,
+    column: &str,
+    expected: &str,
+) -> Result<Vec<Option<T::Native>>, String> {
     let index = batch
         .schema()
         .index_of(column)
         .map_err(|error| error.to_string())?;
-    let array = cast(
-        batch.column(index),
-        &datafusion::arrow::datatypes::DataType::Int32,
-    )
-    .map_err(|error| error.to_string())?;
+    let array = cast(batch.column(index), &T::DATA_TYPE).map_err(|error| error.to_string())?;
     let array = array
         .as_any()
-        .downcast_ref::<Int32Array>()
-        .ok_or_else(|| "expected an integer column".to_string())?;
+        .downcast_ref::<PrimitiveArray<T>>()
+        .ok_or_else(|| format!("expected {expected} column"))?;
     Ok(array.iter().collect())
 }
 
