@@ -11,6 +11,8 @@
 //! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
 //! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
+//! Latency rows only, on a kept store (no generation, no indexing):
+//! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
 
 mod handles;
@@ -45,6 +47,8 @@ const MIB: f64 = 1_048_576.0;
 struct Options {
     generate_only: bool,
     profile_only: bool,
+    latency_only: bool,
+    search_only: bool,
     recall_only: bool,
     peer_only: bool,
     peer_memory_gib: u64,
@@ -59,6 +63,8 @@ fn parse_options() -> anyhow::Result<Options> {
     let mut options = Options {
         generate_only: false,
         profile_only: false,
+        latency_only: false,
+        search_only: false,
         recall_only: false,
         peer_only: false,
         peer_memory_gib: 8,
@@ -78,6 +84,8 @@ fn parse_options() -> anyhow::Result<Options> {
         match argument.as_str() {
             "generate" => options.generate_only = true,
             "profile" => options.profile_only = true,
+            "latency" => options.latency_only = true,
+            "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
             "peer" => options.peer_only = true,
             "--peer-memory-gib" => options.peer_memory_gib = value()?.parse()?,
@@ -126,7 +134,9 @@ fn main() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let report = if options.recall_only {
+    let report = if options.latency_only {
+        runtime.block_on(latency_run(&work, &options))?
+    } else if options.recall_only {
         runtime.block_on(recall_run(&work, &options))?
     } else if options.peer_only {
         runtime.block_on(peer_run(&work, &options))?
@@ -190,6 +200,31 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     serve_figures(&full, &handles, &queries, &mut report).await?;
     recall_figures(work, &full, options, &mut report).await?;
     append_figures(&full, &parts, &mut report).await?;
+    Ok(report)
+}
+
+/// The in-process latency rows (search, the full-store workloads, agtrace, tantivy's part of
+/// search) on the store a previous run left in `WORK/data-full`.
+async fn latency_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let full = work.join("data-full");
+    if !full.exists() {
+        anyhow::bail!(
+            "latency needs a store a previous run left: {} is absent",
+            full.display()
+        );
+    }
+    let queries = Queries::new(50);
+    let mut report = Report::default();
+    let server = search_stage(&full, &queries, options.rounds, &mut report).await?;
+    let root = Store::open(&full)?.current()?.root;
+    if !options.search_only {
+        let handles = handles::pick(&root).await?;
+        workloads::full_store(&server, &handles, &queries, options.rounds, &mut report).await?;
+        let agtrace =
+            EskerServer::with_profiles(Catalog::open(&full)?, ProfileSet::parse("agtrace")?);
+        workloads::agtrace(&agtrace, &handles, &queries, options.rounds, &mut report).await?;
+    }
+    workloads::search_index_only(&root, &queries, options.rounds, &mut report)?;
     Ok(report)
 }
 

@@ -56,33 +56,25 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
     let mut configured = Vec::new();
     for (label, settings) in [
         (
-            " in0",
-            vec![("datafusion.execution.parquet.max_in_list_size", "0")],
+            " no predicate cache",
+            vec![("datafusion.execution.parquet.max_predicate_cache_size", "0")],
         ),
         (
-            " in64",
-            vec![("datafusion.execution.parquet.max_in_list_size", "64")],
+            " no pushdown",
+            vec![("datafusion.execution.parquet.pushdown_filters", "false")],
         ),
         (
-            " in0 nopage",
+            " no predicate cache, tp2",
             vec![
-                ("datafusion.execution.parquet.max_in_list_size", "0"),
-                ("datafusion.execution.parquet.enable_page_index", "false"),
-            ],
-        ),
-        (
-            " in0 tp2",
-            vec![
-                ("datafusion.execution.parquet.max_in_list_size", "0"),
+                ("datafusion.execution.parquet.max_predicate_cache_size", "0"),
                 ("datafusion.execution.target_partitions", "2"),
             ],
         ),
         (
-            " in0 nopage nobloom",
+            " no predicate cache, no page index",
             vec![
-                ("datafusion.execution.parquet.max_in_list_size", "0"),
+                ("datafusion.execution.parquet.max_predicate_cache_size", "0"),
                 ("datafusion.execution.parquet.enable_page_index", "false"),
-                ("datafusion.execution.parquet.bloom_filter_on_read", "false"),
             ],
         ),
     ] {

@@ -12,10 +12,11 @@ pub mod positional;
 pub mod prefix;
 pub mod query;
 pub mod script;
+pub mod type_filter;
 pub mod writer;
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
@@ -210,6 +211,9 @@ pub struct SearchIndex {
     /// The locator-only documents of `unknown` events, counted once (the reader never
     /// reloads): BM25 statistics leave them out.
     unknown: OnceLock<UnknownDocuments>,
+    /// Each segment's document types, read on a segment's first search (the reader never
+    /// reloads, so its segments never change).
+    types: Arc<type_filter::TypeTables>,
 }
 
 /// How many documents are locator-only (`unknown` events, no text).
@@ -266,6 +270,7 @@ impl SearchIndex {
             reader,
             fields,
             unknown: OnceLock::new(),
+            types: Arc::default(),
         })
     }
 
@@ -431,17 +436,7 @@ impl SearchIndex {
             searchable_documents: searcher.num_docs().saturating_sub(statistics.unknown.live),
         })?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, relevance)];
-        let type_clauses: Vec<(Occur, Box<dyn Query>)> = query
-            .event_types
-            .iter()
-            .map(|event_type| {
-                (
-                    Occur::Should,
-                    self.term_query(self.fields.event_type, event_type.as_str()),
-                )
-            })
-            .collect();
-        clauses.push((Occur::Must, Box::new(BooleanQuery::new(type_clauses))));
+        clauses.push((Occur::Must, self.type_clause(query.event_types)));
         if let Some(session_id) = query.session_id {
             clauses.push((
                 Occur::Must,
@@ -461,6 +456,20 @@ impl SearchIndex {
             clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
         }
         Ok(BooleanQuery::new(clauses))
+    }
+
+    /// The restriction to `event_types`, scored as a union of their `TermQuery`s would be
+    /// ([`type_filter`]).
+    fn type_clause(&self, event_types: &[EventType]) -> Box<dyn Query> {
+        let names = event_types
+            .iter()
+            .map(|event_type| event_type.as_str().to_owned())
+            .collect();
+        Box::new(type_filter::TypeFilterQuery::new(
+            self.fields.event_type,
+            names,
+            self.types.clone(),
+        ))
     }
 
     fn term_query(&self, field: Field, value: &str) -> Box<dyn Query> {
