@@ -318,7 +318,7 @@ async fn hits_json(
         && !hits.is_empty()
     {
         let events = snapshot
-            .run(HIT_EVENTS, hit_location_parameters(hits))
+            .run_spread(HIT_EVENTS, hit_location_parameters(hits))
             .await?;
         if let Some(results) = hits_with_directory(request, hits, &events, directory)? {
             let missing = hits.len() - results.len();
@@ -338,7 +338,7 @@ async fn fetch_hit_details(snapshot: &WarmSnapshot, hits: &[SearchHit]) -> Resul
     let turn_ids: Vec<&str> = hits.iter().map(|hit| hit.turn_id.as_str()).collect();
     let mut parameters = hit_location_parameters(hits);
     parameters.push(text_list_parameter(&turn_ids));
-    Ok(snapshot.run(HITS, parameters).await?)
+    Ok(snapshot.run_spread(HITS, parameters).await?)
 }
 
 /// The hits in index order, each joined with its table rows; hits without rows are skipped.

@@ -30,6 +30,9 @@ struct SegmentTypes {
     names: Vec<String>,
     doc_freqs: Vec<u32>,
     types: Vec<u8>,
+    /// The field's fieldnorm id when every document has the same (one token each: always,
+    /// for the `type` field), so a score is one lookup by type.
+    uniform_fieldnorm: Option<u8>,
 }
 
 impl TypeTables {
@@ -73,10 +76,20 @@ impl SegmentTypes {
                 doc = postings.advance();
             }
         }
+        let uniform_fieldnorm = match reader.fieldnorms_readers().get_field(field)? {
+            None => Some(1),
+            Some(fieldnorms) => {
+                let first = fieldnorms.fieldnorm_id(0);
+                (1..reader.max_doc())
+                    .all(|doc| fieldnorms.fieldnorm_id(doc) == first)
+                    .then_some(first)
+            }
+        };
         Ok(SegmentTypes {
             names,
             doc_freqs,
             types,
+            uniform_fieldnorm,
         })
     }
 }
@@ -156,17 +169,31 @@ impl Weight for TypeFilterWeight {
         if !any {
             return Ok(Box::new(tantivy::query::EmptyScorer));
         }
+        let scoring = self.weights.is_some();
         let fieldnorms = match self.weights {
             Some(_) => reader.fieldnorms_readers().get_field(self.field)?,
             None => None,
         }
         .unwrap_or_else(|| FieldNormReader::constant(reader.max_doc(), 1));
+        let mut requested = Box::new([false; 256]);
+        let mut fixed_scores = Box::new([0.0; 256]);
+        for (value, weight) in by_value.iter().enumerate() {
+            if let Some(weight) = weight {
+                requested[value] = true;
+                if let Some(fieldnorm_id) = segment.uniform_fieldnorm {
+                    fixed_scores[value] = weight.score(fieldnorm_id, 1);
+                }
+            }
+        }
         let mut scorer = TypeFilterScorer {
             cost: requested_sizes.iter().map(|&size| u64::from(size)).sum(),
             size_hint: union_size_hint(&requested_sizes, reader.num_docs()),
+            fixed: scoring && segment.uniform_fieldnorm.is_some(),
             segment,
+            requested,
+            fixed_scores,
             by_value,
-            scoring: self.weights.is_some(),
+            scoring,
             fieldnorms,
             doc: 0,
         };
@@ -187,6 +214,11 @@ impl Weight for TypeFilterWeight {
 
 struct TypeFilterScorer {
     segment: Arc<SegmentTypes>,
+    /// Whether each table value is a requested type.
+    requested: Box<[bool; 256]>,
+    /// Each requested value's score when the segment's fieldnorms are uniform (`fixed`).
+    fixed_scores: Box<[Score; 256]>,
+    fixed: bool,
     by_value: Vec<Option<Bm25Weight>>,
     scoring: bool,
     fieldnorms: FieldNormReader,
@@ -203,7 +235,7 @@ impl TypeFilterScorer {
         let types = &self.segment.types;
         let mut doc = from as usize;
         while doc < types.len() {
-            if self.weight_of(types[doc]).is_some() {
+            if self.requested[usize::from(types[doc])] {
                 return doc as DocId;
             }
             doc += 1;
@@ -252,6 +284,9 @@ impl Scorer for TypeFilterScorer {
             return 1.0;
         }
         let value = self.segment.types[self.doc as usize];
+        if self.fixed {
+            return self.fixed_scores[usize::from(value)];
+        }
         match self.weight_of(value) {
             Some(weight) => weight.score(self.fieldnorms.fieldnorm_id(self.doc), 1),
             None => 0.0,
