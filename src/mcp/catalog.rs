@@ -367,9 +367,10 @@ impl WarmSnapshot {
     }
 
     /// Runs a named query whose rows lie in many files (the hits of a search: about one file
-    /// each) with the files split across the machine's cores: opening and decoding a file
-    /// costs about a millisecond and the files are independent. Every other query runs on
-    /// one partition (requests run side by side instead).
+    /// each; the touches of a file name: every `file_touches` bucket) with the files split
+    /// across the machine's cores: opening and decoding a file costs about a millisecond and
+    /// the files are independent. Every other query runs on one partition (requests run side
+    /// by side instead).
     pub async fn run_spread(
         &self,
         query: NamedQuery,

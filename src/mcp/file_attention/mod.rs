@@ -91,7 +91,7 @@ impl ToolHandler for FileAttention {
             (sources, _) => {
                 let snapshot = catalog.snapshot().await?;
                 let parameters = parameters(request, &tail, &sources, project_roots.as_deref());
-                let rows = snapshot.run(TOUCHES, parameters).await?;
+                let rows = snapshot.run_spread(TOUCHES, parameters).await?;
                 let mut touches = rows
                     .iter()
                     .map(|row| MatchedTouch::from_row(&row))
