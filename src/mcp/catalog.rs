@@ -377,8 +377,7 @@ impl WarmSnapshot {
         parameters: Vec<ScalarValue>,
     ) -> Result<Rows, CatalogError> {
         let mut state = self.context.state();
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        state.config_mut().options_mut().execution.target_partitions = cores;
+        state.config_mut().options_mut().execution.target_partitions = cores();
         let batches = self.run_batches_in(state, query, parameters).await?;
         Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
             name: query.name,
@@ -559,4 +558,11 @@ pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
         &scalars,
         &datafusion::arrow::datatypes::DataType::Utf8,
     ))
+}
+
+/// The machine's cores, read once: `available_parallelism` reads cgroup files on Linux, too
+/// slow for every request.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
 }

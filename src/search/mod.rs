@@ -554,37 +554,10 @@ fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
 mod tests {
     use super::*;
 
-    use crate::model::Source;
     use crate::store::rows::EventRow;
     use writer::{SearchWriter, publish};
 
-    pub(super) fn event(id: &str, session: &str, text: &str) -> EventRow {
-        EventRow {
-            event_id: id.into(),
-            session_id: session.into(),
-            turn_id: format!("turn:{session}"),
-            turn_ordinal: 1,
-            ordinal: 1,
-            seq: 1,
-            event_type: EventType::AssistantResponse,
-            timestamp: chrono::DateTime::UNIX_EPOCH,
-            timestamp_inferred: false,
-            terminal: false,
-            model: None,
-            originating_model: None,
-            tool_name: None,
-            tool_call_id: None,
-            exit_code: None,
-            subtype: None,
-            text: text.into(),
-            payload: None,
-            source_path: "/x".into(),
-            source_line: 1,
-            usage: None,
-            source: Source::Codex,
-            month: "2026-03".into(),
-        }
-    }
+    pub(super) use crate::store::rows::sample_event as event;
 
     pub(super) fn index_of(events: &[EventRow]) -> (tempfile::TempDir, SearchIndex) {
         let dir = tempfile::tempdir().expect("temp dir");

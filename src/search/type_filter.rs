@@ -369,19 +369,22 @@ mod tests {
         (index, kind, session, text)
     }
 
-    fn union_of(kind: Field, types: &[&str]) -> Box<dyn Query> {
+    /// Documents holding any of `values` in `field`, scored by their `TermQuery`s.
+    fn any_of(field: Field, values: &[&str], option: IndexRecordOption) -> Box<dyn Query> {
         Box::new(BooleanQuery::new(
-            types
+            values
                 .iter()
-                .map(|name| {
-                    let query: Box<dyn Query> = Box::new(TermQuery::new(
-                        Term::from_field_text(kind, name),
-                        IndexRecordOption::Basic,
-                    ));
-                    (Occur::Should, query)
-                })
+                .map(|value| (Occur::Should, term(field, value, option)))
                 .collect(),
         ))
+    }
+
+    fn term(field: Field, value: &str, option: IndexRecordOption) -> Box<dyn Query> {
+        Box::new(TermQuery::new(Term::from_field_text(field, value), option))
+    }
+
+    fn union_of(kind: Field, types: &[&str]) -> Box<dyn Query> {
+        any_of(kind, types, IndexRecordOption::Basic)
     }
 
     /// The same documents with the same scores, up to the rounding of a sum: the union's
@@ -420,28 +423,13 @@ mod tests {
         for types in type_sets {
             for scoped in [false, true] {
                 for word in ["deploy", "failed retry", "cache token migration"] {
-                    let relevance = |word: &str| -> Box<dyn Query> {
-                        Box::new(BooleanQuery::new(
-                            word.split(' ')
-                                .map(|part| {
-                                    let query: Box<dyn Query> = Box::new(TermQuery::new(
-                                        Term::from_field_text(text, part),
-                                        IndexRecordOption::WithFreqs,
-                                    ));
-                                    (Occur::Should, query)
-                                })
-                                .collect(),
-                        ))
-                    };
+                    let words: Vec<&str> = word.split(' ').collect();
+                    let relevance = || any_of(text, &words, IndexRecordOption::WithFreqs);
                     let with = |filter: Box<dyn Query>| {
-                        let mut clauses =
-                            vec![(Occur::Must, relevance(word)), (Occur::Must, filter)];
+                        let mut clauses = vec![(Occur::Must, relevance()), (Occur::Must, filter)];
                         if scoped {
-                            let query: Box<dyn Query> = Box::new(TermQuery::new(
-                                Term::from_field_text(session, "s2"),
-                                IndexRecordOption::Basic,
-                            ));
-                            clauses.push((Occur::Must, query));
+                            let in_session = term(session, "s2", IndexRecordOption::Basic);
+                            clauses.push((Occur::Must, in_session));
                         }
                         BooleanQuery::new(clauses)
                     };

@@ -65,33 +65,14 @@ impl Hasher for RowHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EventType, Source};
+    use crate::store::rows::sample_event;
 
     fn event_row(session: &str, seq: i64, text: &str) -> EventRow {
         EventRow {
-            event_id: format!("{session}:{seq}"),
-            session_id: session.into(),
-            turn_id: format!("turn:{session}"),
-            turn_ordinal: 1,
             ordinal: seq as i32,
             seq,
-            event_type: EventType::AssistantResponse,
-            timestamp: chrono::DateTime::UNIX_EPOCH,
-            timestamp_inferred: false,
-            terminal: false,
-            model: None,
-            originating_model: None,
-            tool_name: None,
-            tool_call_id: None,
-            exit_code: None,
-            subtype: None,
-            text: text.into(),
-            payload: None,
-            source_path: "/x".into(),
             source_line: seq,
-            usage: None,
-            source: Source::Codex,
-            month: "2026-03".into(),
+            ..sample_event(&format!("{session}:{seq}"), session, text)
         }
     }
 

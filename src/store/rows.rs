@@ -38,6 +38,37 @@ pub struct EventRow {
     pub month: String,
 }
 
+/// A one-turn assistant event of `session` with `text` (seq, ordinal and source line 1): the
+/// event the unit tests of the index and the store start from.
+#[cfg(test)]
+pub(crate) fn sample_event(id: &str, session: &str, text: &str) -> EventRow {
+    EventRow {
+        event_id: id.into(),
+        session_id: session.into(),
+        turn_id: format!("turn:{session}"),
+        turn_ordinal: 1,
+        ordinal: 1,
+        seq: 1,
+        event_type: EventType::AssistantResponse,
+        timestamp: DateTime::UNIX_EPOCH,
+        timestamp_inferred: false,
+        terminal: false,
+        model: None,
+        originating_model: None,
+        tool_name: None,
+        tool_call_id: None,
+        exit_code: None,
+        subtype: None,
+        text: text.into(),
+        payload: None,
+        source_path: "/x".into(),
+        source_line: 1,
+        usage: None,
+        source: Source::Codex,
+        month: "2026-03".into(),
+    }
+}
+
 /// A short text excerpt pointing at an event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventExcerpt {
