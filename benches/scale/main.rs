@@ -14,6 +14,8 @@
 //! Latency rows only, on a kept store (no generation, no indexing):
 //! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
+//! At 10M documents: `--reuse-corpus` indexes the parts a `generate --out WORK/corpus` left
+//! (19 GB are generated once), `--skip-stages` skips the 10% and 50% stores.
 
 mod handles;
 mod indexing;
@@ -51,6 +53,8 @@ struct Options {
     search_only: bool,
     recall_only: bool,
     peer_only: bool,
+    reuse_corpus: bool,
+    skip_stages: bool,
     peer_memory_gib: u64,
     docs: u64,
     seed: u64,
@@ -67,6 +71,8 @@ fn parse_options() -> anyhow::Result<Options> {
         search_only: false,
         recall_only: false,
         peer_only: false,
+        reuse_corpus: false,
+        skip_stages: false,
         peer_memory_gib: 8,
         docs: 100_000,
         seed: 42,
@@ -88,6 +94,8 @@ fn parse_options() -> anyhow::Result<Options> {
             "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
             "peer" => options.peer_only = true,
+            "--reuse-corpus" => options.reuse_corpus = true,
+            "--skip-stages" => options.skip_stages = true,
             "--peer-memory-gib" => options.peer_memory_gib = value()?.parse()?,
             "--bench" => {}
             "--docs" => options.docs = value()?.replace('_', "").parse()?,
@@ -171,10 +179,14 @@ fn generate_corpus(out: &Path, options: &Options) -> anyhow::Result<Vec<PathBuf>
 
 async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     let corpus = work.join("corpus");
-    if corpus.exists() {
-        std::fs::remove_dir_all(&corpus)?;
-    }
-    let parts = generate_corpus(&corpus, options)?;
+    let parts = if options.reuse_corpus {
+        generated_parts(&corpus)?
+    } else {
+        if corpus.exists() {
+            std::fs::remove_dir_all(&corpus)?;
+        }
+        generate_corpus(&corpus, options)?
+    };
     let queries = Queries::new(50);
     let mut report = Report::default();
     let staged = work.join("data-staged");
@@ -184,9 +196,11 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
             std::fs::remove_dir_all(directory)?;
         }
     }
-    for stage in [&parts[..1], &parts[1..5]] {
-        index_with_child(&staged, stage)?;
-        search_stage(&staged, &queries, options.rounds, &mut report).await?;
+    if !options.skip_stages {
+        for stage in [&parts[..1], &parts[1..5]] {
+            index_with_child(&staged, stage)?;
+            search_stage(&staged, &queries, options.rounds, &mut report).await?;
+        }
     }
     let run = index_with_child(&full, &parts)?;
     ingest_figures(&full, &parts, &run, &mut report).await?;
@@ -201,6 +215,34 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     recall_figures(work, &full, options, &mut report).await?;
     append_figures(&full, &parts, &mut report).await?;
     Ok(report)
+}
+
+/// The parts (`part-NN` directories) a previous `generate --out DIR` left in `corpus`.
+fn generated_parts(corpus: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(corpus)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_dir()
+                && path
+                    .file_name()
+                    .is_some_and(|name| name.to_string_lossy().starts_with("part-"))
+        })
+        .collect();
+    parts.sort();
+    if parts.len() < 5 {
+        anyhow::bail!(
+            "--reuse-corpus needs the parts of a generated corpus in {}; found {}",
+            corpus.display(),
+            parts.len()
+        );
+    }
+    eprintln!(
+        "reusing {} generated parts in {}",
+        parts.len(),
+        corpus.display()
+    );
+    Ok(parts)
 }
 
 /// The in-process latency rows (search, the full-store workloads, agtrace, tantivy's part of

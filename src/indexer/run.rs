@@ -1,7 +1,7 @@
 //! One indexing pass: walks the given paths, re-reads only files whose checkpoint changed,
 //! parses and assembles them, commits the touched sessions, and reports a summary.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::assemble::assemble;
 use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
 use super::status::IngestMonitor;
-use crate::engine::commit::commit_from;
+use crate::engine::commit::{SearchBatch, commit_from};
 use crate::ids::stable_hash_hex;
 use crate::ingest::lines::SplitLines;
 use crate::ingest::reader::{ReadLimits, stream_json_lines};
@@ -215,8 +215,92 @@ pub(super) enum FileOutcome {
 #[derive(Default)]
 struct Batch {
     input: CommitInput,
+    /// Where each session of `input.sessions` is, by id (a session is in a batch once).
+    positions: HashMap<String, usize>,
+    /// The search index side, fed as sessions are admitted (opened with the first one).
+    search: Option<SearchBatch>,
     removed: Vec<(String, String)>,
     bytes: u64,
+}
+
+impl Batch {
+    /// Adds parsed sessions to the batch and hands them to the search index. When two files
+    /// yield the same session (Gemini copies a resumed `.json` session into a new `.jsonl`
+    /// under the same id), the copy with the most events is kept, whether the other copy is
+    /// in this batch or already stored.
+    fn admit(
+        &mut self,
+        sessions: Vec<AssembledSession>,
+        store: &Store,
+        state: &mut StoreState,
+    ) -> Result<(), IndexError> {
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        state.ensure_loaded(
+            sessions
+                .iter()
+                .map(|session| session.session.session_id.as_str()),
+        )?;
+        for session in sessions {
+            if let Some(kept) = fuller_stored_copy(&session, state) {
+                tracing::info!(
+                    session = %session.session.session_id,
+                    kept = %kept,
+                    dropped = %session.session.source_path,
+                    "session found in two files; keeping the fuller stored copy"
+                );
+                continue;
+            }
+            let search = match &mut self.search {
+                Some(search) => search,
+                None => self.search.insert(SearchBatch::open(store, state)?),
+            };
+            match self.positions.get(&session.session.session_id) {
+                Some(&position) => {
+                    let kept = &mut self.input.sessions[position];
+                    if kept.events.len() >= session.events.len() {
+                        tracing::info!(
+                            session = %session.session.session_id,
+                            kept = %kept.session.source_path,
+                            dropped = %session.session.source_path,
+                            "session found in two files; keeping the fuller copy"
+                        );
+                        continue;
+                    }
+                    tracing::info!(
+                        session = %session.session.session_id,
+                        kept = %session.session.source_path,
+                        dropped = %kept.session.source_path,
+                        "session found in two files; keeping the fuller copy"
+                    );
+                    search.put_session(&session, Some(kept))?;
+                    *kept = session;
+                }
+                None => {
+                    search.put_session(&session, None)?;
+                    self.positions.insert(
+                        session.session.session_id.clone(),
+                        self.input.sessions.len(),
+                    );
+                    self.input.sessions.push(session);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The source of a stored copy of `session` read from another file with more events.
+fn fuller_stored_copy<'a>(session: &AssembledSession, state: &'a StoreState) -> Option<&'a str> {
+    state
+        .sessions
+        .get(&session.session.session_id)
+        .filter(|location| {
+            location.source_path != session.session.source_path
+                && location.event_count > session.events.len() as u64
+        })
+        .map(|location| location.source_path.as_str())
 }
 
 /// Runs one indexing pass into `store`: reads changed files and commits them in batches.
@@ -309,7 +393,7 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         .chain(others)
         .chain(groups)
         .chain(stores);
-    for source in all {
+    for (position, source) in all.enumerate() {
         progress.inc(1);
         let file = source.path();
         let key = file.to_string_lossy().into_owned();
@@ -330,7 +414,7 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
                 Ok(grouped::read_store(store, checkpoint, rows, options))
             }
         };
-        record_outcome(
+        let sessions = record_outcome(
             file,
             key,
             outcome,
@@ -339,10 +423,17 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
             &mut batch,
             &mut summary,
         );
+        batch.admit(sessions, store, &mut state)?;
         if let Some(monitor) = &options.monitor {
             monitor.file_done(file_size(file));
         }
         if batch.bytes >= options.batch_bytes {
+            if position + 1 < source_count
+                && let Some(search) = &batch.search
+            {
+                // More sources follow: the pass's last commit merges as usual.
+                search.defer_merges();
+            }
             batch.input.redacted = Some(options.redact);
             batch.input.redaction_rules = Some(redaction_rules.clone());
             commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
@@ -430,7 +521,8 @@ fn previously_indexed_files(store: &Store) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Adds what reading one file gave to the batch and the summary.
+/// Adds what reading one file gave to the batch and the summary; returns the sessions it
+/// parsed, for [`Batch::admit`].
 fn record_outcome(
     file: &Path,
     key: String,
@@ -439,7 +531,8 @@ fn record_outcome(
     progress: &ProgressBar,
     batch: &mut Batch,
     summary: &mut IndexSummary,
-) {
+) -> Vec<AssembledSession> {
+    let mut sessions = Vec::new();
     match outcome {
         Ok(FileOutcome::Unchanged) => summary.files_unchanged += 1,
         Ok(FileOutcome::HeldBack) => summary.files_held_back += 1,
@@ -506,7 +599,7 @@ fn record_outcome(
                 .checkpoints
                 .insert(key.clone(), ingested.checkpoint);
             batch.input.checkpoints.extend(ingested.extra_checkpoints);
-            batch.input.sessions.extend(ingested.sessions);
+            sessions = ingested.sessions;
             batch.removed.extend(
                 ingested
                     .removed_sessions
@@ -522,6 +615,7 @@ fn record_outcome(
             summary.files_failed += 1;
         }
     }
+    sessions
 }
 
 /// Prints a file's skipped lines (a few of them; all are counted) with file and line.
@@ -559,29 +653,23 @@ async fn commit_batch(
 ) -> Result<(), IndexError> {
     let mut input = batch.input;
     state.ensure_loaded(
-        input
-            .sessions
+        batch
+            .removed
             .iter()
-            .map(|session| session.session.session_id.as_str())
-            .chain(
-                batch
-                    .removed
-                    .iter()
-                    .map(|(session_id, _)| session_id.as_str()),
-            ),
+            .map(|(session_id, _)| session_id.as_str()),
     )?;
-    input.sessions = keep_fullest_copy(std::mem::take(&mut input.sessions), state);
-    summary.sessions += input.sessions.len();
-    let written: BTreeSet<String> = input
+    // Tables are written in session id order, as the batch's sessions were before they were
+    // indexed while read.
+    input
         .sessions
-        .iter()
-        .map(|session| session.session.session_id.clone())
-        .collect();
+        .sort_unstable_by(|a, b| a.session.session_id.cmp(&b.session.session_id));
+    summary.sessions += input.sessions.len();
+    let written = batch.positions;
     input.removed_sessions = batch
         .removed
         .into_iter()
         .filter(|(session_id, source)| {
-            !written.contains(session_id)
+            !written.contains_key(session_id)
                 && state
                     .sessions
                     .get(session_id)
@@ -600,50 +688,13 @@ async fn commit_batch(
         return Ok(());
     }
     let (commit_summary, committed_state) =
-        commit_from(store, input, std::mem::take(state)).await?;
+        commit_from(store, input, std::mem::take(state), batch.search).await?;
     summary.new_events += commit_summary.new_events;
     summary.written_events += commit_summary.written_events;
     summary.generation = Some(commit_summary.generation);
     summary.commits += 1;
     *state = committed_state;
     Ok(())
-}
-
-/// When two files yield the same session (Gemini copies a resumed `.json` session into a new
-/// `.jsonl` under the same id), keeps the copy with the most events, whether the other copy is
-/// in this batch or already stored.
-fn keep_fullest_copy(sessions: Vec<AssembledSession>, state: &StoreState) -> Vec<AssembledSession> {
-    let mut by_id: BTreeMap<String, AssembledSession> = BTreeMap::new();
-    for session in sessions {
-        let session_id = session.session.session_id.clone();
-        let stored_elsewhere = state.sessions.get(&session_id).filter(|location| {
-            location.source_path != session.session.source_path
-                && location.event_count > session.events.len() as u64
-        });
-        if let Some(location) = stored_elsewhere {
-            tracing::info!(
-                session = %session_id,
-                kept = %location.source_path,
-                dropped = %session.session.source_path,
-                "session found in two files; keeping the fuller stored copy"
-            );
-            continue;
-        }
-        match by_id.get(&session_id) {
-            Some(kept) if kept.events.len() >= session.events.len() => {
-                tracing::info!(
-                    session = %session_id,
-                    kept = %kept.session.source_path,
-                    dropped = %session.session.source_path,
-                    "session found in two files; keeping the fuller copy"
-                );
-            }
-            _ => {
-                by_id.insert(session_id, session);
-            }
-        }
-    }
-    by_id.into_values().collect()
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {

@@ -20,12 +20,11 @@
 //!   Consecutive bigrams take consecutive positions, so a CJK word is a phrase of its bigrams.
 
 use tantivy::Index;
-use tantivy::tokenizer::{
-    Language, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::script::{CharClass, class_of, fold_width};
+use super::stem_cache::CachedEnglishStemmer;
 
 /// Name the exact-form analyzer is registered under in every esker index.
 pub const EXACT_TOKENIZER: &str = "esker_exact";
@@ -40,11 +39,13 @@ pub const MAX_EXACT_TOKEN_BYTES: usize = 80;
 const MAX_STEM_TOKEN_BYTES: usize = 40;
 
 /// Characters that join the parts of an identifier inside one run.
+#[inline]
 fn is_connector(character: char) -> bool {
     matches!(character, '_' | '-' | '.' | '/' | ':' | '\\' | '@')
 }
 
 /// Characters that make up the parts of a word run.
+#[inline]
 fn is_word_character(character: char) -> bool {
     class_of(character) == CharClass::Word
 }
@@ -65,7 +66,7 @@ pub fn register_analyzers(index: &Index) {
 pub fn stemming_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(RunTokenizer::new(Cut::Stem))
         .filter(RemoveLongFilter::limit(MAX_STEM_TOKEN_BYTES))
-        .filter(Stemmer::new(Language::English))
+        .filter(CachedEnglishStemmer)
         .build()
 }
 
@@ -98,15 +99,47 @@ pub fn runs(text: &str) -> Runs<'_> {
 }
 
 impl<'a> Runs<'a> {
+    /// Where the next run starts, and its kind. ASCII is classified byte by byte: it is
+    /// most of the text an indexing pass reads.
+    fn next_run_start(&self) -> Option<(usize, RunKind)> {
+        let bytes = self.text.as_bytes();
+        let mut position = self.cursor;
+        loop {
+            let byte = *bytes.get(position)?;
+            if byte.is_ascii() {
+                if byte.is_ascii_alphanumeric() {
+                    return Some((position, RunKind::Word));
+                }
+                position += 1;
+                continue;
+            }
+            let character = self.text[position..].chars().next()?;
+            match class_of(character) {
+                CharClass::Word => return Some((position, RunKind::Word)),
+                CharClass::Bigram => return Some((position, RunKind::Bigram)),
+                CharClass::Other => position += character.len_utf8(),
+            }
+        }
+    }
+
     /// The end of the word run starting at `start` and where scanning stopped.
     fn word_run_end(&self, start: usize) -> (usize, usize) {
+        let bytes = self.text.as_bytes();
         let mut end_of_last_word_character = start;
-        for (offset, character) in self.text[start..].char_indices() {
+        let mut position = start;
+        while let Some(&byte) = bytes.get(position) {
+            let (character, width) = if byte.is_ascii() {
+                (char::from(byte), 1)
+            } else {
+                let character = self.text[position..].chars().next().unwrap_or_default();
+                (character, character.len_utf8())
+            };
             if is_word_character(character) {
-                end_of_last_word_character = start + offset + character.len_utf8();
+                end_of_last_word_character = position + width;
             } else if !is_connector(character) {
-                return (end_of_last_word_character, start + offset);
+                return (end_of_last_word_character, position);
             }
+            position += width;
         }
         (end_of_last_word_character, self.text.len())
     }
@@ -124,15 +157,7 @@ impl<'a> Iterator for Runs<'a> {
     type Item = Run<'a>;
 
     fn next(&mut self) -> Option<Run<'a>> {
-        let rest = self.text.get(self.cursor..)?;
-        let (start_in_rest, kind) =
-            rest.char_indices()
-                .find_map(|(offset, character)| match class_of(character) {
-                    CharClass::Word => Some((offset, RunKind::Word)),
-                    CharClass::Bigram => Some((offset, RunKind::Bigram)),
-                    CharClass::Other => None,
-                })?;
-        let start = self.cursor + start_in_rest;
+        let (start, kind) = self.next_run_start()?;
         let end = match kind {
             RunKind::Word => {
                 let (end, scan_end) = self.word_run_end(start);

@@ -12,6 +12,7 @@ pub mod positional;
 pub mod prefix;
 pub mod query;
 pub mod script;
+pub mod stem_cache;
 pub mod type_filter;
 pub mod writer;
 

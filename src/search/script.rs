@@ -17,6 +17,7 @@ pub enum CharClass {
 }
 
 /// The class of `character`.
+#[inline]
 pub fn class_of(character: char) -> CharClass {
     if character.is_ascii() {
         return if character.is_ascii_alphanumeric() {

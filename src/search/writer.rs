@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::Path;
 
+use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter, Term};
 
@@ -115,6 +116,11 @@ impl SearchWriter {
         }
         self.writer.add_document(document)?;
         Ok(())
+    }
+
+    /// Starts no merge at the next commit (merges already running go on).
+    pub fn defer_merges(&self) {
+        self.writer.set_merge_policy(Box::new(NoMergePolicy));
     }
 
     /// Commits the master index and returns the commit's opstamp.

@@ -601,6 +601,10 @@ fn bucket_file_name(bucket: u64, generation: u64, hot: bool) -> String {
 /// Rows a bucket's hot file may hold; past it the commit merges the hot file into the base.
 const HOT_ROWS_LIMIT: usize = 4096;
 
+/// Base files a bucket may hold: bulk loads of new sessions add one each, and the commit
+/// that would add one more merges the smaller ones into the file it writes.
+const MAX_BASE_FILES: usize = MAX_FILES_PER_PARTITION;
+
 /// A commit touching more sessions than this is a bulk load (a first pass, a rebuild): it
 /// rewrites every bucket it touches as one base file, leaving no hot file behind to be opened
 /// beside the base by every later read.
@@ -728,14 +732,14 @@ fn write_rows_of_sessions(
 /// The files of one bucket in a generation.
 #[derive(Debug, Default)]
 struct BucketFiles {
-    /// The bucket's base file (more than one only if a crash-free writer never left them).
+    /// The bucket's base files: one, or up to [`MAX_BASE_FILES`] after bulk loads.
     base: Vec<PathBuf>,
     /// The hot file: the rows of sessions touched since the base was last written.
     hot: Vec<PathBuf>,
 }
 
-/// Writes a bucketed table of the new generation. Each bucket is a base file plus at most one
-/// small hot file holding the sessions touched since the base was last written, so a commit
+/// Writes a bucketed table of the new generation. Each bucket is a base file (or a few, after
+/// bulk loads of new sessions: see [`rewrite_bucket`]) plus at most one small hot file holding the sessions touched since the base was last written, so a commit
 /// that touches a session already in the hot file rewrites only the hot file: an active
 /// session costs what it changes, not the size of its bucket. A touched session still in the
 /// base moves to the hot file (the base is rewritten once, without it); a hot file past
@@ -872,6 +876,21 @@ fn rewrite_bucket(
             .unwrap_or_default(),
     );
     let hot_count: usize = hot_out.iter().map(RecordBatch::num_rows).sum();
+    if change.is_bulk() && !base_is_hit && !files.base.is_empty() {
+        // A bulk load of sessions the base does not hold (a first pass): their rows become
+        // one more base file and the stored ones are linked, so a commit writes what it adds,
+        // not the whole bucket. Past MAX_BASE_FILES, the smaller files merge into the new one
+        // (size-tiered, as crowded `events` partitions do).
+        let mut kept = files.base.clone();
+        let mut rows = hot_out;
+        if kept.len() + 1 > MAX_BASE_FILES {
+            for merged in files_to_merge(&mut kept)? {
+                rows.extend(pio::read_parquet(&merged)?);
+            }
+        }
+        link_files(&kept, target.table_dir)?;
+        return target.write(&rows, false, change.finish);
+    }
     if files.base.is_empty() || hot_count > HOT_ROWS_LIMIT || change.is_bulk() {
         let mut merged = match base_out {
             Some(rows) => rows,

@@ -585,6 +585,85 @@ fn many_small_commits_are_compacted_and_nothing_is_lost() {
     );
 }
 
+/// Base files per bucket of a `turns`/`sessions` directory (`part-bNN-g…`), by bucket.
+fn base_files_per_bucket(table_dir: &Path) -> std::collections::BTreeMap<String, usize> {
+    let mut buckets = std::collections::BTreeMap::new();
+    for entry in fs::read_dir(table_dir).expect("table dir") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if let Some((bucket, rest)) = name.split_once("-g") {
+            assert!(rest.ends_with(".parquet"), "{name}");
+            *buckets.entry(bucket.to_string()).or_default() += 1;
+        }
+    }
+    buckets
+}
+
+#[test]
+fn bulk_loads_add_base_files_instead_of_rewriting_buckets_and_lose_nothing() {
+    let (logs, data, project) = claude_workspace();
+    let session_count = 2_700;
+    for index in 0..session_count {
+        write_claude_session(
+            &project,
+            &format!("00000000-0000-4000-8000-{index:012}"),
+            &format!("prompt number {index:04} about capybaras"),
+        );
+    }
+    // Ten bulk commits of 270 sessions (a bulk commit touches over 256; the files are all
+    // the same size).
+    let session_bytes = fs::metadata(project.join("00000000-0000-4000-8000-000000000000.jsonl"))
+        .expect("session file")
+        .len();
+    let batch_bytes = (session_bytes * 270).to_string();
+    let data_dir = data.path().to_str().expect("utf-8 path");
+    let logs_dir = logs.path().to_str().expect("utf-8 path");
+    let output = run_esker(&[
+        "index",
+        "--data-dir",
+        data_dir,
+        "--batch-bytes",
+        &batch_bytes,
+        logs_dir,
+    ]);
+    let stderr = stderr_of(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("commits: 10;"), "{stderr}");
+    for table in ["turns", "sessions"] {
+        let buckets = base_files_per_bucket(&data.path().join("current").join(table));
+        assert_eq!(buckets.len(), 16, "{table}: {buckets:?}");
+        // Each bulk commit added a base file per bucket; the ninth merged the eight (all of
+        // a size) into the one it wrote, and the tenth added a second.
+        assert!(
+            buckets.values().all(|&files| files == 2),
+            "{table}: {buckets:?}"
+        );
+    }
+    // The first nine commits left their index segments unmerged; the last one merged them.
+    let meta: serde_json::Value = serde_json::from_slice(
+        &fs::read(data.path().join("current/tantivy/meta.json")).expect("index meta"),
+    )
+    .expect("meta json");
+    let segments = meta["segments"].as_array().expect("segments").len();
+    assert!((1..8).contains(&segments), "{segments} segments: {meta}");
+    let clean = tempfile::tempdir().expect("temp dir");
+    index_into(clean.path(), &[logs.path()]);
+    for sql in SUMMARY_TABLES_SQL {
+        assert_eq!(
+            query_rows(data.path(), sql),
+            query_rows(clean.path(), sql),
+            "{sql}"
+        );
+    }
+    assert_eq!(
+        events_with_text(data.path(), "capybaras").len(),
+        session_count
+    );
+}
+
 #[test]
 fn a_lost_master_index_is_restored_from_the_current_generation() {
     let (logs, data, project) = claude_workspace();
