@@ -117,8 +117,9 @@ pub struct WarmSnapshot {
     /// Loaded in the background after the generation opens ([`Catalog::snapshot`]); until it
     /// is ready, requests are answered by SQL, so a cold start or a fresh commit never waits.
     directory: tokio::sync::OnceCell<Directory>,
-    /// Keeps the generation's files on disk while any request still reads them.
-    pin: PinnedSnapshot,
+    /// Keeps the generation's files on disk while any request still reads them (held, never
+    /// read).
+    _pin: PinnedSnapshot,
     /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
     semantic: Option<Arc<crate::semantic::Leg>>,
     /// The catalog's project scope; every search of this snapshot is limited to its sessions.
@@ -266,7 +267,7 @@ impl WarmSnapshot {
             in_memory: path == AnswerPath::Fastest,
             fast_path,
             directory: tokio::sync::OnceCell::new(),
-            pin,
+            _pin: pin,
             semantic: None,
             scope: None,
             sessions_in_scope: tokio::sync::OnceCell::new(),
@@ -319,29 +320,6 @@ impl WarmSnapshot {
     /// The in-memory directory once loaded, on the fast path.
     pub fn directory(&self) -> Option<&Directory> {
         self.directory.get().filter(|_| self.fast_path)
-    }
-
-    /// The `turns` row of `turn_id` read straight from its bucket file (no SQL); `None` when
-    /// the table is not bucketed.
-    pub async fn turn_row(
-        &self,
-        session_id: &str,
-        turn_id: &str,
-    ) -> Result<Option<Rows>, CatalogError> {
-        let root = self.pin.root.clone();
-        let (session_id, turn_id) = (session_id.to_owned(), turn_id.to_owned());
-        let batches = tokio::task::spawn_blocking(move || {
-            crate::store::lookup::turn_rows(&root, &session_id, &turn_id)
-        })
-        .await
-        .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        batches
-            .map(|batches| Rows::from_batches(&batches))
-            .transpose()
-            .map_err(|source| CatalogError::Rows {
-                name: "turn_row",
-                source,
-            })
     }
 
     /// Whether `table` has `column` in this generation (columns added by later versions are

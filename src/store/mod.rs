@@ -40,7 +40,6 @@ pub mod chains;
 pub mod commit;
 pub mod digest;
 pub mod faults;
-pub mod lookup;
 pub mod parquet_io;
 pub mod rows;
 pub mod state;

@@ -88,15 +88,13 @@ async fn open_with_directory(
     Ok(ToolSuccess::new(data, text))
 }
 
-/// The turn's row from the one `turns` bucket file that holds it, else by SQL.
+/// The turn's row (`queries/open_turn_alone.sql`): the keyed `turns` scan opens only the
+/// bucket files holding the session and reads only its rows.
 async fn turn_row(
     snapshot: &WarmSnapshot,
     session_id: &str,
     turn_id: &str,
 ) -> Result<Rows, ToolError> {
-    if let Some(rows) = snapshot.turn_row(session_id, turn_id).await? {
-        return Ok(rows);
-    }
     let parameters = vec![text_parameter(session_id), text_parameter(turn_id)];
     Ok(snapshot.run(TURN_ALONE, parameters).await?)
 }
