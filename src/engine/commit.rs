@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::query::{EVENT_PARTITION_COLUMNS, declared_schema};
-use crate::search::writer::{SearchWriter, publish, publish_committed};
+use crate::search::writer::{SearchWriter, publish};
 use crate::store::commit::{
     CommitInput, CommitSummary, NextGeneration, TableSchemas, begin_generation, finish_generation,
     write_tables,
@@ -24,15 +24,13 @@ use super::SEARCH_INDEX_DIR;
 /// generation's state (the writer lock holder keeps it in step) and returns the new state:
 /// the state file is parsed once per indexing run, not once per commit (it is tens of MB at
 /// a million documents). `search` is the batch's search side, fed while the batch was read
-/// ([`SearchBatch`]); without one the commit indexes `input.sessions` itself. `after` says
-/// whether the pass goes on with the same search writer.
+/// ([`SearchBatch`]); without one the commit indexes `input.sessions` itself.
 pub async fn commit_from(
     store: &Store,
     input: CommitInput,
     mut state: StoreState,
     search: Option<SearchBatch>,
-    after: AfterCommit,
-) -> Result<Committed, StoreError> {
+) -> Result<(CommitSummary, StoreState), StoreError> {
     // The table writer reads the stored locations of the touched sessions.
     state.ensure_loaded(
         input
@@ -61,7 +59,6 @@ pub async fn commit_from(
                 &state,
                 &input,
                 search,
-                after,
             );
             tracing::debug!(
                 elapsed_ms = started.elapsed().as_millis() as u64,
@@ -80,34 +77,11 @@ pub async fn commit_from(
         (tables, search)
     });
     let digests = tables?;
-    let (opstamp, search) = search?;
-    state.search_opstamp = opstamp;
+    state.search_opstamp = search?;
     fold_memory(store, &next).await?;
     crash_point("after-publish");
     let state = finish_generation(store, &next, input, digests, state)?;
-    Ok(Committed {
-        summary,
-        state,
-        search,
-    })
-}
-
-/// What a commit does with the batch's search writer once the index is committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AfterCommit {
-    /// More batches follow in this pass: the writer stays open for the next one, and the
-    /// merges its commits start run on beside the reading (a writer dropped per batch waits
-    /// for them: a third of a 1M-document pass).
-    KeepWriter,
-    /// The pass ends here: the commit waits for the merges and releases the writer.
-    Finish,
-}
-
-/// A commit's outcome: the new generation's state, and the search writer when kept.
-pub struct Committed {
-    pub summary: CommitSummary,
-    pub state: StoreState,
-    pub search: Option<SearchBatch>,
+    Ok((summary, state))
 }
 
 /// The declared schemas of the tables (`tables/*.sql`).
@@ -133,22 +107,9 @@ async fn fold_memory(store: &Store, next: &NextGeneration) -> Result<(), StoreEr
 /// before [`commit_from`] commits: a batch dropped uncommitted leaves the master index at its
 /// last commit (tantivy discards uncommitted documents).
 pub struct SearchBatch {
-    /// `None` only once finished.
-    writer: Option<SearchWriter>,
+    writer: SearchWriter,
     /// Events already added in this batch (an event id is indexed once).
     event_ids: HashSet<String>,
-}
-
-/// A batch dropped on an error path waits for the merges its writer's commits started, so
-/// none still writes into the master index while the next pass reopens or restores it.
-impl Drop for SearchBatch {
-    fn drop(&mut self) {
-        if let Some(writer) = self.writer.take()
-            && let Err(error) = writer.finish()
-        {
-            tracing::warn!(%error, "waiting for the search index merges failed");
-        }
-    }
 }
 
 impl SearchBatch {
@@ -169,24 +130,17 @@ impl SearchBatch {
             state.search_opstamp,
         )?;
         Ok(SearchBatch {
-            writer: Some(writer),
+            writer,
             event_ids: HashSet::new(),
         })
     }
 
-    fn writer(&mut self) -> &mut SearchWriter {
-        self.writer
-            .as_mut()
-            .expect("a SearchBatch holds its writer until finished")
-    }
-
-    /// Waits for the merges still running and releases the writer (a pass whose last
-    /// batch had nothing to commit).
-    pub fn finish(mut self) -> Result<(), StoreError> {
-        match self.writer.take() {
-            Some(writer) => Ok(writer.finish()?),
-            None => Ok(()),
-        }
+    /// Starts no merge of committed segments at this batch's commit. During a pass of
+    /// several batches, merges started at each commit held up the next batch (the writer of
+    /// a batch waits for its merges); merges of the segments tantivy flushes while a batch
+    /// is read still run beside the reading, and the pass's last commit merges as usual.
+    pub fn defer_merges(&self) {
+        self.writer.defer_merges();
     }
 
     /// Replaces what the index holds of `session` (stored, or `replaced`: a copy added
@@ -199,48 +153,38 @@ impl SearchBatch {
         for event in replaced.iter().flat_map(|copy| copy.events.iter()) {
             self.event_ids.remove(&event.event_id);
         }
-        self.writer().delete_session(&session.session.session_id);
+        self.writer.delete_session(&session.session.session_id);
         for event in &session.events {
             if self.event_ids.insert(event.event_id.clone()) {
-                self.writer().add_event(event)?;
+                self.writer.add_event(event)?;
             }
         }
         Ok(())
     }
 
-    /// Removes the sessions that are gone, commits the master index and publishes the
-    /// commit into the new generation; returns the commit opstamp, and the batch emptied for
-    /// the next one when `after` keeps the writer. A kept writer's merges go on, so its
-    /// commit is published from the commit's own view ([`publish_committed`]); the last
-    /// commit of a pass waits for the merges and publishes the merged index.
+    /// Removes the sessions that are gone, commits the master index, waits for its merges
+    /// and publishes the commit into the new generation. Returns the commit opstamp.
     fn commit_into(
         mut self,
         removed_sessions: &[String],
         published_dir: &Path,
         master_dir: &Path,
-        after: AfterCommit,
-    ) -> Result<(u64, Option<SearchBatch>), StoreError> {
+    ) -> Result<u64, StoreError> {
         for session_id in removed_sessions {
-            self.writer().delete_session(session_id);
+            self.writer.delete_session(session_id);
         }
-        let opstamp = self.writer().commit()?;
+        let opstamp = self.writer.commit()?;
         tracing::debug!("search index committed");
         crash_point("after-search-commit");
-        if after == AfterCommit::KeepWriter {
-            publish_committed(master_dir, published_dir)?;
-            self.event_ids.clear();
-            return Ok((opstamp, Some(self)));
-        }
-        self.finish()?;
+        self.writer.finish()?;
         tracing::debug!("search index merges done");
         publish(master_dir, published_dir)?;
-        Ok((opstamp, None))
+        Ok(opstamp)
     }
 }
 
 /// Commits the batch's search side (opening one over `input.sessions` when the batch was
-/// read without one) and publishes it into the new generation. Returns the commit opstamp
-/// and the kept writer.
+/// read without one) and publishes it into the new generation. Returns the commit opstamp.
 fn write_search_index(
     store: &Store,
     previous_root: &Path,
@@ -248,8 +192,7 @@ fn write_search_index(
     state: &StoreState,
     input: &CommitInput,
     search: Option<SearchBatch>,
-    after: AfterCommit,
-) -> Result<(u64, Option<SearchBatch>), StoreError> {
+) -> Result<u64, StoreError> {
     let search = match search {
         Some(search) => search,
         None => {
@@ -264,6 +207,5 @@ fn write_search_index(
         &input.removed_sessions,
         published_dir,
         &store.master_index_dir(),
-        after,
     )
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::assemble::assemble;
 use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
 use super::status::IngestMonitor;
-use crate::engine::commit::{AfterCommit, SearchBatch, commit_from};
+use crate::engine::commit::{SearchBatch, commit_from};
 use crate::ids::stable_hash_hex;
 use crate::ingest::lines::SplitLines;
 use crate::ingest::reader::{ReadLimits, stream_json_lines};
@@ -428,27 +428,22 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
             monitor.file_done(file_size(file));
         }
         if batch.bytes >= options.batch_bytes {
+            if position + 1 < source_count
+                && let Some(search) = &batch.search
+            {
+                // More sources follow: the pass's last commit merges as usual.
+                search.defer_merges();
+            }
             batch.input.redacted = Some(options.redact);
             batch.input.redaction_rules = Some(redaction_rules.clone());
-            // More sources follow: the next batch goes on with the same search writer.
-            let after = if position + 1 < source_count {
-                AfterCommit::KeepWriter
-            } else {
-                AfterCommit::Finish
-            };
-            let taken = std::mem::take(&mut batch);
-            batch.search = commit_batch(store, &mut state, taken, &mut summary, after).await?;
+            commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
             report_commit(options, &summary);
         }
     }
     progress.finish_and_clear();
     batch.input.redacted = Some(options.redact);
     batch.input.redaction_rules = Some(redaction_rules);
-    let unused = commit_batch(store, &mut state, batch, &mut summary, AfterCommit::Finish).await?;
-    if let Some(search) = unused {
-        // The last batch had nothing to commit: the merges of the earlier commits end here.
-        search.finish()?;
-    }
+    commit_batch(store, &mut state, batch, &mut summary).await?;
     report_commit(options, &summary);
     // Memory entries saved while no log changed are folded too (a run without commits would
     // otherwise leave them in the journal).
@@ -649,15 +644,13 @@ fn report_issues(file: &Path, issues: &[FileIssue], to_stderr: bool, progress: &
     }
 }
 
-/// Commits a batch (if it changes anything) and moves `state` to the new generation; returns
-/// the search writer when `after` keeps it (or when nothing was committed).
+/// Commits a batch (if it changes anything) and moves `state` to the new generation.
 async fn commit_batch(
     store: &Store,
     state: &mut StoreState,
     batch: Batch,
     summary: &mut IndexSummary,
-    after: AfterCommit,
-) -> Result<Option<SearchBatch>, IndexError> {
+) -> Result<(), IndexError> {
     let mut input = batch.input;
     state.ensure_loaded(
         batch
@@ -692,18 +685,16 @@ async fn commit_batch(
             .as_ref()
             .is_none_or(|rules| *rules == state.redaction_rules);
     if input.checkpoints.is_empty() && input.removed_sessions.is_empty() && redaction_unchanged {
-        // Admitted sessions always come with their file's checkpoint: the writer carried to
-        // the next batch holds nothing uncommitted.
-        debug_assert!(input.sessions.is_empty());
-        return Ok(batch.search);
+        return Ok(());
     }
-    let committed = commit_from(store, input, std::mem::take(state), batch.search, after).await?;
-    summary.new_events += committed.summary.new_events;
-    summary.written_events += committed.summary.written_events;
-    summary.generation = Some(committed.summary.generation);
+    let (commit_summary, committed_state) =
+        commit_from(store, input, std::mem::take(state), batch.search).await?;
+    summary.new_events += commit_summary.new_events;
+    summary.written_events += commit_summary.written_events;
+    summary.generation = Some(commit_summary.generation);
     summary.commits += 1;
-    *state = committed.state;
-    Ok(committed.search)
+    *state = committed_state;
+    Ok(())
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {

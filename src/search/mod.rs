@@ -577,56 +577,6 @@ mod tests {
         (dir, index)
     }
 
-    #[test]
-    fn a_kept_writer_publishes_each_commit_as_committed_while_it_goes_on() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let empty = dir.path().join("empty");
-        SearchIndex::create_empty(&empty).expect("empty index");
-        let master = dir.path().join("master");
-        let mut writer = SearchWriter::open(&master, &empty, u64::MAX).expect("writer");
-        let mut published = Vec::new();
-        for commit in 0..12 {
-            for number in 0..5 {
-                let id = format!("event:{commit}-{number}");
-                let session = format!("session:{commit}");
-                writer
-                    .add_event(&event(&id, &session, "herons nest in reeds"))
-                    .expect("add");
-            }
-            if commit == 11 {
-                writer.delete_session("session:0");
-            }
-            writer.commit().expect("commit");
-            // Added after the commit: never part of what it published.
-            writer
-                .add_event(&event("event:uncommitted", "session:x", "herons"))
-                .expect("add");
-            writer.delete_session("session:x");
-            let generation = dir.path().join(format!("g{commit}"));
-            writer::publish_committed(&master, &generation).expect("publish");
-            published.push(generation);
-        }
-        writer.finish().expect("finish");
-        for (commit, generation) in published.iter().enumerate() {
-            let index = SearchIndex::open_dir(generation).expect("open published");
-            let searcher = index.reader.searcher();
-            let expected = if commit == 11 {
-                55
-            } else {
-                5 * (commit as u64 + 1)
-            };
-            assert_eq!(searcher.num_docs(), expected, "commit {commit}");
-            let linked = std::fs::read_dir(generation).expect("dir").count();
-            let segments = searcher.segment_readers().len();
-            // Six files per segment, a delete file for each segment with deletes, meta.json
-            // and .managed.json: nothing else was linked.
-            assert!(
-                linked <= 7 * segments + 2,
-                "commit {commit}: {linked} files"
-            );
-        }
-    }
-
     fn ranked_ids(index: &SearchIndex, text: &str, session_id: Option<&str>) -> Vec<String> {
         let query = SearchQuery {
             text,

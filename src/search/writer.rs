@@ -1,14 +1,12 @@
 //! Writes the master tantivy index: replaces the documents of touched sessions, commits, and
-//! publishes the commit into a generation directory as hard links (while merges may still run
-//! on the master: [`publish_committed`]).
+//! publishes the commit into a generation directory as hard links.
 
 use std::fs;
 use std::path::Path;
 
-use tantivy::directory::META_LOCK;
-use tantivy::index::{IndexMeta, SegmentComponent};
+use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::TantivyDocument;
-use tantivy::{Directory, Index, IndexWriter, Term};
+use tantivy::{Index, IndexWriter, Term};
 
 use super::{SearchError, SearchFields};
 use crate::model::EventType;
@@ -120,6 +118,11 @@ impl SearchWriter {
         Ok(())
     }
 
+    /// Starts no merge at the next commit (merges already running go on).
+    pub fn defer_merges(&self) {
+        self.writer.set_merge_policy(Box::new(NoMergePolicy));
+    }
+
     /// Commits the master index and returns the commit's opstamp.
     pub fn commit(&mut self) -> Result<u64, SearchError> {
         Ok(self.writer.commit()?)
@@ -149,87 +152,6 @@ pub fn publish(master_dir: &Path, generation_index_dir: &Path) -> Result<(), Sea
             .map_err(io_error(&target))?;
     }
     Ok(())
-}
-
-/// The files every segment has (tantivy writes each component, empty or not), beside its
-/// deletes when it has some.
-const SEGMENT_COMPONENTS: [SegmentComponent; 6] = [
-    SegmentComponent::Postings,
-    SegmentComponent::Positions,
-    SegmentComponent::Terms,
-    SegmentComponent::Store,
-    SegmentComponent::FastFields,
-    SegmentComponent::FieldNorms,
-];
-
-/// Publishes the master index's last commit into `generation_index_dir` while merges may
-/// still run on the master (an indexing pass keeps its writer from batch to batch). A merge
-/// that ends names its merged segment in `meta.json` (same opstamp, same documents) and then
-/// deletes the merged files, so [`publish`]'s "link every file" could pair a `meta.json` with
-/// files already gone. Here the commit's view is read under tantivy's meta lock (the writer's
-/// garbage collection waits for it, as it does for readers of an index being written),
-/// exactly its segments' files are linked, and `meta.json` is written from that view.
-pub fn publish_committed(
-    master_dir: &Path,
-    generation_index_dir: &Path,
-) -> Result<(), SearchError> {
-    let index = Index::open_in_dir(master_dir)?;
-    let _meta_lock = index
-        .directory()
-        .acquire_lock(&META_LOCK)
-        .map_err(|error| SearchError::Io {
-            path: master_dir.to_path_buf(),
-            source: std::io::Error::other(error.to_string()),
-        })?;
-    let metas = index.load_metas()?;
-    fs::create_dir_all(generation_index_dir).map_err(io_error(generation_index_dir))?;
-    link_segment_files(master_dir, generation_index_dir, &metas)?;
-    write_view(master_dir, generation_index_dir, &metas)
-}
-
-/// Hard-links (or copies, where links are refused) the files of every segment of `metas`.
-fn link_segment_files(
-    master_dir: &Path,
-    generation_index_dir: &Path,
-    metas: &IndexMeta,
-) -> Result<(), SearchError> {
-    for segment in &metas.segments {
-        let deletes = segment.has_deletes().then_some(SegmentComponent::Delete);
-        for component in SEGMENT_COMPONENTS.into_iter().chain(deletes) {
-            let name = segment.relative_path(component);
-            let (source, target) = (master_dir.join(&name), generation_index_dir.join(&name));
-            fs::hard_link(&source, &target)
-                .or_else(|_| fs::copy(&source, &target).map(|_| ()))
-                .map_err(io_error(&target))?;
-        }
-    }
-    Ok(())
-}
-
-/// Writes `meta.json` of the published view, and the master's `.managed.json` beside it (a
-/// writer restored from this generation reads which files it manages from it).
-fn write_view(
-    master_dir: &Path,
-    generation_index_dir: &Path,
-    metas: &IndexMeta,
-) -> Result<(), SearchError> {
-    let meta_path = generation_index_dir.join("meta.json");
-    let mut meta = serde_json::to_vec_pretty(metas).map_err(|error| SearchError::Io {
-        path: meta_path.clone(),
-        source: std::io::Error::other(error),
-    })?;
-    meta.push(b'\n');
-    fs::write(&meta_path, meta).map_err(io_error(&meta_path))?;
-    let managed = ".managed.json";
-    let target = generation_index_dir.join(managed);
-    match fs::copy(master_dir.join(managed), &target) {
-        Ok(_) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(SearchError::Io {
-            path: target,
-            source,
-        }),
-    }
 }
 
 /// The crash point reached after each file [`restore_master`] copies (`ESKER_CRASH_AT`).
