@@ -616,6 +616,10 @@ struct BucketedTable<'a> {
     name: &'static str,
     schema: &'a SchemaRef,
     layout: &'static FileLayout<'static>,
+    /// Whether a bulk load of new sessions may add a base file to a bucket instead of
+    /// rewriting it. Not for `file_touches`: file_attention reads a file name's touches in
+    /// every bucket, about a millisecond per file opened.
+    bulk_adds_base_files: bool,
 }
 
 /// What a commit changes in a bucketed table.
@@ -653,6 +657,7 @@ fn write_turns(
         name: "turns",
         schema,
         layout: &TURNS_LAYOUT,
+        bulk_adds_base_files: true,
     };
     let turns_of = |session: &AssembledSession| {
         let rows: Vec<&TurnRow> = session.turns.iter().collect();
@@ -681,6 +686,7 @@ fn write_file_touches(
         name: "file_touches",
         schema,
         layout: &TOUCHES_LAYOUT,
+        bulk_adds_base_files: false,
     };
     let touches_of = |session: &AssembledSession| {
         if session.touches.is_empty() {
@@ -876,7 +882,11 @@ fn rewrite_bucket(
             .unwrap_or_default(),
     );
     let hot_count: usize = hot_out.iter().map(RecordBatch::num_rows).sum();
-    if change.is_bulk() && !base_is_hit && !files.base.is_empty() {
+    if change.is_bulk()
+        && target.table.bulk_adds_base_files
+        && !base_is_hit
+        && !files.base.is_empty()
+    {
         // A bulk load of sessions the base does not hold (a first pass): their rows become
         // one more base file and the stored ones are linked, so a commit writes what it adds,
         // not the whole bucket. Past MAX_BASE_FILES, the smaller files merge into the new one
@@ -988,6 +998,7 @@ fn write_sessions(
         name: "sessions",
         schema,
         layout: &SESSIONS_LAYOUT,
+        bulk_adds_base_files: true,
     };
     if let Some(carried) = carried_chain_positions(&previous_files, &new_rows, touched)? {
         // No session joined, left or moved in a chain: the stored chain columns stand.
