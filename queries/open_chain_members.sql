@@ -1,11 +1,12 @@
 -- open({id, sessions}): the sessions of the chain `$1` belongs to, in chain order (just `$1`
--- when it is alone in its chain). $1: session id. Read from `session_index` (in memory once
--- the directory is loaded): the chain is found by its id, not by joining every session with
--- every other (an OR join is a nested loop over all sessions: ~30 ms at 97k sessions).
+-- when it is alone in its chain). $1: session id; $2: its chain id (NULL when it has none,
+-- read first by `open_chain_id.sql`). Two key lookups on `session_index` (in memory once the
+-- directory is loaded): a scalar subquery in place of $2 would plan as a join, which no key
+-- lookup sees, and scan every session.
 SELECT
   session_id,
   chain_number
 FROM session_index
 WHERE session_id = $1
-  OR chain_id = (SELECT chain_id FROM session_index WHERE session_id = $1)
+  OR chain_id = $2
 ORDER BY chain_number, session_id

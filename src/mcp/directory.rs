@@ -58,6 +58,15 @@ const ASCENDING: SortOptions = SortOptions {
 /// The ORDER BY of `queries/session_index_rows.sql`.
 const SESSION_ORDER: [(&str, SortOptions); 2] =
     [("updated_at", DESCENDING), ("session_id", DESCENDING)];
+/// The `session_index` columns looked up by value: a session by id, a session's sub-agents
+/// (open(session)), a chain's members by id (open with a range) and by slug (list_sessions).
+const SESSION_KEYS: [&str; 5] = [
+    "session_id",
+    "parent_session_id",
+    "chain_id",
+    "chain_slug",
+    "session_slug",
+];
 /// The ORDER BY of `queries/turn_index_rows.sql`.
 const TURN_ORDER: [(&str, SortOptions); 2] = [("session_id", ASCENDING), ("ordinal", ASCENDING)];
 
@@ -234,7 +243,7 @@ impl Directory {
             sessions: Arc::new(KeyedTable::new(
                 sessions,
                 SESSION_ORDER.to_vec(),
-                &["session_id"],
+                &SESSION_KEYS,
             )?),
             briefs,
             turns: Arc::new(KeyedTable::new(

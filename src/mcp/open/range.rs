@@ -2,6 +2,7 @@
 //! (`"4"`, `"4-5"`, `"1,3-5"`), each selected member opened as open(session) opens it, in
 //! chain order.
 
+use datafusion::common::ScalarValue;
 use serde_json::{Value, json};
 
 use super::{row_error, session};
@@ -9,6 +10,10 @@ use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::chain::parse_session_range;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 
+const CHAIN_ID: NamedQuery = NamedQuery {
+    name: "open_chain_id",
+    sql: include_str!("../../../queries/open_chain_id.sql"),
+};
 const MEMBERS: NamedQuery = NamedQuery {
     name: "open_chain_members",
     sql: include_str!("../../../queries/open_chain_members.sql"),
@@ -19,14 +24,7 @@ pub async fn open(
     session_id: &str,
     range: &str,
 ) -> Result<ToolSuccess, ToolError> {
-    let rows = snapshot
-        .run(MEMBERS, vec![text_parameter(session_id)])
-        .await?;
-    let members = rows
-        .iter()
-        .map(|row| row.string("session_id").map(str::to_owned))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(row_error(MEMBERS.name))?;
+    let members = chain_members(snapshot, session_id).await?;
     let members = members_in_scope(snapshot, members).await?;
     if members.is_empty() {
         return Err(ToolError::not_found("session", session_id));
@@ -67,6 +65,31 @@ pub async fn open(
         "members": Value::Array(opened),
     });
     Ok(ToolSuccess::new(data, text))
+}
+
+/// The sessions of the chain `session_id` belongs to, in chain order (empty when the session
+/// is unknown): its chain id first, then the chain's members, both by key.
+async fn chain_members(
+    snapshot: &WarmSnapshot,
+    session_id: &str,
+) -> Result<Vec<String>, ToolError> {
+    let chain_rows = snapshot
+        .run(CHAIN_ID, vec![text_parameter(session_id)])
+        .await?;
+    let Some(chain_row) = chain_rows.iter().next() else {
+        return Ok(Vec::new());
+    };
+    let chain_id = chain_row
+        .opt_string("chain_id")
+        .map_err(row_error(CHAIN_ID.name))?;
+    let chain_parameter = ScalarValue::Utf8(chain_id.map(str::to_owned));
+    let rows = snapshot
+        .run(MEMBERS, vec![text_parameter(session_id), chain_parameter])
+        .await?;
+    rows.iter()
+        .map(|row| row.string("session_id").map(str::to_owned))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(row_error(MEMBERS.name))
 }
 
 /// The chain as a project-only server sees it: its members inside the project, in order.
