@@ -259,21 +259,21 @@ impl Batch {
             match self.positions.get(&session.session.session_id) {
                 Some(&position) => {
                     let kept = &mut self.input.sessions[position];
-                    if kept.events.len() >= session.events.len() {
-                        tracing::info!(
-                            session = %session.session.session_id,
-                            kept = %kept.session.source_path,
-                            dropped = %session.session.source_path,
-                            "session found in two files; keeping the fuller copy"
-                        );
-                        continue;
-                    }
+                    let keep_stored = kept.events.len() >= session.events.len();
+                    let (fuller, other) = if keep_stored {
+                        (&*kept, &session)
+                    } else {
+                        (&session, &*kept)
+                    };
                     tracing::info!(
                         session = %session.session.session_id,
-                        kept = %session.session.source_path,
-                        dropped = %kept.session.source_path,
+                        kept = %fuller.session.source_path,
+                        dropped = %other.session.source_path,
                         "session found in two files; keeping the fuller copy"
                     );
+                    if keep_stored {
+                        continue;
+                    }
                     search.put_session(&session, Some(kept))?;
                     *kept = session;
                 }
