@@ -11,6 +11,7 @@
 //! Ingest, search and recall rows only: `cargo bench --bench scale -- recall --docs N`
 //! Generate only: `cargo bench --bench scale -- generate --docs N --out DIR [--seed 42]`
 //! SQL cost split on a kept store: `cargo bench --bench scale -- profile --work DIR`
+//! Where the index's bytes go, per field: `cargo bench --bench scale -- space --work DIR`
 //! Latency rows only, on a kept store (no generation, no indexing):
 //! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
@@ -24,6 +25,7 @@ mod profile;
 mod questions;
 mod recall;
 mod serve;
+mod space;
 mod stats;
 mod workloads;
 
@@ -49,6 +51,7 @@ const MIB: f64 = 1_048_576.0;
 struct Options {
     generate_only: bool,
     profile_only: bool,
+    space_only: bool,
     latency_only: bool,
     search_only: bool,
     recall_only: bool,
@@ -67,6 +70,7 @@ fn parse_options() -> anyhow::Result<Options> {
     let mut options = Options {
         generate_only: false,
         profile_only: false,
+        space_only: false,
         latency_only: false,
         search_only: false,
         recall_only: false,
@@ -90,6 +94,7 @@ fn parse_options() -> anyhow::Result<Options> {
         match argument.as_str() {
             "generate" => options.generate_only = true,
             "profile" => options.profile_only = true,
+            "space" => options.space_only = true,
             "latency" => options.latency_only = true,
             "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
@@ -118,6 +123,13 @@ fn main() -> anyhow::Result<()> {
             .ok_or_else(|| anyhow::anyhow!("generate needs --out DIR"))?;
         generate_corpus(&out, &options)?;
         return Ok(());
+    }
+    if options.space_only {
+        let work = options
+            .work
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("space needs --work DIR"))?;
+        return space::print_space(&work.join("data-full"));
     }
     if options.profile_only {
         let work = options
