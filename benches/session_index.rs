@@ -14,13 +14,14 @@ use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, Int64Array, RecordBatch, StringViewArray,
     TimestampNanosecondArray,
 };
-use datafusion::arrow::compute::{SortOptions, concat, concat_batches};
+use datafusion::arrow::compute::{concat, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use esker::mcp::catalog::text_list_parameter;
+use esker::mcp::directory::{SESSION_KEYS, SESSION_ORDER};
 use esker::mcp::keyed_table::KeyedTable;
 use esker::query::serving::serving_config;
 
@@ -138,19 +139,7 @@ fn session_index(total: usize) -> Arc<KeyedTable> {
         .map(|first| batch(&schema, first..(first + BATCH).min(total), total))
         .collect();
     let rows = concat_batches(&schema, &batches).expect("concat batches");
-    let descending = SortOptions {
-        descending: true,
-        nulls_first: true,
-    };
-    let keys = [
-        "session_id",
-        "parent_session_id",
-        "chain_id",
-        "chain_slug",
-        "session_slug",
-    ];
-    let order = vec![("updated_at", descending), ("session_id", descending)];
-    Arc::new(KeyedTable::new(rows, order, &keys).expect("keyed table"))
+    Arc::new(KeyedTable::new(rows, SESSION_ORDER.to_vec(), &SESSION_KEYS).expect("keyed table"))
 }
 
 fn stamp(text: &str) -> ScalarValue {

@@ -56,11 +56,11 @@ const ASCENDING: SortOptions = SortOptions {
     nulls_first: false,
 };
 /// The ORDER BY of `queries/session_index_rows.sql`.
-const SESSION_ORDER: [(&str, SortOptions); 2] =
+pub const SESSION_ORDER: [(&str, SortOptions); 2] =
     [("updated_at", DESCENDING), ("session_id", DESCENDING)];
 /// The `session_index` columns looked up by value: a session by id, a session's sub-agents
 /// (open(session)), a chain's members by id (open with a range) and by slug (list_sessions).
-const SESSION_KEYS: [&str; 5] = [
+pub const SESSION_KEYS: [&str; 5] = [
     "session_id",
     "parent_session_id",
     "chain_id",

@@ -290,10 +290,16 @@ fn compacted(rows: RecordBatch) -> Result<RecordBatch, KeyedTableError> {
 /// stops after the first batches instead of filtering every row.
 const BATCH_ROWS: usize = 4096;
 
+/// The first row and the length of block `block` of a table of `rows` rows.
+fn block_span(rows: usize, block: usize) -> (usize, usize) {
+    let start = block * BATCH_ROWS;
+    (start, BATCH_ROWS.min(rows - start))
+}
+
 /// Block `block` of `rows`: a zero-copy slice of at most [`BATCH_ROWS`] rows.
 fn block(rows: &RecordBatch, block: usize) -> RecordBatch {
-    let start = block * BATCH_ROWS;
-    rows.slice(start, BATCH_ROWS.min(rows.num_rows() - start))
+    let (start, length) = block_span(rows.num_rows(), block);
+    rows.slice(start, length)
 }
 
 /// `rows` as zero-copy slices of at most [`BATCH_ROWS`] rows.
@@ -325,7 +331,7 @@ impl ZoneMap {
     fn of(rows: &RecordBatch) -> ZoneMap {
         let blocks = rows.num_rows().div_ceil(BATCH_ROWS);
         let row_counts: ArrayRef = Arc::new(UInt64Array::from_iter_values(
-            (0..blocks).map(|index| block(rows, index).num_rows() as u64),
+            (0..blocks).map(|index| block_span(rows.num_rows(), index).1 as u64),
         ));
         let bounds = rows
             .schema()
@@ -370,8 +376,8 @@ fn block_bounds(column: &ArrayRef, blocks: usize) -> Option<(ArrayRef, ArrayRef)
     let mut minimums = Vec::with_capacity(blocks);
     let mut maximums = Vec::with_capacity(blocks);
     for index in 0..blocks {
-        let start = index * BATCH_ROWS;
-        let values = column.slice(start, BATCH_ROWS.min(column.len() - start));
+        let (start, length) = block_span(column.len(), index);
+        let values = column.slice(start, length);
         let mut minimum = MinAccumulator::try_new(column.data_type()).ok()?;
         let mut maximum = MaxAccumulator::try_new(column.data_type()).ok()?;
         minimum.update_batch(std::slice::from_ref(&values)).ok()?;
