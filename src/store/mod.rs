@@ -123,8 +123,17 @@ pub struct Snapshot {
 /// `file_touches` table. 6: Parquet laid out for lookups (declared sort, 1024-row pages, page
 /// statistics on lookup columns) and a search index that locates every event (`unknown`
 /// included) without a stored copy of it (issue #21). 7: the state split into 64 shards under
-/// `state/` with only its scalars left in `state.json` (issue #11).
-pub const FORMAT_VERSION: u32 = 7;
+/// `state/` with only its scalars left in `state.json` (issue #11). 8: state shards with
+/// deltas (`state/sNN.dK.json`, listed in `state.json`), so a commit writes what it changed.
+pub const FORMAT_VERSION: u32 = 8;
+/// Older formats this version reads as they are: format 7 is format 8 without state deltas,
+/// and its next commit writes format 8.
+const READABLE_FORMATS: [u32; 1] = [7];
+
+/// Whether a generation (or a published dataset) of format `found` is read without a rebuild.
+pub fn is_readable_format(found: u32) -> bool {
+    found == FORMAT_VERSION || READABLE_FORMATS.contains(&found)
+}
 /// The file in each generation that holds its format version.
 const FORMAT_FILE: &str = "format";
 
@@ -211,7 +220,7 @@ impl Store {
             });
         }
         let found = format_of(&snapshot.root);
-        if found != FORMAT_VERSION {
+        if !is_readable_format(found) {
             return Err(StoreError::OutdatedFormat {
                 data_dir: self.data_dir.clone(),
                 found,
@@ -229,7 +238,7 @@ impl Store {
             return Ok(None);
         }
         let found = format_of(&snapshot.root);
-        Ok((found != FORMAT_VERSION).then_some(found))
+        Ok((!is_readable_format(found)).then_some(found))
     }
 
     /// Deletes every generation, the master index and `current`, then creates an empty

@@ -1,9 +1,14 @@
 //! Per-generation bookkeeping: a checkpoint per source file and where each session's rows
-//! live, committed atomically with the tables. It is sharded so a commit writes what it
-//! changes: `state/sNN.json` ([`STATE_SHARDS`] files) hold the checkpoints whose source path
-//! and the sessions whose id hash to shard NN; `state.json` holds the scalar fields and is
-//! written last (a generation with it is complete). A commit rewrites the shards of the keys
-//! it changed and hard-links the others from the previous generation.
+//! live, committed atomically with the tables. It is sharded, and each shard is a base file
+//! plus the deltas written since, so a commit writes what it changes: `state/sNN.json`
+//! ([`STATE_SHARDS`] shards) holds the checkpoints whose source path and the sessions whose id
+//! hash to shard NN, `state/sNN.dK.json` the entries a later commit changed in it (a removed
+//! key as `null`), applied in the order `state.json` lists them. `state.json` holds the scalar
+//! fields and that list, and is written last (a generation with it is complete). A commit
+//! writes one delta per shard its keys fall in and hard-links every other file from the
+//! previous generation; a shard whose deltas reach [`MAX_DELTAS`] files or the size of its
+//! base is written whole again (size-tiered, like the Parquet buckets), so a first pass of a
+//! million sessions no longer rewrites the whole state at every commit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -19,6 +24,8 @@ pub(crate) const STATE_FILE: &str = "state.json";
 const SHARDS_DIR: &str = "state";
 /// How many shards the checkpoints and session locations are split into.
 pub const STATE_SHARDS: u64 = 64;
+/// Deltas a shard may have before the next commit that changes it writes it whole again.
+pub const MAX_DELTAS: usize = 16;
 
 /// What the store knows about one source file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +82,34 @@ pub struct StoreState {
     /// Shards of a state loaded with [`StoreState::load_lazily`] not read yet: their keys are
     /// absent from the maps until [`StoreState::ensure_loaded`] reads them.
     pub(crate) pending: PendingShards,
+    /// The deltas each shard's base file has in the generation last read or saved.
+    pub(crate) files: ShardFiles,
+}
+
+/// Which delta files each shard has beyond its base (`state/sNN.dK.json`, oldest first), and
+/// the number the next delta gets. Bookkeeping of where the state is stored, not part of what
+/// it holds: two states with the same entries are equal whatever their files.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct ShardFiles {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    deltas: BTreeMap<u64, Vec<u64>>,
+    #[serde(default)]
+    next_delta: u64,
+    /// [`MAX_DELTAS`] unless a benchmark set another limit.
+    #[serde(skip)]
+    max_deltas: Option<usize>,
+}
+
+impl PartialEq for ShardFiles {
+    fn eq(&self, _other: &ShardFiles) -> bool {
+        true
+    }
+}
+
+impl ShardFiles {
+    fn deltas_of(&self, shard: u64) -> &[u64] {
+        self.deltas.get(&shard).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The shards of a lazily loaded state not read yet, and the generation holding them (a
@@ -108,10 +143,13 @@ struct Header {
     checkpoints: BTreeMap<String, Checkpoint>,
     #[serde(default, skip_serializing)]
     sessions: BTreeMap<String, SessionLocation>,
+    /// The shards' delta files (format 8).
+    #[serde(default)]
+    files: ShardFiles,
 }
 
-/// One shard as read.
-#[derive(Debug, Default, Deserialize)]
+/// One shard as read (and as written when its files are merged).
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct Shard {
     checkpoints: BTreeMap<String, Checkpoint>,
     sessions: BTreeMap<String, SessionLocation>,
@@ -122,6 +160,48 @@ struct Shard {
 struct ShardRef<'a> {
     checkpoints: BTreeMap<&'a str, &'a Checkpoint>,
     sessions: BTreeMap<&'a str, &'a SessionLocation>,
+}
+
+/// One delta as read: the entries a commit set, `None` for those it removed.
+#[derive(Debug, Default, Deserialize)]
+struct Delta {
+    checkpoints: BTreeMap<String, Option<Checkpoint>>,
+    sessions: BTreeMap<String, Option<SessionLocation>>,
+}
+
+/// One delta as written, borrowing from the state.
+#[derive(Debug, Default, Serialize)]
+struct DeltaRef<'a> {
+    checkpoints: BTreeMap<&'a str, Option<&'a Checkpoint>>,
+    sessions: BTreeMap<&'a str, Option<&'a SessionLocation>>,
+}
+
+impl Shard {
+    fn apply(&mut self, delta: Delta) {
+        apply_entries(&mut self.checkpoints, delta.checkpoints);
+        apply_entries(&mut self.sessions, delta.sessions);
+    }
+
+    fn apply_borrowed(&mut self, delta: &DeltaRef<'_>) {
+        apply_entries(&mut self.checkpoints, owned_changes(&delta.checkpoints));
+        apply_entries(&mut self.sessions, owned_changes(&delta.sessions));
+    }
+}
+
+fn owned_changes<V: Clone>(changes: &BTreeMap<&str, Option<&V>>) -> BTreeMap<String, Option<V>> {
+    changes
+        .iter()
+        .map(|(key, value)| (key.to_string(), value.cloned()))
+        .collect()
+}
+
+fn apply_entries<V>(entries: &mut BTreeMap<String, V>, changes: BTreeMap<String, Option<V>>) {
+    for (key, value) in changes {
+        match value {
+            Some(value) => entries.insert(key, value),
+            None => entries.remove(&key),
+        };
+    }
 }
 
 /// The keys a commit changed (inserted, replaced or removed) in a state.
@@ -148,11 +228,29 @@ pub fn shard_of(key: &str) -> u64 {
     (crate::ids::stable_hash(&[key.as_bytes()]) % u128::from(STATE_SHARDS)) as u64
 }
 
-/// The file of one shard in a generation.
+/// The base file of one shard in a generation.
 pub fn shard_path(generation_root: &Path, shard: u64) -> PathBuf {
     generation_root
         .join(SHARDS_DIR)
         .join(format!("s{shard:02}.json"))
+}
+
+/// Delta `delta` of one shard in a generation.
+pub fn delta_path(generation_root: &Path, shard: u64, delta: u64) -> PathBuf {
+    generation_root
+        .join(SHARDS_DIR)
+        .join(format!("s{shard:02}.d{delta}.json"))
+}
+
+/// Hard-links `from` to `to` (copies where links are refused).
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), StoreError> {
+    fs::hard_link(from, to)
+        .or_else(|_| fs::copy(from, to).map(|_| ()))
+        .map_err(StoreError::io(to))
+}
+
+fn file_bytes(path: &Path) -> Result<u64, StoreError> {
+    Ok(fs::metadata(path).map_err(StoreError::io(path))?.len())
 }
 
 fn corrupt(path: &Path) -> impl FnOnce(serde_json::Error) -> StoreError + '_ {
@@ -187,6 +285,7 @@ impl StoreState {
                 root: generation_root.to_path_buf(),
                 shards: (0..header.shards).collect(),
             },
+            files: header.files,
         })
     }
 
@@ -212,6 +311,12 @@ impl StoreState {
         self.read_pending(all)
     }
 
+    /// Sets how many deltas a shard may have (default [`MAX_DELTAS`]); with 1 every changed
+    /// shard is written whole, as before format 8 (`benches/state_commit.rs` compares both).
+    pub fn set_max_deltas(&mut self, max_deltas: usize) {
+        self.files.max_deltas = Some(max_deltas.max(1));
+    }
+
     /// Whether every shard is read.
     pub fn is_fully_loaded(&self) -> bool {
         self.pending.shards.is_empty()
@@ -227,7 +332,10 @@ impl StoreState {
         if shards.is_empty() {
             return Ok(());
         }
-        let list: Vec<u64> = shards.iter().copied().collect();
+        let list: Vec<(u64, &[u64])> = shards
+            .iter()
+            .map(|&shard| (shard, self.files.deltas_of(shard)))
+            .collect();
         for shard in load_shards(&self.pending.root, &list)? {
             // Entries already in memory were set by this process and win.
             for (path, checkpoint) in shard.checkpoints {
@@ -241,19 +349,22 @@ impl StoreState {
         Ok(())
     }
 
-    /// Writes the whole state into a new generation.
-    pub fn save(&self, generation_root: &Path) -> Result<(), StoreError> {
+    /// Writes the whole state into a new generation (a base file per shard, no deltas).
+    pub fn save(&mut self, generation_root: &Path) -> Result<(), StoreError> {
         debug_assert!(self.is_fully_loaded(), "saving a partly read state");
         let all: BTreeSet<u64> = (0..STATE_SHARDS).collect();
         self.write_shards(generation_root, &all)?;
+        self.files.deltas.clear();
         self.write_header(generation_root)
     }
 
     /// Writes the state into a new generation when it differs from the state of
-    /// `previous_root` only at `changed`: the shards of the changed keys are written, the
-    /// others hard-linked from the previous generation (written when it lacks them).
+    /// `previous_root` only at `changed`: each shard holding a changed key gets a delta with
+    /// those keys' entries (or is written whole again when its deltas would reach
+    /// [`MAX_DELTAS`] or the size of its base); every other file is hard-linked from the
+    /// previous generation (a shard it lacks is written whole).
     pub fn save_changed(
-        &self,
+        &mut self,
         generation_root: &Path,
         previous_root: &Path,
         changed: &ChangedKeys,
@@ -270,23 +381,96 @@ impl StoreState {
         }
         let shards_dir = generation_root.join(SHARDS_DIR);
         fs::create_dir_all(&shards_dir).map_err(StoreError::io(&shards_dir))?;
-        let mut to_write = BTreeSet::new();
+        let deltas = self.deltas_by_shard(changed);
+        let mut new_deltas = Vec::new();
+        let mut rewritten = Vec::new();
+        let mut from_memory = BTreeSet::new();
         for shard in 0..STATE_SHARDS {
-            let previous = shard_path(previous_root, shard);
-            if dirty.contains(&shard) || !previous.is_file() {
-                to_write.insert(shard);
+            let previous_base = shard_path(previous_root, shard);
+            if !previous_base.is_file() {
+                from_memory.insert(shard);
                 continue;
             }
-            let target = shard_path(generation_root, shard);
-            fs::hard_link(&previous, &target)
-                .or_else(|_| fs::copy(&previous, &target).map(|_| ()))
-                .map_err(StoreError::io(&target))?;
+            if let Some(delta) = deltas.get(&shard) {
+                let path = delta_path(generation_root, shard, 0);
+                let bytes = serde_json::to_vec(delta).map_err(corrupt(&path))?;
+                if self.delta_outgrows_base(previous_root, shard, bytes.len() as u64)? {
+                    // The previous files and this delta, merged: costs the shard, not the
+                    // whole state.
+                    let mut merged = load_shard(previous_root, shard, self.files.deltas_of(shard))?;
+                    merged.apply_borrowed(delta);
+                    let path = shard_path(generation_root, shard);
+                    let text = serde_json::to_vec(&merged).map_err(corrupt(&path))?;
+                    fs::write(&path, text).map_err(StoreError::io(&path))?;
+                    rewritten.push(shard);
+                    continue;
+                }
+                new_deltas.push((shard, bytes));
+            }
+            link_or_copy(&previous_base, &shard_path(generation_root, shard))?;
+            for &number in self.files.deltas_of(shard) {
+                link_or_copy(
+                    &delta_path(previous_root, shard, number),
+                    &delta_path(generation_root, shard, number),
+                )?;
+            }
         }
-        self.write_shards(generation_root, &to_write)?;
+        for (shard, bytes) in new_deltas {
+            let number = self.files.next_delta;
+            self.files.next_delta += 1;
+            let path = delta_path(generation_root, shard, number);
+            fs::write(&path, bytes).map_err(StoreError::io(&path))?;
+            self.files.deltas.entry(shard).or_default().push(number);
+        }
+        self.write_shards(generation_root, &from_memory)?;
+        for shard in rewritten.iter().chain(from_memory.iter()) {
+            self.files.deltas.remove(shard);
+        }
         self.write_header(generation_root)
     }
 
-    /// Writes the given shards, each with every entry of the state that belongs to it.
+    /// The delta of each shard holding a changed key: the key's entry, or `None` when the
+    /// state no longer has it.
+    fn deltas_by_shard<'a>(&'a self, changed: &'a ChangedKeys) -> BTreeMap<u64, DeltaRef<'a>> {
+        let mut deltas: BTreeMap<u64, DeltaRef<'_>> = BTreeMap::new();
+        for path in &changed.checkpoints {
+            let entry = self.checkpoints.get_key_value(path.as_str());
+            let delta = deltas.entry(shard_of(path)).or_default();
+            delta
+                .checkpoints
+                .insert(path, entry.map(|(_, value)| value));
+        }
+        for session_id in &changed.sessions {
+            let entry = self.sessions.get_key_value(session_id.as_str());
+            let delta = deltas.entry(shard_of(session_id)).or_default();
+            delta
+                .sessions
+                .insert(session_id, entry.map(|(_, value)| value));
+        }
+        deltas
+    }
+
+    /// Whether adding a delta of `delta_bytes` to `shard` should rewrite the shard whole: its
+    /// deltas would reach [`MAX_DELTAS`] files or outweigh its base.
+    fn delta_outgrows_base(
+        &self,
+        previous_root: &Path,
+        shard: u64,
+        delta_bytes: u64,
+    ) -> Result<bool, StoreError> {
+        let existing = self.files.deltas_of(shard);
+        if existing.len() + 1 >= self.files.max_deltas.unwrap_or(MAX_DELTAS) {
+            return Ok(true);
+        }
+        let mut deltas_bytes = delta_bytes;
+        for &number in existing {
+            deltas_bytes += file_bytes(&delta_path(previous_root, shard, number))?;
+        }
+        Ok(deltas_bytes >= file_bytes(&shard_path(previous_root, shard))?)
+    }
+
+    /// Writes the given shards' base files, each with every entry of the state that belongs
+    /// to it.
     fn write_shards(
         &self,
         generation_root: &Path,
@@ -327,6 +511,7 @@ impl StoreState {
             redacted: self.redacted,
             redaction_rules: self.redaction_rules.clone(),
             shards: STATE_SHARDS,
+            files: self.files.clone(),
             ..Header::default()
         };
         let text = serde_json::to_vec(&header).map_err(corrupt(&path))?;
@@ -334,8 +519,9 @@ impl StoreState {
     }
 }
 
-/// Reads the given shards of a generation, spread over the available cores.
-fn load_shards(generation_root: &Path, shards: &[u64]) -> Result<Vec<Shard>, StoreError> {
+/// Reads the given shards of a generation (each its base and deltas), spread over the
+/// available cores.
+fn load_shards(generation_root: &Path, shards: &[(u64, &[u64])]) -> Result<Vec<Shard>, StoreError> {
     let workers = std::thread::available_parallelism()
         .map(|cores| cores.get())
         .unwrap_or(1)
@@ -348,7 +534,7 @@ fn load_shards(generation_root: &Path, shards: &[u64]) -> Result<Vec<Shard>, Sto
                         .iter()
                         .skip(worker)
                         .step_by(workers)
-                        .map(|shard| load_shard(&shard_path(generation_root, *shard)))
+                        .map(|(shard, deltas)| load_shard(generation_root, *shard, deltas))
                         .collect::<Result<Vec<Shard>, StoreError>>()
                 })
             })
@@ -364,7 +550,15 @@ fn load_shards(generation_root: &Path, shards: &[u64]) -> Result<Vec<Shard>, Sto
     })
 }
 
-fn load_shard(path: &Path) -> Result<Shard, StoreError> {
+fn load_shard(generation_root: &Path, shard: u64, deltas: &[u64]) -> Result<Shard, StoreError> {
+    let mut loaded: Shard = read_json(&shard_path(generation_root, shard))?;
+    for &number in deltas {
+        loaded.apply(read_json(&delta_path(generation_root, shard, number))?);
+    }
+    Ok(loaded)
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
     let text = fs::read(path).map_err(StoreError::io(path))?;
     serde_json::from_slice(&text).map_err(corrupt(path))
 }
@@ -417,7 +611,7 @@ mod tests {
     #[test]
     fn a_saved_state_loads_back_equal() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let state = state_of(300);
+        let mut state = state_of(300);
         state.save(dir.path()).expect("save");
         assert_eq!(StoreState::load(dir.path()).expect("load"), state);
         for shard in 0..STATE_SHARDS {
@@ -444,7 +638,7 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_save_writes_the_changed_shards_and_links_the_others() {
+    fn a_changed_save_writes_deltas_of_the_changed_shards_and_links_every_other_file() {
         use std::os::unix::fs::MetadataExt;
         let previous = tempfile::tempdir().expect("temp dir");
         let next = tempfile::tempdir().expect("temp dir");
@@ -467,9 +661,105 @@ mod tests {
         let inode =
             |root: &Path, shard| fs::metadata(shard_path(root, shard)).expect("shard").ino();
         for shard in 0..STATE_SHARDS {
-            let linked = inode(previous.path(), shard) == inode(next.path(), shard);
-            assert_eq!(linked, !changed.shards().contains(&shard), "shard {shard}");
+            assert_eq!(
+                inode(previous.path(), shard),
+                inode(next.path(), shard),
+                "base {shard} linked"
+            );
+            let deltas = state.files.deltas_of(shard);
+            assert_eq!(
+                deltas.len(),
+                usize::from(changed.shards().contains(&shard)),
+                "shard {shard}"
+            );
+            for &number in deltas {
+                assert!(delta_path(next.path(), shard, number).is_file());
+            }
         }
+    }
+
+    /// Commits one changed key at a time through `generations` and checks every one reads
+    /// back equal; returns the last generation.
+    fn commit_each(
+        state: &mut StoreState,
+        generations: &tempfile::TempDir,
+        changes: impl IntoIterator<Item = (String, Option<Checkpoint>)>,
+    ) -> PathBuf {
+        let mut previous = generations.path().join("g0");
+        fs::create_dir_all(&previous).expect("g0");
+        state.save(&previous).expect("save");
+        for (number, (path, checkpoint)) in changes.into_iter().enumerate() {
+            match checkpoint {
+                Some(checkpoint) => state.checkpoints.insert(path.clone(), checkpoint),
+                None => state.checkpoints.remove(&path),
+            };
+            let root = generations.path().join(format!("g{}", number + 1));
+            fs::create_dir_all(&root).expect("generation");
+            let changed = ChangedKeys {
+                checkpoints: vec![path],
+                sessions: Vec::new(),
+            };
+            state
+                .save_changed(&root, &previous, &changed)
+                .expect("save changed");
+            assert_eq!(&StoreState::load(&root).expect("load"), state);
+            previous = root;
+        }
+        previous
+    }
+
+    #[test]
+    fn deltas_apply_in_order_removals_included_and_a_shard_is_rewritten_at_the_limit() {
+        let generations = tempfile::tempdir().expect("temp dir");
+        let mut state = state_of(400);
+        let shard = shard_of("/logs/0.jsonl");
+        let same_shard: Vec<String> = (0..400)
+            .map(|file| format!("/logs/{file}.jsonl"))
+            .filter(|path| shard_of(path) == shard)
+            .collect();
+        assert!(same_shard.len() >= 2, "two files in one shard");
+        // Grow, shrink, remove and restore entries of one shard, one commit each, past the
+        // delta limit; the same key changes several times.
+        let changes: Vec<(String, Option<Checkpoint>)> = (0..MAX_DELTAS as u64 + 3)
+            .map(|round| {
+                let path = same_shard[round as usize % 2].clone();
+                let checkpoint = (round % 3 != 2).then(|| checkpoint(1000 + round, &["s"]));
+                (path, checkpoint)
+            })
+            .collect();
+        let commits = changes.len();
+        let last = commit_each(&mut state, &generations, changes);
+        let deltas = state.files.deltas_of(shard).len();
+        assert!(
+            deltas < MAX_DELTAS && deltas < commits,
+            "{commits} commits leave {deltas} deltas: the shard was rewritten whole"
+        );
+        let on_disk = fs::read_dir(last.join(SHARDS_DIR))
+            .expect("shards")
+            .filter(|entry| {
+                let name = entry.as_ref().expect("entry").file_name();
+                name.to_string_lossy().starts_with(&format!("s{shard:02}."))
+            })
+            .count();
+        assert_eq!(on_disk, 1 + deltas, "the base and its listed deltas only");
+        // A lazy reader of the last generation reads the shard's deltas too.
+        let mut lazy = StoreState::load_lazily(&last).expect("header");
+        lazy.ensure_loaded([same_shard[0].as_str(), same_shard[1].as_str()])
+            .expect("read the shard");
+        for path in &same_shard[..2] {
+            assert_eq!(lazy.checkpoints.get(path), state.checkpoints.get(path));
+        }
+    }
+
+    #[test]
+    fn a_delta_that_outweighs_its_base_rewrites_the_shard() {
+        let generations = tempfile::tempdir().expect("temp dir");
+        let mut state = state_of(2);
+        let path = "/logs/0.jsonl".to_string();
+        let mut big = checkpoint(5, &[]);
+        big.sessions = (0..200).map(|number| format!("ses_{number:040}")).collect();
+        commit_each(&mut state, &generations, [(path.clone(), Some(big))]);
+        assert!(state.files.deltas_of(shard_of(&path)).is_empty());
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub async fn read_manifests(remote: &Remote) -> Result<BTreeMap<String, Manifest
             .await
             .map_err(|error| remote.failure(&error))?;
         let manifest = parse(&relative, &bytes)?;
-        if manifest.store_format != crate::store::FORMAT_VERSION {
+        if !crate::store::is_readable_format(manifest.store_format) {
             tracing::warn!(
                 "machine {} published store format {} (this esker reads {}): left out until \
                  it publishes again with this esker",

@@ -938,7 +938,7 @@ fn state_shard_inodes(generation_root: &Path) -> std::collections::BTreeMap<Stri
         .collect()
 }
 
-/// The shard files holding the keys whose entries differ between two states.
+/// The shards (`sNN`) holding the keys whose entries differ between two states.
 fn shards_of_changed_keys(
     before: &esker::store::state::StoreState,
     after: &esker::store::state::StoreState,
@@ -956,22 +956,23 @@ fn shards_of_changed_keys(
         .filter(|key| before.sessions.get(*key) != after.sessions.get(*key));
     checkpoints
         .chain(sessions)
-        .map(|key| format!("s{:02}.json", shard_of(key)))
+        .map(|key| format!("s{:02}", shard_of(key)))
         .collect()
 }
 
 #[test]
-fn a_commit_rewrites_only_the_state_shards_it_changes_and_links_the_rest() {
+fn a_commit_writes_a_delta_of_each_state_shard_it_changes_and_links_every_other_file() {
     use esker::store::state::{STATE_SHARDS, StoreState};
     let logs = tempfile::tempdir().expect("temp dir");
     let project = logs.path().join("projects/-home-dev-app");
-    write_claude_sessions(&project, 40);
+    // Enough sessions that every shard's base outweighs a delta of one entry.
+    write_claude_sessions(&project, 400);
     let data = tempfile::tempdir().expect("temp dir");
     index_into(data.path(), &[logs.path()]);
     let store = esker::store::Store::open_existing(data.path()).expect("store");
     let before = store.pin_current().expect("pin");
     let state_before = StoreState::load(&before.root).expect("state loads");
-    assert_eq!(state_before.checkpoints.len(), 40);
+    assert_eq!(state_before.checkpoints.len(), 400);
 
     let session_id = "00000000-0000-4000-8000-000000000007";
     let log = project.join(format!("{session_id}.jsonl"));
@@ -989,24 +990,38 @@ fn a_commit_rewrites_only_the_state_shards_it_changes_and_links_the_rest() {
     );
     let changed = shards_of_changed_keys(&state_before, &state_after);
     assert!(
-        changed.contains(&format!("s{:02}.json", esker::store::state::shard_of(&key))),
+        changed.contains(&format!("s{:02}", esker::store::state::shard_of(&key))),
         "{changed:?}"
+    );
+    assert!(
+        changed.len() <= 2,
+        "one checkpoint, one session: {changed:?}"
     );
     let old_inodes = state_shard_inodes(&before.root);
     let new_inodes = state_shard_inodes(&after.root);
-    assert_eq!(old_inodes.len(), STATE_SHARDS as usize);
-    assert_eq!(new_inodes.len(), STATE_SHARDS as usize);
-    let rewritten: std::collections::BTreeSet<String> = new_inodes
+    assert_eq!(
+        old_inodes.len(),
+        STATE_SHARDS as usize,
+        "a base file per shard"
+    );
+    for (name, inode) in &old_inodes {
+        assert_eq!(new_inodes.get(name), Some(inode), "{name} is linked");
+    }
+    let written: Vec<&String> = new_inodes
+        .keys()
+        .filter(|name| !old_inodes.contains_key(*name))
+        .collect();
+    assert!(
+        written.iter().all(|name| name.contains(".d")),
+        "only deltas are written: {written:?}"
+    );
+    let written_shards: std::collections::BTreeSet<String> = written
         .iter()
-        .filter(|(name, inode)| old_inodes.get(*name) != Some(inode))
-        .map(|(name, _)| name.clone())
+        .map(|name| name.split('.').next().unwrap_or_default().to_string())
         .collect();
     assert_eq!(
-        rewritten, changed,
-        "exactly the shards of the changed keys are new files; the rest are hard links"
-    );
-    assert!(
-        rewritten.len() <= 2,
-        "one checkpoint, one session: {rewritten:?}"
+        (written.len(), written_shards),
+        (changed.len(), changed),
+        "one delta per shard of a changed key"
     );
 }
