@@ -2,12 +2,14 @@
 //! fills `previous_session_id` / `next_session_id` and the chain's slug, each member's
 //! 1-based number and the chain's length, ordered by start time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use datafusion::arrow::array::{BooleanArray, StringArray};
 use datafusion::arrow::record_batch::RecordBatch;
 
 use super::parquet_io::{
-    column_int32, column_micros, column_strings, replace_int32_column, replace_string_column,
+    column_int32, column_micros, column_string_array, column_strings, replace_int32_column,
+    replace_string_column,
 };
 
 /// The columns [`link_continuations`] reads: who is in which chain, and in what order. A commit
@@ -178,6 +180,118 @@ pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String>
     replace_int32_column(&linked, "chain_length", chain_length)
 }
 
+/// Which rows of `sessions` (the [`CHAIN_KEY_COLUMNS`] of every session after a commit) are
+/// in a chain that `seeds` can reach: `seeds` are the key rows of the sessions a commit
+/// touched, as stored before it and as written by it. [`link_continuations`] joins two rows
+/// when they share a source and slug (neither a sub-agent) or one forks from the other, so a
+/// chain holding no seed, before or after, is the chain it was: relinking the marked rows
+/// alone gives every marked row the position a relink of all rows gives it, and every other
+/// row keeps its stored one. Read over the key columns as they are, without a string copied
+/// per row: a commit of a few new sessions at 10^6 sessions marks a few rows.
+pub fn rows_in_touched_chains(
+    sessions: &RecordBatch,
+    seeds: &[&RecordBatch],
+) -> Result<BooleanArray, String> {
+    let mut reach = ChainReach::default();
+    for batch in seeds {
+        let keys = LinkKeys::of(batch)?;
+        for row in 0..batch.num_rows() {
+            reach.absorb(&keys, row);
+        }
+    }
+    let keys = LinkKeys::of(sessions)?;
+    let mut marked = vec![false; sessions.num_rows()];
+    loop {
+        let mut grew = false;
+        for (row, mark) in marked.iter_mut().enumerate() {
+            if !*mark && reach.reaches(&keys, row) {
+                *mark = true;
+                reach.absorb(&keys, row);
+                grew = true;
+            }
+        }
+        if !grew {
+            return Ok(BooleanArray::from(marked));
+        }
+    }
+}
+
+/// The columns that link two sessions.
+struct LinkKeys {
+    ids: StringArray,
+    sources: StringArray,
+    slugs: StringArray,
+    parents: StringArray,
+    forked_from: StringArray,
+}
+
+impl LinkKeys {
+    fn of(batch: &RecordBatch) -> Result<LinkKeys, String> {
+        Ok(LinkKeys {
+            ids: column_string_array(batch, "session_id")?,
+            sources: column_string_array(batch, "source")?,
+            slugs: column_string_array(batch, "session_slug")?,
+            parents: column_string_array(batch, "parent_session_id")?,
+            forked_from: column_string_array(batch, "forked_from_session_id")?,
+        })
+    }
+
+    fn value(array: &StringArray, row: usize) -> Option<&str> {
+        use datafusion::arrow::array::Array;
+        array.is_valid(row).then(|| array.value(row))
+    }
+
+    /// The (source, slug) a row chains by: none for a sub-agent or a row without a slug.
+    fn slug(&self, row: usize) -> Option<(&str, &str)> {
+        if Self::value(&self.parents, row).is_some() {
+            return None;
+        }
+        Some((
+            Self::value(&self.sources, row)?,
+            Self::value(&self.slugs, row)?,
+        ))
+    }
+}
+
+/// What the rows found so far link to: their slugs, their ids and the ids they fork from.
+#[derive(Default)]
+struct ChainReach {
+    /// Slugs by source.
+    slugs: HashMap<String, HashSet<String>>,
+    ids: HashSet<String>,
+    origins: HashSet<String>,
+}
+
+impl ChainReach {
+    fn absorb(&mut self, keys: &LinkKeys, row: usize) {
+        if let Some((source, slug)) = keys.slug(row) {
+            self.slugs
+                .entry(source.to_string())
+                .or_default()
+                .insert(slug.to_string());
+        }
+        if let Some(id) = LinkKeys::value(&keys.ids, row) {
+            self.ids.insert(id.to_string());
+        }
+        if let Some(origin) = LinkKeys::value(&keys.forked_from, row) {
+            self.origins.insert(origin.to_string());
+        }
+    }
+
+    fn reaches(&self, keys: &LinkKeys, row: usize) -> bool {
+        let shares_slug = keys.slug(row).is_some_and(|(source, slug)| {
+            self.slugs
+                .get(source)
+                .is_some_and(|slugs| slugs.contains(slug))
+        });
+        let id = LinkKeys::value(&keys.ids, row);
+        shares_slug
+            || id.is_some_and(|id| self.ids.contains(id) || self.origins.contains(id))
+            || LinkKeys::value(&keys.forked_from, row)
+                .is_some_and(|origin| self.ids.contains(origin))
+    }
+}
+
 struct UnionFind {
     parent: Vec<usize>,
 }
@@ -209,5 +323,199 @@ impl UnionFind {
         if left_root != right_root {
             self.parent[right_root] = left_root;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::{Int32Array, TimestampMicrosecondArray};
+    use datafusion::arrow::compute::filter_record_batch;
+    use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+
+    use super::*;
+
+    /// One session's chain keys.
+    #[derive(Debug, Clone)]
+    struct Keys {
+        id: String,
+        source: &'static str,
+        slug: Option<String>,
+        parent: Option<String>,
+        forked_from: Option<String>,
+        started_at: i64,
+    }
+
+    /// The key and chain columns of `rows` (chain columns empty).
+    fn batch(rows: &[Keys]) -> RecordBatch {
+        let text = |name: &str| Field::new(name, DataType::Utf8, true);
+        let mut fields: Vec<Field> = ["session_id", "source", "session_slug", "parent_session_id"]
+            .iter()
+            .chain(["forked_from_session_id"].iter())
+            .map(|name| text(name))
+            .collect();
+        fields.push(Field::new(
+            "started_at",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ));
+        fields.extend(CHAIN_COLUMNS[..4].iter().map(|name| text(name)));
+        fields.extend(
+            CHAIN_COLUMNS[4..]
+                .iter()
+                .map(|name| Field::new(*name, DataType::Int32, true)),
+        );
+        let strings = |pick: &dyn Fn(&Keys) -> Option<String>| -> Arc<StringArray> {
+            Arc::new(StringArray::from(rows.iter().map(pick).collect::<Vec<_>>()))
+        };
+        let empty_text = Arc::new(StringArray::from(vec![None::<String>; rows.len()]));
+        let empty_number = Arc::new(Int32Array::from(vec![None; rows.len()]));
+        let started: Vec<i64> = rows.iter().map(|row| row.started_at).collect();
+        RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            vec![
+                strings(&|row| Some(row.id.clone())),
+                strings(&|row| Some(row.source.to_string())),
+                strings(&|row| row.slug.clone()),
+                strings(&|row| row.parent.clone()),
+                strings(&|row| row.forked_from.clone()),
+                Arc::new(TimestampMicrosecondArray::from(started).with_timezone("UTC")),
+                empty_text.clone(),
+                empty_text.clone(),
+                empty_text.clone(),
+                empty_text,
+                empty_number.clone(),
+                empty_number,
+            ],
+        )
+        .expect("batch")
+    }
+
+    /// Each session id's chain position.
+    fn positions_by_id(linked: &RecordBatch) -> HashMap<String, ChainPosition> {
+        let ids = column_strings(linked, "session_id").expect("ids");
+        ids.into_iter()
+            .map(|id| id.expect("id"))
+            .zip(chain_positions(linked).expect("positions"))
+            .collect()
+    }
+
+    /// A small deterministic generator (no dependency for one test).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, bound: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % bound
+        }
+    }
+
+    fn random_session(random: &mut Lcg, number: u64) -> Keys {
+        let slug = (random.below(2) == 0).then(|| format!("slug-{}", random.below(6)));
+        let parent = (random.below(8) == 0).then(|| format!("s{}", random.below(number + 1)));
+        // Forks name an earlier session, or one that does not exist.
+        let forked_from = (random.below(6) == 0).then(|| format!("s{}", random.below(number + 3)));
+        Keys {
+            id: format!("s{number}"),
+            source: ["claude", "codex"][random.below(2) as usize],
+            slug,
+            parent,
+            forked_from,
+            started_at: random.below(50) as i64,
+        }
+    }
+
+    #[test]
+    fn relinking_the_touched_chains_equals_relinking_every_session() {
+        let mut restricted_somewhere = false;
+        for seed in 0..60 {
+            let mut random = Lcg(seed);
+            let stored: Vec<Keys> = (0..50)
+                .map(|number| random_session(&mut random, number))
+                .collect();
+            let stored_batch = link_continuations(&batch(&stored)).expect("link");
+            let stored_positions = positions_by_id(&stored_batch);
+
+            // A commit: a few sessions change their keys, one is removed, two are new.
+            let mut touched: Vec<Keys> = Vec::new();
+            for _ in 0..3 {
+                let mut changed = stored[random.below(50) as usize].clone();
+                match random.below(3) {
+                    0 => changed.slug = Some(format!("slug-{}", random.below(6))),
+                    1 => changed.forked_from = Some(format!("s{}", random.below(50))),
+                    _ => changed.started_at = random.below(50) as i64,
+                }
+                touched.push(changed);
+            }
+            touched.extend((50..52).map(|number| random_session(&mut random, number)));
+            let removed = format!("s{}", random.below(50));
+            let touched_ids: HashSet<String> = touched
+                .iter()
+                .map(|row| row.id.clone())
+                .chain([removed.clone()])
+                .collect();
+            let mut after: Vec<Keys> = stored
+                .iter()
+                .filter(|row| !touched_ids.contains(&row.id))
+                .cloned()
+                .collect();
+            let mut new_rows: Vec<Keys> = Vec::new();
+            for row in touched.iter().filter(|row| row.id != removed) {
+                new_rows.retain(|kept: &Keys| kept.id != row.id);
+                new_rows.push(row.clone());
+            }
+            after.extend(new_rows.iter().cloned());
+            let expected = positions_by_id(&link_continuations(&batch(&after)).expect("link"));
+
+            // What a commit does: the untouched rows as stored, the new rows, seeded by the
+            // touched sessions' stored and new key rows.
+            let untouched: Vec<bool> = column_strings(&stored_batch, "session_id")
+                .expect("ids")
+                .iter()
+                .map(|id| !touched_ids.contains(id.as_deref().unwrap_or_default()))
+                .collect();
+            let kept = filter_record_batch(&stored_batch, &BooleanArray::from(untouched.clone()))
+                .expect("filter");
+            let old_touched = filter_record_batch(
+                &stored_batch,
+                &BooleanArray::from(untouched.iter().map(|kept| !kept).collect::<Vec<_>>()),
+            )
+            .expect("filter");
+            let new_batch = batch(&new_rows);
+            let keys = datafusion::arrow::compute::concat_batches(
+                &stored_batch.schema(),
+                &[kept, new_batch.clone()],
+            )
+            .expect("concat");
+            let marked = rows_in_touched_chains(&keys, &[&old_touched, &new_batch]).expect("mark");
+            let relinked =
+                link_continuations(&filter_record_batch(&keys, &marked).expect("filter"))
+                    .expect("link");
+            let mut positions = positions_by_id(&relinked);
+            let ids = column_strings(&keys, "session_id").expect("ids");
+            for (row, id) in ids.iter().enumerate() {
+                let id = id.clone().expect("id");
+                if !marked.value(row) {
+                    positions.insert(id.clone(), stored_positions[&id].clone());
+                }
+            }
+            for row in &after {
+                assert_eq!(
+                    positions.get(&row.id),
+                    expected.get(&row.id),
+                    "seed {seed}: session {}",
+                    row.id
+                );
+            }
+            restricted_somewhere |= marked.true_count() < keys.num_rows();
+        }
+        assert!(
+            restricted_somewhere,
+            "some commit relinks fewer than all rows"
+        );
     }
 }

@@ -1124,8 +1124,10 @@ fn carried_chain_positions(
     compare().map_err(parquet_failure(Path::new("sessions")))
 }
 
-/// The continuation chains after a commit, computed over the chain columns of every session
-/// (a narrow read of each stored bucket) so they equal a recomputation over the whole table.
+/// The continuation chains after a commit, equal to a recomputation over the whole table: the
+/// chain columns of every session are read (a narrow read of each stored bucket), the chains
+/// that hold a touched session, before or after the commit, are relinked
+/// ([`super::chains::rows_in_touched_chains`]), and every other chain keeps its stored columns.
 struct Relinked {
     /// The chain position of every session in a chain.
     positions: HashMap<String, ChainPosition>,
@@ -1146,8 +1148,11 @@ fn relink_chains(
     let new_keys =
         pio::project_by_name(new_rows, &columns).map_err(parquet_failure(Path::new("sessions")))?;
     let mut batches = Vec::new();
+    let mut touched_rows = vec![new_keys.clone()];
     for file in previous_files {
         let stored = pio::read_columns(file, &columns)?;
+        touched_rows
+            .extend(pio::filter_in(&stored, "session_id", touched).map_err(parquet_failure(file))?);
         batches.extend(
             pio::filter_out(&stored, "session_id", touched).map_err(parquet_failure(file))?,
         );
@@ -1155,11 +1160,16 @@ fn relink_chains(
     batches.push(new_keys);
     let keys_schema = batches[batches.len() - 1].schema();
     let relink = || -> Result<Relinked, String> {
+        use datafusion::arrow::compute::{and, filter_record_batch, is_not_null, not};
         let keys = datafusion::arrow::compute::concat_batches(&keys_schema, &batches)
             .map_err(|error| error.to_string())?;
-        let before = chain_positions(&keys)?;
-        let after = chain_positions(&link_continuations(&keys)?)?;
-        let session_ids = pio::column_strings(&keys, "session_id")?;
+        let seeds: Vec<&RecordBatch> = touched_rows.iter().collect();
+        let in_touched_chains = super::chains::rows_in_touched_chains(&keys, &seeds)?;
+        let relinked_rows =
+            filter_record_batch(&keys, &in_touched_chains).map_err(|error| error.to_string())?;
+        let before = chain_positions(&relinked_rows)?;
+        let after = chain_positions(&link_continuations(&relinked_rows)?)?;
+        let session_ids = pio::column_strings(&relinked_rows, "session_id")?;
         let mut relinked = Relinked {
             positions: HashMap::new(),
             moved: HashSet::new(),
@@ -1173,6 +1183,23 @@ fn relink_chains(
             }
             if after != ChainPosition::default() {
                 relinked.positions.insert(session_id, after);
+            }
+        }
+        // Every other session in a chain keeps the position it is stored with.
+        let chain_ids = keys
+            .column_by_name("chain_id")
+            .ok_or_else(|| "sessions without chain_id".to_string())?;
+        let untouched_chained = and(
+            &not(&in_touched_chains).map_err(|error| error.to_string())?,
+            &is_not_null(chain_ids).map_err(|error| error.to_string())?,
+        )
+        .map_err(|error| error.to_string())?;
+        let kept_rows =
+            filter_record_batch(&keys, &untouched_chained).map_err(|error| error.to_string())?;
+        let kept_ids = pio::column_strings(&kept_rows, "session_id")?;
+        for (session_id, position) in kept_ids.into_iter().zip(chain_positions(&kept_rows)?) {
+            if let Some(session_id) = session_id {
+                relinked.positions.insert(session_id, position);
             }
         }
         Ok(relinked)

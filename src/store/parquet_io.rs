@@ -517,15 +517,19 @@ pub fn concat_sorted(
 
 /// The values of a string column of a batch, nulls as `None`.
 pub fn column_strings(batch: &RecordBatch, column: &str) -> Result<Vec<Option<String>>, String> {
+    Ok(column_string_array(batch, column)?
+        .iter()
+        .map(|value| value.map(str::to_string))
+        .collect())
+}
+
+/// A string column of a batch as one `Utf8` array (no string copied per row).
+pub fn column_string_array(batch: &RecordBatch, column: &str) -> Result<StringArray, String> {
     let index = batch
         .schema()
         .index_of(column)
         .map_err(|error| error.to_string())?;
-    let array = string_array(batch, index)?;
-    Ok(array
-        .iter()
-        .map(|value| value.map(str::to_string))
-        .collect())
+    string_array(batch, index)
 }
 
 /// The values of a timestamp column as microseconds, nulls as `None`.
