@@ -17,14 +17,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
-use datafusion::arrow::array::{ArrayRef, Int32Array, StringArray, TimestampMicrosecondArray};
 use datafusion::arrow::compute::{and, concat_batches, filter_record_batch, is_not_null, not};
-use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::arrow::record_batch::RecordBatch;
 use esker::store::chains::{
-    CHAIN_COLUMNS, CHAIN_KEY_COLUMNS, chain_positions, link_continuations, rows_in_touched_chains,
+    ChainKeyRow, chain_key_batch, chain_positions, link_continuations, rows_in_touched_chains,
 };
 use esker::store::parquet_io::column_strings;
 use esker::store::state::{ChangedKeys, Checkpoint, SessionLocation, StoreState};
@@ -263,55 +259,21 @@ fn main() -> anyhow::Result<()> {
     chains(options.sessions, options.sessions.div_ceil(options.commits))
 }
 
-/// The chain key and chain columns of sessions `range`: a third carry a slug shared by about
-/// three sessions (a chain), one in ten is a sub-agent, one in fifty a fork.
+/// The chain key columns of sessions `range`: a third carry a slug shared by three sessions
+/// (a chain), one in ten is a sub-agent, one in fifty a fork.
 fn chain_keys(range: std::ops::Range<usize>) -> anyhow::Result<RecordBatch> {
-    let text = |name: &str| Field::new(name, DataType::Utf8, true);
-    let mut fields: Vec<Field> = CHAIN_KEY_COLUMNS[..5]
-        .iter()
-        .map(|name| text(name))
+    let id = |number: usize| format!("session:claude-{number:012}");
+    let rows: Vec<ChainKeyRow> = range
+        .map(|number| ChainKeyRow {
+            session_id: id(number),
+            source: "claude".to_string(),
+            slug: (number % 3 == 0).then(|| format!("slug-{}", number / 9)),
+            parent: (number % 10 == 7).then(|| id(number - 1)),
+            forked_from: (number % 50 == 11).then(|| id(number - 5)),
+            started_at_micros: number as i64 * 1_000,
+        })
         .collect();
-    fields.push(Field::new(
-        "started_at",
-        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-        false,
-    ));
-    fields.extend(CHAIN_COLUMNS[..4].iter().map(|name| text(name)));
-    fields.extend(
-        CHAIN_COLUMNS[4..]
-            .iter()
-            .map(|name| Field::new(*name, DataType::Int32, true)),
-    );
-    let rows = range.len();
-    let column = |pick: &dyn Fn(usize) -> Option<String>| -> ArrayRef {
-        Arc::new(StringArray::from(
-            range.clone().map(pick).collect::<Vec<_>>(),
-        ))
-    };
-    let nulls_text: ArrayRef = Arc::new(StringArray::from(vec![None::<String>; rows]));
-    let nulls_number: ArrayRef = Arc::new(Int32Array::from(vec![None; rows]));
-    let started: Vec<i64> = range.clone().map(|number| number as i64 * 1_000).collect();
-    Ok(RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        vec![
-            column(&|number| Some(format!("session:claude-{number:012}"))),
-            column(&|_| Some("claude".to_string())),
-            column(&|number| (number % 3 == 0).then(|| format!("slug-{}", number / 9))),
-            column(&|number| {
-                (number % 10 == 7).then(|| format!("session:claude-{:012}", number - 1))
-            }),
-            column(&|number| {
-                (number % 50 == 11).then(|| format!("session:claude-{:012}", number - 5))
-            }),
-            Arc::new(TimestampMicrosecondArray::from(started).with_timezone("UTC")),
-            nulls_text.clone(),
-            nulls_text.clone(),
-            nulls_text.clone(),
-            nulls_text,
-            nulls_number.clone(),
-            nulls_number,
-        ],
-    )?)
+    chain_key_batch(&rows).map_err(anyhow::Error::msg)
 }
 
 /// Times one bulk commit's chain work at `stored` sessions, both ways.

@@ -292,6 +292,67 @@ impl ChainReach {
     }
 }
 
+/// One session's [`CHAIN_KEY_COLUMNS`] as plain values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChainKeyRow {
+    pub session_id: String,
+    pub source: String,
+    pub slug: Option<String>,
+    pub parent: Option<String>,
+    pub forked_from: Option<String>,
+    pub started_at_micros: i64,
+}
+
+/// The key columns of `rows` with empty chain columns: what [`link_continuations`] and
+/// [`rows_in_touched_chains`] read, for tests and benchmarks that make sessions by hand.
+pub fn chain_key_batch(rows: &[ChainKeyRow]) -> Result<RecordBatch, String> {
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::{ArrayRef, Int32Array, TimestampMicrosecondArray};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+
+    let text = |name: &str| Field::new(name, DataType::Utf8, true);
+    let mut fields: Vec<Field> = CHAIN_KEY_COLUMNS[..5]
+        .iter()
+        .map(|name| text(name))
+        .collect();
+    fields.push(Field::new(
+        CHAIN_KEY_COLUMNS[5],
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        false,
+    ));
+    fields.extend(CHAIN_COLUMNS[..4].iter().map(|name| text(name)));
+    fields.extend(
+        CHAIN_COLUMNS[4..]
+            .iter()
+            .map(|name| Field::new(*name, DataType::Int32, true)),
+    );
+    let strings = |pick: fn(&ChainKeyRow) -> Option<&str>| -> ArrayRef {
+        Arc::new(StringArray::from(rows.iter().map(pick).collect::<Vec<_>>()))
+    };
+    let started: Vec<i64> = rows.iter().map(|row| row.started_at_micros).collect();
+    let empty_text: ArrayRef = Arc::new(StringArray::from(vec![None::<&str>; rows.len()]));
+    let empty_number: ArrayRef = Arc::new(Int32Array::from(vec![None; rows.len()]));
+    RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        vec![
+            strings(|row| Some(row.session_id.as_str())),
+            strings(|row| Some(row.source.as_str())),
+            strings(|row| row.slug.as_deref()),
+            strings(|row| row.parent.as_deref()),
+            strings(|row| row.forked_from.as_deref()),
+            Arc::new(TimestampMicrosecondArray::from(started).with_timezone("UTC")),
+            empty_text.clone(),
+            empty_text.clone(),
+            empty_text.clone(),
+            empty_text,
+            empty_number.clone(),
+            empty_number,
+        ],
+    )
+    .map_err(|error| error.to_string())
+}
+
 struct UnionFind {
     parent: Vec<usize>,
 }
@@ -328,68 +389,12 @@ impl UnionFind {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use datafusion::arrow::array::{Int32Array, TimestampMicrosecondArray};
     use datafusion::arrow::compute::filter_record_batch;
-    use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 
     use super::*;
 
-    /// One session's chain keys.
-    #[derive(Debug, Clone)]
-    struct Keys {
-        id: String,
-        source: &'static str,
-        slug: Option<String>,
-        parent: Option<String>,
-        forked_from: Option<String>,
-        started_at: i64,
-    }
-
-    /// The key and chain columns of `rows` (chain columns empty).
-    fn batch(rows: &[Keys]) -> RecordBatch {
-        let text = |name: &str| Field::new(name, DataType::Utf8, true);
-        let mut fields: Vec<Field> = ["session_id", "source", "session_slug", "parent_session_id"]
-            .iter()
-            .chain(["forked_from_session_id"].iter())
-            .map(|name| text(name))
-            .collect();
-        fields.push(Field::new(
-            "started_at",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            false,
-        ));
-        fields.extend(CHAIN_COLUMNS[..4].iter().map(|name| text(name)));
-        fields.extend(
-            CHAIN_COLUMNS[4..]
-                .iter()
-                .map(|name| Field::new(*name, DataType::Int32, true)),
-        );
-        let strings = |pick: &dyn Fn(&Keys) -> Option<String>| -> Arc<StringArray> {
-            Arc::new(StringArray::from(rows.iter().map(pick).collect::<Vec<_>>()))
-        };
-        let empty_text = Arc::new(StringArray::from(vec![None::<String>; rows.len()]));
-        let empty_number = Arc::new(Int32Array::from(vec![None; rows.len()]));
-        let started: Vec<i64> = rows.iter().map(|row| row.started_at).collect();
-        RecordBatch::try_new(
-            Arc::new(Schema::new(fields)),
-            vec![
-                strings(&|row| Some(row.id.clone())),
-                strings(&|row| Some(row.source.to_string())),
-                strings(&|row| row.slug.clone()),
-                strings(&|row| row.parent.clone()),
-                strings(&|row| row.forked_from.clone()),
-                Arc::new(TimestampMicrosecondArray::from(started).with_timezone("UTC")),
-                empty_text.clone(),
-                empty_text.clone(),
-                empty_text.clone(),
-                empty_text,
-                empty_number.clone(),
-                empty_number,
-            ],
-        )
-        .expect("batch")
+    fn batch(rows: &[ChainKeyRow]) -> RecordBatch {
+        chain_key_batch(rows).expect("batch")
     }
 
     /// Each session id's chain position.
@@ -414,18 +419,18 @@ mod tests {
         }
     }
 
-    fn random_session(random: &mut Lcg, number: u64) -> Keys {
+    fn random_session(random: &mut Lcg, number: u64) -> ChainKeyRow {
         let slug = (random.below(2) == 0).then(|| format!("slug-{}", random.below(6)));
         let parent = (random.below(8) == 0).then(|| format!("s{}", random.below(number + 1)));
         // Forks name an earlier session, or one that does not exist.
         let forked_from = (random.below(6) == 0).then(|| format!("s{}", random.below(number + 3)));
-        Keys {
-            id: format!("s{number}"),
-            source: ["claude", "codex"][random.below(2) as usize],
+        ChainKeyRow {
+            session_id: format!("s{number}"),
+            source: ["claude", "codex"][random.below(2) as usize].to_string(),
             slug,
             parent,
             forked_from,
-            started_at: random.below(50) as i64,
+            started_at_micros: random.below(50) as i64,
         }
     }
 
@@ -434,20 +439,20 @@ mod tests {
         let mut restricted_somewhere = false;
         for seed in 0..60 {
             let mut random = Lcg(seed);
-            let stored: Vec<Keys> = (0..50)
+            let stored: Vec<ChainKeyRow> = (0..50)
                 .map(|number| random_session(&mut random, number))
                 .collect();
             let stored_batch = link_continuations(&batch(&stored)).expect("link");
             let stored_positions = positions_by_id(&stored_batch);
 
             // A commit: a few sessions change their keys, one is removed, two are new.
-            let mut touched: Vec<Keys> = Vec::new();
+            let mut touched: Vec<ChainKeyRow> = Vec::new();
             for _ in 0..3 {
                 let mut changed = stored[random.below(50) as usize].clone();
                 match random.below(3) {
                     0 => changed.slug = Some(format!("slug-{}", random.below(6))),
                     1 => changed.forked_from = Some(format!("s{}", random.below(50))),
-                    _ => changed.started_at = random.below(50) as i64,
+                    _ => changed.started_at_micros = random.below(50) as i64,
                 }
                 touched.push(changed);
             }
@@ -455,17 +460,17 @@ mod tests {
             let removed = format!("s{}", random.below(50));
             let touched_ids: HashSet<String> = touched
                 .iter()
-                .map(|row| row.id.clone())
+                .map(|row| row.session_id.clone())
                 .chain([removed.clone()])
                 .collect();
-            let mut after: Vec<Keys> = stored
+            let mut after: Vec<ChainKeyRow> = stored
                 .iter()
-                .filter(|row| !touched_ids.contains(&row.id))
+                .filter(|row| !touched_ids.contains(&row.session_id))
                 .cloned()
                 .collect();
-            let mut new_rows: Vec<Keys> = Vec::new();
-            for row in touched.iter().filter(|row| row.id != removed) {
-                new_rows.retain(|kept: &Keys| kept.id != row.id);
+            let mut new_rows: Vec<ChainKeyRow> = Vec::new();
+            for row in touched.iter().filter(|row| row.session_id != removed) {
+                new_rows.retain(|kept: &ChainKeyRow| kept.session_id != row.session_id);
                 new_rows.push(row.clone());
             }
             after.extend(new_rows.iter().cloned());
@@ -505,10 +510,10 @@ mod tests {
             }
             for row in &after {
                 assert_eq!(
-                    positions.get(&row.id),
-                    expected.get(&row.id),
+                    positions.get(&row.session_id),
+                    expected.get(&row.session_id),
                     "seed {seed}: session {}",
-                    row.id
+                    row.session_id
                 );
             }
             restricted_somewhere |= marked.true_count() < keys.num_rows();
