@@ -19,7 +19,7 @@ use super::faults::crash_point;
 use super::parquet_io::{self as pio, FileLayout};
 use super::rows::{AssembledSession, EventRow, SessionRow, TouchRow, TurnRow};
 use super::state::{ChangedKeys, Checkpoint, SessionLocation, StoreState};
-use super::{Snapshot, Store, StoreError};
+use super::{Snapshot, Store, StoreError, link_or_copy};
 
 /// A partition holding more files than this after a commit is compacted into one file.
 pub const MAX_FILES_PER_PARTITION: usize = 8;
@@ -560,10 +560,7 @@ fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
 
 fn link_files(files: &[PathBuf], target_dir: &Path) -> Result<(), StoreError> {
     for file in files {
-        let target = target_dir.join(file.file_name().unwrap_or_default());
-        fs::hard_link(file, &target)
-            .or_else(|_| fs::copy(file, &target).map(|_| ()))
-            .map_err(StoreError::io(&target))?;
+        link_or_copy(file, &target_dir.join(file.file_name().unwrap_or_default()))?;
     }
     Ok(())
 }

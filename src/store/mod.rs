@@ -143,6 +143,14 @@ pub(crate) fn write_format(generation_root: &Path) -> Result<(), StoreError> {
     fs::write(&path, format!("{FORMAT_VERSION}\n")).map_err(StoreError::io(&path))
 }
 
+/// Hard-links `from` to `to` (copies where links are refused): how a commit carries an
+/// unchanged file into the next generation.
+pub(crate) fn link_or_copy(from: &Path, to: &Path) -> Result<(), StoreError> {
+    fs::hard_link(from, to)
+        .or_else(|_| fs::copy(from, to).map(|_| ()))
+        .map_err(StoreError::io(to))
+}
+
 /// The format version a generation was written with (1 when it has no marker).
 fn format_of(generation_root: &Path) -> u32 {
     fs::read_to_string(generation_root.join(FORMAT_FILE))

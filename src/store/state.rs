@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::StoreError;
+use super::{StoreError, link_or_copy};
 
 /// The state header (scalar fields); its presence marks a complete generation.
 pub(crate) const STATE_FILE: &str = "state.json";
@@ -242,13 +242,6 @@ pub fn delta_path(generation_root: &Path, shard: u64, delta: u64) -> PathBuf {
         .join(format!("s{shard:02}.d{delta}.json"))
 }
 
-/// Hard-links `from` to `to` (copies where links are refused).
-fn link_or_copy(from: &Path, to: &Path) -> Result<(), StoreError> {
-    fs::hard_link(from, to)
-        .or_else(|_| fs::copy(from, to).map(|_| ()))
-        .map_err(StoreError::io(to))
-}
-
 fn file_bytes(path: &Path) -> Result<u64, StoreError> {
     Ok(fs::metadata(path).map_err(StoreError::io(path))?.len())
 }
@@ -434,18 +427,14 @@ impl StoreState {
     fn deltas_by_shard<'a>(&'a self, changed: &'a ChangedKeys) -> BTreeMap<u64, DeltaRef<'a>> {
         let mut deltas: BTreeMap<u64, DeltaRef<'_>> = BTreeMap::new();
         for path in &changed.checkpoints {
-            let entry = self.checkpoints.get_key_value(path.as_str());
             let delta = deltas.entry(shard_of(path)).or_default();
-            delta
-                .checkpoints
-                .insert(path, entry.map(|(_, value)| value));
+            delta.checkpoints.insert(path, self.checkpoints.get(path));
         }
         for session_id in &changed.sessions {
-            let entry = self.sessions.get_key_value(session_id.as_str());
             let delta = deltas.entry(shard_of(session_id)).or_default();
             delta
                 .sessions
-                .insert(session_id, entry.map(|(_, value)| value));
+                .insert(session_id, self.sessions.get(session_id));
         }
         deltas
     }
