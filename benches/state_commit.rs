@@ -7,7 +7,9 @@
 //! commit, the whole pass, and the bytes of the last generation's state.
 //!
 //! Run: `cargo bench --bench state_commit -- [--sessions 976000] [--commits 146] [--appends 50]
-//! [--max-deltas N]` (`--max-deltas 1`: every changed shard rewritten whole, as format 7 did).
+//! [--max-deltas N] [--evict]` (`--max-deltas 1`: every changed shard rewritten whole, as
+//! format 7 did; `--evict`: each commit's entries dropped from memory after it, as the indexer
+//! does since it evicts, so the peak RSS printed is the state's at the pass's end either way).
 //!
 //! Also the other per-commit cost that grows with the store, the continuation chains: a bulk
 //! commit of new sessions (some joining stored chains) relinks either every session's chain
@@ -31,6 +33,8 @@ struct Options {
     appends: usize,
     /// Deltas a shard may have; 1 rewrites every changed shard whole (format 7's commits).
     max_deltas: Option<usize>,
+    /// Drop each commit's entries from memory after it (`StoreState::evict`).
+    evict: bool,
 }
 
 fn parse_options() -> anyhow::Result<Options> {
@@ -39,6 +43,7 @@ fn parse_options() -> anyhow::Result<Options> {
         commits: 146,
         appends: 50,
         max_deltas: None,
+        evict: false,
     };
     let mut arguments = std::env::args().skip(1);
     while let Some(argument) = arguments.next() {
@@ -53,6 +58,7 @@ fn parse_options() -> anyhow::Result<Options> {
             "--commits" => options.commits = value()?.max(1),
             "--appends" => options.appends = value()?,
             "--max-deltas" => options.max_deltas = Some(value()?),
+            "--evict" => options.evict = true,
             "--bench" => {}
             other => anyhow::bail!("unknown argument {other}"),
         }
@@ -168,6 +174,23 @@ fn percentiles(label: &str, samples: &mut [Duration]) {
     );
 }
 
+/// The process's peak resident set (`VmHWM`), MiB; 0 where /proc is absent.
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
 fn directory_bytes(path: &Path) -> u64 {
     walkdir::WalkDir::new(path)
         .into_iter()
@@ -202,13 +225,19 @@ fn main() -> anyhow::Result<()> {
         let (root, elapsed) = commit(&mut state, &mut generations, &previous, &changed)?;
         bulk.push(elapsed);
         previous = root;
+        if options.evict {
+            state.evict(&changed);
+        }
     }
     let pass = pass_started.elapsed();
+    let pass_peak = peak_rss_mib();
+    let in_memory = state.sessions.len();
 
     let mut appends = Vec::new();
     for append in 0..options.appends {
         let number = (append * 7_919) % options.sessions.max(1);
         let (path, _, session_id, _) = entries(number);
+        state.ensure_loaded([path.as_str(), session_id.as_str()])?;
         if let Some(checkpoint) = state.checkpoints.get_mut(&path) {
             checkpoint.size += 500;
             checkpoint.complete_offset += 500;
@@ -225,9 +254,11 @@ fn main() -> anyhow::Result<()> {
         previous = root;
     }
 
+    let appends_peak = peak_rss_mib();
     let reload_started = Instant::now();
     let reloaded = StoreState::load(&previous)?;
     let reload = reload_started.elapsed();
+    state.ensure_all_loaded()?;
     anyhow::ensure!(
         reloaded.sessions.len() == state.sessions.len()
             && reloaded.checkpoints.len() == state.checkpoints.len(),
@@ -255,6 +286,11 @@ fn main() -> anyhow::Result<()> {
         pass.as_secs_f64(),
         reload.as_secs_f64() * 1e3,
         directory_bytes(&previous) as f64 / 1e6
+    );
+    println!(
+        "peak RSS: {pass_peak:.0} MiB after the pass ({in_memory} session locations in \
+         memory; evict: {}), {appends_peak:.0} MiB after the appends",
+        options.evict
     );
     chains(options.sessions, options.sessions.div_ceil(options.commits))
 }

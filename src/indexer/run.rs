@@ -397,6 +397,13 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         progress.inc(1);
         let file = source.path();
         let key = file.to_string_lossy().into_owned();
+        // A store's rows are kept under keys of their own; its commit in this pass may come
+        // after entries were evicted by earlier commits.
+        if matches!(source, PassSource::Store(_)) {
+            state.ensure_all_loaded()?;
+        } else {
+            state.ensure_loaded([key.as_str()])?;
+        }
         let checkpoint = state.checkpoints.get(&key).filter(|_| !redaction_changed);
         let outcome = match source {
             PassSource::File(file) => read_file(file, checkpoint, options),
@@ -687,6 +694,7 @@ async fn commit_batch(
     if input.checkpoints.is_empty() && input.removed_sessions.is_empty() && redaction_unchanged {
         return Ok(());
     }
+    let committed = input.changed_keys();
     let (commit_summary, committed_state) =
         commit_from(store, input, std::mem::take(state), batch.search).await?;
     summary.new_events += commit_summary.new_events;
@@ -694,6 +702,9 @@ async fn commit_batch(
     summary.generation = Some(commit_summary.generation);
     summary.commits += 1;
     *state = committed_state;
+    // This pass reads each source once: what it committed is looked up again only by a
+    // session found in two files, which reads its shard back.
+    state.evict(&committed);
     Ok(())
 }
 

@@ -78,6 +78,26 @@ pub struct CommitInput {
     pub redaction_rules: Option<String>,
 }
 
+impl CommitInput {
+    /// The state keys this commit sets or removes: its checkpoints' paths, its sessions' and
+    /// removed sessions' ids.
+    pub fn changed_keys(&self) -> ChangedKeys {
+        ChangedKeys {
+            checkpoints: self.checkpoints.keys().cloned().collect(),
+            sessions: self
+                .removed_sessions
+                .iter()
+                .cloned()
+                .chain(
+                    self.sessions
+                        .iter()
+                        .map(|session| session.session.session_id.clone()),
+                )
+                .collect(),
+        }
+    }
+}
+
 /// What one commit did.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct CommitSummary {
@@ -167,20 +187,7 @@ pub fn finish_generation(
     mut digests: EventsDigests,
     mut state: StoreState,
 ) -> Result<StoreState, StoreError> {
-    let changed = ChangedKeys {
-        checkpoints: input.checkpoints.keys().cloned().collect(),
-        sessions: input
-            .removed_sessions
-            .iter()
-            .cloned()
-            .chain(
-                input
-                    .sessions
-                    .iter()
-                    .map(|session| session.session.session_id.clone()),
-            )
-            .collect(),
-    };
+    let changed = input.changed_keys();
     for removed in &input.removed_sessions {
         state.sessions.remove(removed);
     }
@@ -204,7 +211,6 @@ pub fn finish_generation(
         state.redaction_rules = rules;
     }
     state.save_changed(&next.root, &next.previous.root, &changed)?;
-    state.pending_moved_to(&next.root);
     crash_point("after-state");
     tracing::debug!("state saved");
 

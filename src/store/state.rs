@@ -8,9 +8,12 @@
 //! writes one delta per shard its keys fall in and hard-links every other file from the
 //! previous generation; a shard whose deltas reach [`MAX_DELTAS`] files or the size of its
 //! base is written whole again (size-tiered, like the Parquet buckets), so a first pass of a
-//! million sessions no longer rewrites the whole state at every commit.
+//! million sessions no longer rewrites the whole state at every commit. Nor does it hold the
+//! whole state in memory: once a commit has saved its entries, the indexer drops them
+//! ([`StoreState::evict`]) and keeps only a 64-bit hash of each key, so a later lookup of one
+//! reads its shard again and a lookup of a new key knows it is absent without reading anything.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -84,6 +87,39 @@ pub struct StoreState {
     pub(crate) pending: PendingShards,
     /// The deltas each shard's base file has in the generation last read or saved.
     pub(crate) files: ShardFiles,
+    /// Keys whose entries a commit saved and [`StoreState::evict`] then dropped from memory.
+    pub(crate) evicted: EvictedKeys,
+}
+
+/// The keys of entries dropped from memory after a commit saved them, as 64-bit hashes by
+/// shard: ~10 bytes a key instead of the ~1 KB its checkpoint or location takes (at 10M
+/// documents, ~2M keys: ~20 MB instead of ~1.2 GB). A hash that is absent proves the key is
+/// not among them; one that is present (the key, or a collision) makes
+/// [`StoreState::ensure_loaded`] read the shard again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct EvictedKeys {
+    by_shard: BTreeMap<u64, HashSet<u64>>,
+}
+
+impl EvictedKeys {
+    fn insert(&mut self, key: &str) {
+        let (shard, hash) = place_of(key);
+        self.by_shard.entry(shard).or_default().insert(hash);
+    }
+
+    fn may_hold(&self, shard: u64, hash: u64) -> bool {
+        self.by_shard
+            .get(&shard)
+            .is_some_and(|hashes| hashes.contains(&hash))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_shard.is_empty()
+    }
+
+    fn shards(&self) -> impl Iterator<Item = u64> + '_ {
+        self.by_shard.keys().copied()
+    }
 }
 
 /// Which delta files each shard has beyond its base (`state/sNN.dK.json`, oldest first), and
@@ -112,8 +148,8 @@ impl ShardFiles {
     }
 }
 
-/// The shards of a lazily loaded state not read yet, and the generation holding them (a
-/// commit moves it to the new generation, which links or rewrote every shard).
+/// The shards of a lazily loaded state not read yet, and the generation holding them (and
+/// the evicted entries): the one last read or saved, which links or wrote every shard.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PendingShards {
     root: PathBuf,
@@ -225,7 +261,14 @@ impl ChangedKeys {
 
 /// The shard a checkpoint's source path or a session id belongs to.
 pub fn shard_of(key: &str) -> u64 {
-    (crate::ids::stable_hash(&[key.as_bytes()]) % u128::from(STATE_SHARDS)) as u64
+    place_of(key).0
+}
+
+/// A key's shard and the 64-bit hash [`EvictedKeys`] keeps of it (the low bits of the same
+/// stable hash).
+fn place_of(key: &str) -> (u64, u64) {
+    let hash = crate::ids::stable_hash(&[key.as_bytes()]);
+    ((hash % u128::from(STATE_SHARDS)) as u64, hash as u64)
 }
 
 /// The base file of one shard in a generation.
@@ -279,29 +322,59 @@ impl StoreState {
                 shards: (0..header.shards).collect(),
             },
             files: header.files,
+            evicted: EvictedKeys::default(),
         })
     }
 
-    /// Reads the shards holding `keys` (checkpoint paths or session ids) that are not read yet.
+    /// Reads the shards holding `keys` (checkpoint paths or session ids) that are not read yet,
+    /// or whose entry for one of them was evicted. After it, each key's entry is in memory or
+    /// the key has none.
     pub fn ensure_loaded<'k>(
         &mut self,
         keys: impl IntoIterator<Item = &'k str>,
     ) -> Result<(), StoreError> {
-        if self.pending.shards.is_empty() {
+        if self.pending.shards.is_empty() && self.evicted.is_empty() {
             return Ok(());
         }
         let wanted: BTreeSet<u64> = keys
             .into_iter()
-            .map(shard_of)
-            .filter(|shard| self.pending.shards.contains(shard))
+            .map(place_of)
+            .filter(|&(shard, hash)| {
+                self.pending.shards.contains(&shard) || self.evicted.may_hold(shard, hash)
+            })
+            .map(|(shard, _)| shard)
             .collect();
         self.read_pending(wanted)
     }
 
-    /// Reads every shard not read yet.
+    /// Reads every shard not read yet and every entry evicted.
     pub fn ensure_all_loaded(&mut self) -> Result<(), StoreError> {
-        let all = self.pending.shards.clone();
+        let all = self
+            .pending
+            .shards
+            .iter()
+            .copied()
+            .chain(self.evicted.shards())
+            .collect();
         self.read_pending(all)
+    }
+
+    /// Drops the entries of `keys` from memory, keeping a hash of each key: the commit that
+    /// just made the current generation saved them there, and [`StoreState::ensure_loaded`]
+    /// reads them back when one is asked for. A first pass over millions of files calls it
+    /// after each commit, so its state in memory is one batch's entries, not the store's. Only
+    /// valid right after a commit (every entry in memory is then the one on disk).
+    pub fn evict(&mut self, keys: &ChangedKeys) {
+        for path in &keys.checkpoints {
+            if self.checkpoints.remove(path).is_some() {
+                self.evicted.insert(path);
+            }
+        }
+        for session_id in &keys.sessions {
+            if self.sessions.remove(session_id).is_some() {
+                self.evicted.insert(session_id);
+            }
+        }
     }
 
     /// Sets how many deltas a shard may have (default [`MAX_DELTAS`]); with 1 every changed
@@ -310,15 +383,9 @@ impl StoreState {
         self.files.max_deltas = Some(max_deltas.max(1));
     }
 
-    /// Whether every shard is read.
+    /// Whether every entry is in memory: every shard read, none evicted.
     pub fn is_fully_loaded(&self) -> bool {
-        self.pending.shards.is_empty()
-    }
-
-    /// Moves the pending shards to `generation_root`, a later generation whose shards equal
-    /// them (a commit writes only loaded shards and links the others).
-    pub(crate) fn pending_moved_to(&mut self, generation_root: &Path) {
-        self.pending.root = generation_root.to_path_buf();
+        self.pending.shards.is_empty() && self.evicted.is_empty()
     }
 
     fn read_pending(&mut self, shards: BTreeSet<u64>) -> Result<(), StoreError> {
@@ -330,7 +397,8 @@ impl StoreState {
             .map(|&shard| (shard, self.files.deltas_of(shard)))
             .collect();
         for shard in load_shards(&self.pending.root, &list)? {
-            // Entries already in memory were set by this process and win.
+            // Entries already in memory were set by this process and win (an evicted shard's
+            // other entries are the same on disk).
             for (path, checkpoint) in shard.checkpoints {
                 self.checkpoints.entry(path).or_insert(checkpoint);
             }
@@ -339,6 +407,9 @@ impl StoreState {
             }
         }
         self.pending.shards.retain(|shard| !shards.contains(shard));
+        self.evicted
+            .by_shard
+            .retain(|shard, _| !shards.contains(shard));
         Ok(())
     }
 
@@ -348,7 +419,9 @@ impl StoreState {
         let all: BTreeSet<u64> = (0..STATE_SHARDS).collect();
         self.write_shards(generation_root, &all)?;
         self.files.deltas.clear();
-        self.write_header(generation_root)
+        self.write_header(generation_root)?;
+        self.saved_in(generation_root);
+        Ok(())
     }
 
     /// Writes the state into a new generation when it differs from the state of
@@ -381,6 +454,13 @@ impl StoreState {
         for shard in 0..STATE_SHARDS {
             let previous_base = shard_path(previous_root, shard);
             if !previous_base.is_file() {
+                if self.evicted.by_shard.contains_key(&shard) {
+                    // Evicted entries were saved in a generation with every shard file.
+                    return Err(StoreError::CorruptState {
+                        path: previous_base,
+                        message: "a state shard whose entries were evicted is missing".to_string(),
+                    });
+                }
                 from_memory.insert(shard);
                 continue;
             }
@@ -419,7 +499,9 @@ impl StoreState {
         for shard in rewritten.iter().chain(from_memory.iter()) {
             self.files.deltas.remove(shard);
         }
-        self.write_header(generation_root)
+        self.write_header(generation_root)?;
+        self.saved_in(generation_root);
+        Ok(())
     }
 
     /// The delta of each shard holding a changed key: the key's entry, or `None` when the
@@ -490,6 +572,12 @@ impl StoreState {
             fs::write(&path, text).map_err(StoreError::io(&path))?;
         }
         Ok(())
+    }
+
+    /// Records that `generation_root` now holds every shard (written or linked): shards not
+    /// read yet and evicted entries are read from it from now on.
+    fn saved_in(&mut self, generation_root: &Path) {
+        self.pending.root = generation_root.to_path_buf();
     }
 
     /// Writes `state.json`, the last file of a generation's state.
@@ -803,9 +891,77 @@ mod tests {
         );
         lazy.save_changed(next.path(), previous.path(), &changed)
             .expect("save changed");
-        lazy.pending_moved_to(next.path());
         assert_eq!(StoreState::load(next.path()).expect("load"), full);
         lazy.ensure_all_loaded().expect("read the rest");
         assert_eq!(lazy, full);
+    }
+
+    #[test]
+    fn evicted_entries_are_read_back_when_asked_for_and_new_keys_read_nothing() {
+        let previous = tempfile::tempdir().expect("temp dir");
+        let next = tempfile::tempdir().expect("temp dir");
+        let mut full = state_of(200);
+        full.save(previous.path()).expect("save");
+        let mut state = StoreState::load(previous.path()).expect("load");
+        let path_of = |file: u64| format!("/logs/{file}.jsonl");
+        let session_of = |file: u64| format!("ses_{file:032x}");
+        let committed = ChangedKeys {
+            checkpoints: (0..150).map(path_of).collect(),
+            sessions: (0..150).map(session_of).collect(),
+        };
+        state.evict(&committed);
+        assert_eq!(state.checkpoints.len(), 50);
+        assert_eq!(state.sessions.len(), 50);
+        assert!(!state.is_fully_loaded());
+
+        // Keys never stored are known absent: no shard is read.
+        let new_keys: Vec<String> = (1000..1200).map(path_of).collect();
+        state
+            .ensure_loaded(new_keys.iter().map(String::as_str))
+            .expect("nothing to read");
+        assert_eq!(state.checkpoints.len(), 50);
+
+        // An evicted key reads its shard back: every entry of that shard, equal to the saved.
+        let asked = session_of(7);
+        state.ensure_loaded([asked.as_str()]).expect("read back");
+        assert_eq!(state.sessions[&asked], full.sessions[&asked]);
+        let shard = shard_of(&asked);
+        for (key, location) in &full.sessions {
+            let back = state.sessions.get(key);
+            if shard_of(key) == shard {
+                assert_eq!(back, Some(location), "{key}");
+            } else if committed.sessions.contains(key) {
+                assert_eq!(back, None, "{key} stays evicted");
+            }
+        }
+
+        // A commit over an evicted state saves the same as one over the whole state.
+        let changed = ChangedKeys {
+            checkpoints: vec![path_of(3), path_of(1000)],
+            sessions: vec![session_of(3)],
+        };
+        state
+            .ensure_loaded(
+                changed
+                    .checkpoints
+                    .iter()
+                    .chain(&changed.sessions)
+                    .map(String::as_str),
+            )
+            .expect("read the changed keys' shards");
+        for state in [&mut full, &mut state] {
+            state.checkpoints.insert(path_of(3), checkpoint(77, &[]));
+            state.checkpoints.insert(path_of(1000), checkpoint(78, &[]));
+            state.sessions.remove(&session_of(3));
+        }
+        state
+            .save_changed(next.path(), previous.path(), &changed)
+            .expect("save changed");
+        assert_eq!(StoreState::load(next.path()).expect("load"), full);
+        state
+            .ensure_all_loaded()
+            .expect("read every evicted entry back");
+        assert!(state.is_fully_loaded());
+        assert_eq!(state, full);
     }
 }

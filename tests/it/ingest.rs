@@ -665,6 +665,49 @@ fn bulk_loads_add_base_files_instead_of_rewriting_buckets_and_lose_nothing() {
 }
 
 #[test]
+fn a_session_found_again_after_its_commit_keeps_the_fuller_stored_copy() {
+    // The same session in two files, committed in separate batches: the state entry of the
+    // first copy is evicted from memory after its commit and must be read back when the
+    // second, shorter copy arrives.
+    let (logs, data, _) = claude_workspace();
+    let fuller = logs.path().join("projects").join("-a-fuller");
+    let shorter = logs.path().join("projects").join("-b-shorter");
+    for dir in [&fuller, &shorter] {
+        fs::create_dir_all(dir).expect("mkdir");
+    }
+    let first = claude_user_line("u-1", None, "why does the walrus migration fail");
+    let answer = claude_assistant_line("a-1", "u-1", "msg_1", "the walrus table lacks an index");
+    fs::write(
+        fuller.join(format!("{CLAUDE_SESSION}.jsonl")),
+        format!("{first}\n{answer}\n"),
+    )
+    .expect("write fuller copy");
+    fs::write(
+        shorter.join(format!("{CLAUDE_SESSION}.jsonl")),
+        format!("{first}\n"),
+    )
+    .expect("write shorter copy");
+    let output = run_esker(&[
+        "index",
+        "--data-dir",
+        data.path().to_str().expect("utf-8 path"),
+        "--batch-bytes",
+        "1",
+        logs.path().to_str().expect("utf-8 path"),
+    ]);
+    let stderr = stderr_of(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("commits: 2;"), "{stderr}");
+    assert_eq!(
+        events_with_text(data.path(), "walrus"),
+        [
+            "why does the walrus migration fail",
+            "the walrus table lacks an index"
+        ]
+    );
+}
+
+#[test]
 fn a_lost_master_index_is_restored_from_the_current_generation() {
     let (logs, data, project) = claude_workspace();
     write_claude_session(
