@@ -480,6 +480,16 @@ async fn serve_figures(
         "≤ 1536 MiB",
         Some(figures.peak_rss_bytes as f64 / MIB <= 1536.0),
     );
+    report.figure(
+        "of it: anonymous (heap) / mapped files (RssAnon / RssFile)",
+        format!(
+            "{:.0} / {:.0} MiB",
+            figures.anonymous_rss_bytes as f64 / MIB,
+            figures.file_rss_bytes as f64 / MIB
+        ),
+        "",
+        None,
+    );
     report.latency("stdio round trip, mixed sample", figures.round_trips, None);
     Ok(())
 }

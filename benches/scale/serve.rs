@@ -20,6 +20,11 @@ pub struct ServeFigures {
     pub round_trips: Samples,
     pub rss_bytes: u64,
     pub peak_rss_bytes: u64,
+    /// Of `rss_bytes`: the heap and other anonymous pages (`RssAnon`), and the mapped files'
+    /// pages (`RssFile`: tantivy's segments and the Parquet files read, which the kernel may
+    /// drop and read again).
+    pub anonymous_rss_bytes: u64,
+    pub file_rss_bytes: u64,
 }
 
 /// Starts a server, answers one `list_sessions`, then replays `calls` (tool, arguments).
@@ -50,6 +55,8 @@ pub async fn measure_serve(
         round_trips,
         rss_bytes: proc_status_bytes(pid, "VmRSS:").unwrap_or_default(),
         peak_rss_bytes: proc_status_bytes(pid, "VmHWM:").unwrap_or_default(),
+        anonymous_rss_bytes: proc_status_bytes(pid, "RssAnon:").unwrap_or_default(),
+        file_rss_bytes: proc_status_bytes(pid, "RssFile:").unwrap_or_default(),
     };
     service.cancel().await?;
     Ok(figures)
