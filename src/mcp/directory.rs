@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, Int64Array, StringArray, TimestampNanosecondArray,
+    Array, ArrayRef, BooleanArray, Int64Array, TimestampNanosecondArray,
 };
 use datafusion::arrow::compute::{SortOptions, concat_batches};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -81,11 +81,11 @@ pub enum DirectoryError {
     Arrow(#[from] ArrowError),
 }
 
-/// What a hit or an opened event shows of its session.
+/// What a hit or an opened event shows of its session, read from the loaded `session_index`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionBrief {
-    pub title: String,
-    pub source: String,
+pub struct SessionBrief<'a> {
+    pub title: &'a str,
+    pub source: &'a str,
     /// UTC nanoseconds.
     pub started_at: Option<i64>,
     pub updated_at: Option<i64>,
@@ -198,14 +198,28 @@ impl TableProvider for IndexTable {
     }
 }
 
-/// The loaded index tables and the keyed lookups over them.
+/// The loaded index tables and the keyed lookups over them. Every value a lookup returns is
+/// read from the keyed tables' own (compacted) columns: nothing is held twice.
 #[derive(Debug)]
 pub struct Directory {
     sessions: Arc<KeyedTable>,
-    /// What each `sessions` row shows, by row.
-    briefs: Vec<SessionBrief>,
+    session_columns: SessionColumns,
     turns: Arc<KeyedTable>,
     turn_columns: TurnColumns,
+}
+
+/// The `session_index` columns a [`SessionBrief`] reads, typed once. The strings are the
+/// table's own arrays; the numbers and times are normalized copies (8 bytes a row).
+#[derive(Debug)]
+struct SessionColumns {
+    titles: Texts,
+    sources: Texts,
+    started: TimestampNanosecondArray,
+    updated: TimestampNanosecondArray,
+    completed: BooleanArray,
+    chain_slugs: Texts,
+    chain_numbers: Int64Array,
+    chain_lengths: Int64Array,
 }
 
 /// The `turn_index` columns the lookups read, typed once.
@@ -229,35 +243,27 @@ impl Directory {
         turns: &[RecordBatch],
     ) -> Result<Directory, DirectoryError> {
         let (session_schema, turn_schema) = tables.schemas();
-        let sessions = concat_batches(&session_schema, sessions)?;
-        let turns = concat_batches(&turn_schema, turns)?;
-        let briefs = session_briefs(&sessions)?;
-        let turn_columns = TurnColumns {
-            turn_ids: texts(&turns, "turn_id")?,
-            session_ids: texts(&turns, "session_id")?,
-            ordinals: integers(&turns, "ordinal")?,
-            completed: booleans(&turns, "completed")?,
-            event_counts: integers(&turns, "event_count")?,
-        };
+        let sessions = KeyedTable::new(
+            concat_batches(&session_schema, sessions)?,
+            SESSION_ORDER.to_vec(),
+            &SESSION_KEYS,
+        )?;
+        let turns = KeyedTable::new(
+            concat_batches(&turn_schema, turns)?,
+            TURN_ORDER.to_vec(),
+            &["turn_id", "session_id"],
+        )?;
         Ok(Directory {
-            sessions: Arc::new(KeyedTable::new(
-                sessions,
-                SESSION_ORDER.to_vec(),
-                &SESSION_KEYS,
-            )?),
-            briefs,
-            turns: Arc::new(KeyedTable::new(
-                turns,
-                TURN_ORDER.to_vec(),
-                &["turn_id", "session_id"],
-            )?),
-            turn_columns,
+            session_columns: SessionColumns::of(sessions.rows())?,
+            turn_columns: TurnColumns::of(turns.rows())?,
+            sessions: Arc::new(sessions),
+            turns: Arc::new(turns),
         })
     }
 
-    pub fn session(&self, session_id: &str) -> Option<&SessionBrief> {
-        let row = *self.sessions.rows_with("session_id", session_id).first()?;
-        self.briefs.get(row as usize)
+    pub fn session(&self, session_id: &str) -> Option<SessionBrief<'_>> {
+        let row = *self.sessions.rows_with("session_id", session_id).first()? as usize;
+        Some(self.session_columns.brief(row))
     }
 
     pub fn turn(&self, turn_id: &str) -> Option<TurnBrief> {
@@ -315,45 +321,68 @@ impl Directory {
     }
 }
 
-/// What each row of a `session_index` batch shows, in row order.
-fn session_briefs(batch: &RecordBatch) -> Result<Vec<SessionBrief>, RowError> {
-    let titles = strings(batch, "title")?;
-    let sources = strings(batch, "source")?;
-    let started = timestamps(batch, "started_at")?;
-    let updated = timestamps(batch, "updated_at")?;
-    let completed = booleans(batch, "completed")?;
-    let chain_slugs = optional_strings(batch, "chain_slug")?;
-    let chain_numbers = optional_integers(batch, "chain_number")?;
-    let chain_lengths = optional_integers(batch, "chain_length")?;
-    let brief = |row: usize| {
+impl SessionColumns {
+    fn of(rows: &RecordBatch) -> Result<SessionColumns, RowError> {
+        Ok(SessionColumns {
+            titles: texts(rows, "title")?,
+            sources: texts(rows, "source")?,
+            started: timestamps(rows, "started_at")?,
+            updated: timestamps(rows, "updated_at")?,
+            completed: booleans(rows, "completed")?,
+            chain_slugs: optional_texts(rows, "chain_slug")?,
+            chain_numbers: optional_integers(rows, "chain_number")?,
+            chain_lengths: optional_integers(rows, "chain_length")?,
+        })
+    }
+
+    fn brief(&self, row: usize) -> SessionBrief<'_> {
         let nanos =
             |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
+        let chained = !self.chain_numbers.is_null(row) && !self.chain_lengths.is_null(row);
         SessionBrief {
-            title: titles.value(row).to_owned(),
-            source: sources.value(row).to_owned(),
-            started_at: nanos(&started),
-            updated_at: nanos(&updated),
-            completed: completed.value(row),
-            chain: (!chain_numbers.is_null(row) && !chain_lengths.is_null(row)).then(|| {
-                ChainBrief {
-                    slug: (!chain_slugs.is_null(row)).then(|| chain_slugs.value(row).to_owned()),
-                    number: chain_numbers.value(row),
-                    length: chain_lengths.value(row),
-                }
+            title: self.titles.value(row),
+            source: self.sources.value(row),
+            started_at: nanos(&self.started),
+            updated_at: nanos(&self.updated),
+            completed: self.completed.value(row),
+            chain: chained.then(|| ChainBrief {
+                slug: self
+                    .chain_slugs
+                    .is_valid(row)
+                    .then(|| self.chain_slugs.value(row).to_owned()),
+                number: self.chain_numbers.value(row),
+                length: self.chain_lengths.value(row),
             }),
         }
-    };
-    Ok((0..batch.num_rows()).map(brief).collect())
+    }
 }
 
-/// A key column as it is stored (no copy), nulls rejected.
+impl TurnColumns {
+    fn of(rows: &RecordBatch) -> Result<TurnColumns, RowError> {
+        Ok(TurnColumns {
+            turn_ids: texts(rows, "turn_id")?,
+            session_ids: texts(rows, "session_id")?,
+            ordinals: integers(rows, "ordinal")?,
+            completed: booleans(rows, "completed")?,
+            event_counts: integers(rows, "event_count")?,
+        })
+    }
+}
+
+/// A string column as it is stored (no copy), nulls rejected.
 fn texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
-    let column = batch
-        .column_by_name(name)
-        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
+    let column = optional_texts(batch, name)?;
     if column.null_count() > 0 {
         return Err(RowError::UnexpectedNull(name.to_owned()));
     }
+    Ok(column)
+}
+
+/// A string column as it is stored (no copy).
+fn optional_texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
+    let column = batch
+        .column_by_name(name)
+        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
     Texts::of(column).ok_or_else(|| RowError::WrongType {
         column: name.to_owned(),
         expected: "a string",
@@ -389,14 +418,6 @@ fn downcast<T: Clone + 'static>(
             column: name.to_owned(),
             expected,
         })
-}
-
-fn strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
-    downcast(column_as(batch, name, false)?, name, "a string")
-}
-
-fn optional_strings(batch: &RecordBatch, name: &str) -> Result<StringArray, RowError> {
-    downcast(column_as(batch, name, true)?, name, "a string")
 }
 
 fn integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {

@@ -107,6 +107,24 @@ impl Texts {
             Texts::View(array) => array.value(row),
         }
     }
+
+    fn array(&self) -> &dyn Array {
+        match self {
+            Texts::Utf8(array) => array,
+            Texts::Large(array) => array,
+            Texts::View(array) => array,
+        }
+    }
+
+    /// Whether `row` holds a value (not a null).
+    pub fn is_valid(&self, row: usize) -> bool {
+        self.array().is_valid(row)
+    }
+
+    /// How many rows are null.
+    pub fn null_count(&self) -> usize {
+        self.array().null_count()
+    }
 }
 
 /// Failures while building a table.

@@ -87,7 +87,7 @@ async fn parents(
                 "id": position.session_id,
                 "title": session.title,
                 "source": session.source,
-                "harness": harness_of(&session.source),
+                "harness": harness_of(session.source),
             }),
             turn: json!({
                 "id": position.turn_id,

@@ -77,8 +77,8 @@ async fn open_with_directory(
         return Err(ToolError::not_found("turn", turn_id));
     };
     let names = SessionNames {
-        title: &session.title,
-        source: &session.source,
+        title: session.title,
+        source: session.source,
     };
     let mut data = turn_json(&row, &names).map_err(row_error(TURN_ALONE.name))?;
     data["events"] = Value::Array(events);
