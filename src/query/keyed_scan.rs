@@ -43,6 +43,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use object_store::path::Path as ObjectPath;
 
 use super::serving::GenerationFree;
+use crate::store::commit::{bucket_of_file, turn_bucket};
 
 /// Bytes of key runs kept for the server's life (about 24 bytes per key of a file: 97k
 /// sessions in about 120k file runs at 1M documents).
@@ -298,6 +299,10 @@ fn strings_of(values: &Arc<dyn Array>) -> Option<Vec<String>> {
 pub struct KeyedScan {
     inner: Arc<dyn TableProvider>,
     key_column: &'static str,
+    /// Whether the table's files are buckets of its key (`part-bNN-…`, session ids hashed by
+    /// `store::commit::turn_bucket`): a file of another bucket is skipped by its name, without
+    /// reading (or caching) its keys.
+    bucketed_by_key: bool,
     cache: Arc<FileKeyCache>,
 }
 
@@ -315,11 +320,13 @@ impl KeyedScan {
     pub fn new(
         inner: Arc<dyn TableProvider>,
         key_column: &'static str,
+        bucketed_by_key: bool,
         cache: Arc<FileKeyCache>,
     ) -> KeyedScan {
         KeyedScan {
             inner,
             key_column,
+            bucketed_by_key,
             cache,
         }
     }
@@ -334,6 +341,9 @@ impl KeyedScan {
             return plan;
         };
         let hashes: Vec<u64> = keys.iter().map(|key| key_hash(key)).collect();
+        let buckets: Option<Vec<u64>> = self
+            .bucketed_by_key
+            .then(|| keys.iter().map(|key| turn_bucket(key)).collect());
         let file_groups: Vec<FileGroup> = config
             .file_groups
             .iter()
@@ -341,6 +351,7 @@ impl KeyedScan {
                 FileGroup::new(
                     group
                         .iter()
+                        .filter(|file| in_buckets(file, buckets.as_deref()))
                         .filter_map(|file| self.narrowed_file(file, &hashes))
                         .collect(),
                 )
@@ -367,6 +378,16 @@ impl KeyedScan {
                 .with_extension(ParquetRowSelection::new(selection)),
         )
     }
+}
+
+/// Whether `file` may hold a key of `buckets`: always for an unbucketed table or a file whose
+/// name names no bucket (a pulled team file, an older layout).
+fn in_buckets(file: &PartitionedFile, buckets: Option<&[u64]>) -> bool {
+    let Some(buckets) = buckets else {
+        return true;
+    };
+    let location = file.object_meta.location.as_ref();
+    bucket_of_file(std::path::Path::new(location)).is_none_or(|bucket| buckets.contains(&bucket))
 }
 
 /// `source` without the pruning a row selection makes redundant: row-group statistics, bloom

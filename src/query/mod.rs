@@ -84,22 +84,29 @@ pub async fn serving_context_with(
 ) -> Result<SessionContext, QueryError> {
     let context = SessionContext::new_with_config_rt(config, Arc::clone(&runtime.env));
     register_tables(&context, &snapshot.root).await?;
-    for (table_name, key_column) in KEYED_TABLES {
+    for (table_name, key_column, bucketed_by_key) in KEYED_TABLES {
         let listing = context.table_provider(table_name).await?;
         context.deregister_table(table_name)?;
-        let keyed = KeyedScan::new(listing, key_column, Arc::clone(&runtime.file_keys));
+        let keyed = KeyedScan::new(
+            listing,
+            key_column,
+            bucketed_by_key,
+            Arc::clone(&runtime.file_keys),
+        );
         context.register_table(table_name, Arc::new(keyed))?;
     }
     Ok(context)
 }
 
-/// The serving tables whose files are sorted by a key that lookups name, and that key: their
-/// scans open only the files holding the keys a query names ([`keyed_scan`]).
-const KEYED_TABLES: [(&str, &str); 4] = [
-    ("events", "session_id"),
-    ("turns", "session_id"),
-    ("sessions", "session_id"),
-    ("file_touches", "file_name"),
+/// The serving tables whose files are sorted by a key that lookups name, that key, and
+/// whether the files are buckets of it (`turns` and `sessions`: 16 buckets by session id;
+/// `file_touches` is bucketed by session but looked up by file name): their scans open only
+/// the files holding the keys a query names ([`keyed_scan`]).
+const KEYED_TABLES: [(&str, &str, bool); 4] = [
+    ("events", "session_id", false),
+    ("turns", "session_id", true),
+    ("sessions", "session_id", true),
+    ("file_touches", "file_name", false),
 ];
 
 async fn register_tables(context: &SessionContext, root: &Path) -> Result<(), QueryError> {

@@ -575,14 +575,15 @@ fn link_files(files: &[PathBuf], target_dir: &Path) -> Result<(), StoreError> {
 /// so a commit rewrites only the buckets of the sessions it touches.
 pub const TURN_BUCKETS: u64 = 16;
 
-pub(crate) fn turn_bucket(session_id: &str) -> u64 {
+/// The bucket of `turns`, `sessions` and `file_touches` a session's rows are in.
+pub fn turn_bucket(session_id: &str) -> u64 {
     (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
 }
 
 /// The bucket a `part-bNN-…parquet` file holds (a base `part-bNN-gNNNNNN` or a hot
 /// `part-bNN-hNNNNNN` file); `None` for a file of the unbucketed layout (rewritten into buckets
 /// on the next commit).
-pub(crate) fn bucket_of_file(path: &Path) -> Option<u64> {
+pub fn bucket_of_file(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
 }

@@ -336,3 +336,31 @@ fn parquet_free_files(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+#[tokio::test]
+async fn a_keyed_scan_of_a_bucketed_table_reads_the_keys_of_its_bucket_only() {
+    let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
+    let session: String = query_rows(
+        fixture_store(),
+        "SELECT session_id FROM sessions ORDER BY session_id LIMIT 1",
+    )[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bucket = esker::store::commit::turn_bucket(&session);
+    let files = parquet_files(&snapshot.root.join("sessions"));
+    let of_bucket = files
+        .iter()
+        .filter(|file| esker::store::commit::bucket_of_file(file) == Some(bucket))
+        .count();
+    assert!(of_bucket >= 1 && files.len() > of_bucket, "{files:?}");
+
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(&snapshot, &runtime)
+        .await
+        .unwrap();
+    let sql = format!("SELECT session_id, title FROM sessions WHERE session_id = '{session}'");
+    assert_eq!(rows_of(&serving, &sql).await.len(), 5, "one row in a table");
+    // Only the files of the session's bucket had their keys read.
+    assert_eq!(runtime.file_keys.cached_files(), of_bucket);
+}
