@@ -36,8 +36,8 @@ const PAGE_ROWS: usize = 1024;
 /// Bytes per data page of the wide columns (event text, payloads).
 const WIDE_PAGE_BYTES: usize = 64 * 1024;
 /// zstd level of every column. Level 3 instead of the parquet crate's default 1: the events of
-/// the 100k generated corpus take 36.5 MB instead of 43.2 (−15%; `text` is ~90% of them), for
-/// ~0.5% more CPU in an indexing pass (PERFORMANCE.md, "Store on disk").
+/// the 100k generated corpus take 39.4 MB instead of 43.4 (−9%; `text` is ~90% of them)
+/// (PERFORMANCE.md, "Memory and bytes, and 10M again").
 const ZSTD_LEVEL: i32 = 3;
 
 /// How a table's files are laid out for lookups.
