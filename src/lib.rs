@@ -24,12 +24,15 @@
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
 //!
-//! Imports point down only: model, config → ids → redact → ingest → store → search, query →
+//! - [`heap`]: this process's resident memory, and returning freed heap to the OS.
+//!
+//! Imports point down only: model, config, heap → ids → redact → ingest → store → search, query →
 //! semantic, memory → engine → indexer, team → mcp → cli (`tests/it/layering.rs` checks it).
 
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod heap;
 pub mod ids;
 pub mod indexer;
 pub mod ingest;

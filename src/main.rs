@@ -19,6 +19,11 @@ use esker::redact::Redactor;
 use esker::redact::check::check_files;
 use esker::store::{Store, StoreError};
 
+/// jemalloc returns freed memory to the OS (see `esker::heap`).
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
 #[derive(Debug, Parser)]
 #[command(name = "esker", version, about)]
@@ -897,8 +902,8 @@ async fn run_index(
     let summary = index_paths(&store, options).await?;
     eprintln!("esker index: {summary}");
     tokio::task::block_in_place(|| embed_after_commit(&store, semantic, true));
-    if let Some(peak) = peak_memory_bytes() {
-        eprintln!("peak memory: {} MB", peak / 1_000_000);
+    if let Some(resident) = esker::heap::Resident::read() {
+        eprintln!("peak memory: {} MB", resident.peak / 1_000_000);
     }
     eprintln!("data dir: {}", store.data_dir().display());
     if !plan.location.sample && discard_sample_store(&plan.location.data_dir)? {
@@ -951,14 +956,6 @@ fn run_model_install(data_dir: &Path, from_file: Option<&Path>) -> anyhow::Resul
         embed_after_commit(&store, &esker::semantic::SemanticSettings::default(), true);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// This process's peak resident set size (Linux `VmHWM`), when the platform tells it.
-fn peak_memory_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kilobytes * 1024)
 }
 
 /// `esker index --watch`: indexes, then keeps indexing as the logs change, until killed.

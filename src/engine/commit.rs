@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::heap::Resident;
 use crate::query::{EVENT_PARTITION_COLUMNS, declared_schema};
 use crate::search::writer::{SearchWriter, publish};
 use crate::store::commit::{
@@ -62,6 +63,7 @@ pub async fn commit_from(
             );
             tracing::debug!(
                 elapsed_ms = started.elapsed().as_millis() as u64,
+                rss_mib = resident_mib(),
                 "search index written"
             );
             written
@@ -69,6 +71,7 @@ pub async fn commit_from(
         let tables = write_tables(&next, &schemas, &input, &state, &mut summary);
         tracing::debug!(
             elapsed_ms = started.elapsed().as_millis() as u64,
+            rss_mib = resident_mib(),
             "tables written"
         );
         let search = search
@@ -81,7 +84,21 @@ pub async fn commit_from(
     fold_memory(store, &next).await?;
     crash_point("after-publish");
     let state = finish_generation(store, &next, input, digests, state)?;
+    if let Some(resident) = Resident::read() {
+        tracing::debug!(
+            generation = summary.generation,
+            rss_mib = Resident::mib(resident.now),
+            anonymous_mib = Resident::mib(resident.anonymous),
+            peak_mib = Resident::mib(resident.peak),
+            "generation committed"
+        );
+    }
     Ok((summary, state))
+}
+
+/// This process's resident set in MiB, for the commit's step logs (0 where unknown).
+fn resident_mib() -> u64 {
+    Resident::read().map_or(0, |resident| Resident::mib(resident.now))
 }
 
 /// The declared schemas of the tables (`tables/*.sql`).

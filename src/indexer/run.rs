@@ -17,6 +17,7 @@ use super::assemble::assemble;
 use super::grouped::{self, Claim, Group, SharedIndexes, SqliteStore};
 use super::status::IngestMonitor;
 use crate::engine::commit::{SearchBatch, commit_from};
+use crate::heap::Resident;
 use crate::ids::stable_hash_hex;
 use crate::ingest::lines::SplitLines;
 use crate::ingest::reader::{ReadLimits, stream_json_lines};
@@ -695,6 +696,14 @@ async fn commit_batch(
         return Ok(());
     }
     let committed = input.changed_keys();
+    if let Some(resident) = Resident::read() {
+        tracing::debug!(
+            sessions = input.sessions.len(),
+            rss_mib = Resident::mib(resident.now),
+            peak_mib = Resident::mib(resident.peak),
+            "committing a batch"
+        );
+    }
     let (commit_summary, committed_state) =
         commit_from(store, input, std::mem::take(state), batch.search).await?;
     summary.new_events += commit_summary.new_events;

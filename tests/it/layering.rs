@@ -10,7 +10,7 @@ use crate::support::manifest_dir;
 
 /// The layers, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["model", "config"],
+    &["model", "config", "heap"],
     &["ids"],
     &["redact"],
     // Log formats: recognised, read and parsed into the model.
