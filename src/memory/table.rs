@@ -78,8 +78,6 @@ pub fn write(
     } else {
         link_files(&previous_files, &dir)?;
     }
-    let sorted =
-        pio::concat_sorted(schema, &batches, &SORT_COLUMNS).map_err(parquet_failure(&new_file))?;
     let layout = pio::FileLayout {
         sorted_by: &SORT_COLUMNS,
         bloom: &["id"],
@@ -88,7 +86,7 @@ pub fn write(
         small_pages: &[],
         row_group_rows: pio::ROW_GROUP_ROWS,
     };
-    pio::write_parquet(&new_file, schema, &[sorted], &layout)
+    pio::write_sorted(&new_file, schema, &batches, &layout)
 }
 
 fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {

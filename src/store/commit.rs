@@ -485,7 +485,7 @@ fn write_events(
         link_files(&kept_files, &partition_dir)?;
         if batches_to_write.iter().any(|batch| batch.num_rows() > 0) {
             let file = partition_dir.join(format!("part-g{generation:06}.parquet"));
-            write_sorted(&file, file_schema, &batches_to_write, &EVENTS_LAYOUT)?;
+            pio::write_sorted(&file, file_schema, &batches_to_write, &EVENTS_LAYOUT)?;
         }
     }
     Ok(replaced_event_ids)
@@ -513,18 +513,6 @@ fn files_to_merge(files: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, StoreError> 
     let kept = sized.split_off(taken);
     files.extend(kept.into_iter().map(|(_, file)| file));
     Ok(sized.into_iter().map(|(_, file)| file).collect())
-}
-
-/// Writes `batches` as one file sorted and laid out as `layout` says.
-fn write_sorted(
-    file: &Path,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    layout: &FileLayout<'_>,
-) -> Result<(), StoreError> {
-    let sorted =
-        pio::concat_sorted(schema, batches, layout.sorted_by).map_err(parquet_failure(file))?;
-    pio::write_parquet(file, schema, &[sorted], layout)
 }
 
 /// `source=<s>/month=<m>` -> its Parquet files, for an `events/` directory.

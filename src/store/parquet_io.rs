@@ -11,9 +11,11 @@ use datafusion::arrow::array::{
     TimestampMicrosecondArray,
 };
 use datafusion::arrow::compute::{
-    SortColumn, cast, concat_batches, filter_record_batch, lexsort_to_indices, take_record_batch,
+    SortColumn, cast, concat, concat_batches, filter_record_batch, interleave, lexsort_to_indices,
+    take_record_batch,
 };
 use datafusion::arrow::datatypes::{ArrowPrimitiveType, Int32Type, Int64Type, Schema, SchemaRef};
+use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::arrow::ProjectionMask;
@@ -39,6 +41,8 @@ const WIDE_PAGE_BYTES: usize = 64 * 1024;
 /// the 100k generated corpus take 39.4 MB instead of 43.4 (−9%; `text` is ~90% of them)
 /// (PERFORMANCE.md, "Memory and bytes, and 10M again").
 const ZSTD_LEVEL: i32 = 3;
+/// Rows per batch [`write_sorted`] hands the writer.
+const SORTED_WRITE_ROWS: usize = 8192;
 
 /// How a table's files are laid out for lookups.
 #[derive(Debug, Clone, Copy)]
@@ -347,17 +351,8 @@ pub fn write_parquet(
     batches: &[RecordBatch],
     layout: &FileLayout<'_>,
 ) -> Result<(), StoreError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
-    }
-    let file = File::create(path).map_err(StoreError::io(path))?;
     let to_error = parquet_error(path);
-    let mut writer = ArrowWriter::try_new(
-        file,
-        schema.clone(),
-        Some(writer_properties(schema, layout)),
-    )
-    .map_err(|error| to_error(error.to_string()))?;
+    let mut writer = open_writer(path, schema, layout)?;
     for batch in batches {
         writer
             .write(batch)
@@ -367,6 +362,111 @@ pub fn write_parquet(
         .close()
         .map_err(|error| to_error(error.to_string()))?;
     Ok(())
+}
+
+/// Writes the rows of `batches` to `path` in `layout.sorted_by` order (as [`concat_sorted`]
+/// orders them) without a sorted copy of the rows: the sort runs over the key columns alone,
+/// and the writer receives [`SORTED_WRITE_ROWS`] rows at a time, gathered from `batches`.
+/// An events compaction at 10M documents merges partitions of 10^5–10^6 rows of event text;
+/// concatenating them and then taking them in order held three copies at once.
+pub fn write_sorted(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    layout: &FileLayout<'_>,
+) -> Result<(), StoreError> {
+    let to_error = parquet_error(path);
+    let batches: Vec<&RecordBatch> = batches.iter().filter(|b| b.num_rows() > 0).collect();
+    let order = sorted_positions(schema, &batches, layout.sorted_by)
+        .map_err(|error| to_error(error.to_string()))?;
+    let mut writer = open_writer(path, schema, layout)?;
+    for chunk in order.chunks(SORTED_WRITE_ROWS) {
+        gather_rows(schema, &batches, chunk)
+            .and_then(|rows| writer.write(&rows).map_err(ArrowError::from))
+            .map_err(|error| to_error(error.to_string()))?;
+    }
+    writer
+        .close()
+        .map_err(|error| to_error(error.to_string()))?;
+    Ok(())
+}
+
+/// The (batch, row) of every row of `batches` in `sort_columns` order, sorted by the key
+/// columns alone (the other columns are not copied).
+fn sorted_positions(
+    schema: &SchemaRef,
+    batches: &[&RecordBatch],
+    sort_columns: &[&str],
+) -> Result<Vec<(usize, usize)>, ArrowError> {
+    let mut starts = Vec::with_capacity(batches.len());
+    let mut total = 0;
+    for batch in batches {
+        starts.push(total);
+        total += batch.num_rows();
+    }
+    let position = |global: usize| {
+        let batch = starts.partition_point(|&start| start <= global) - 1;
+        (batch, global - starts[batch])
+    };
+    if total < 2 || sort_columns.is_empty() {
+        return Ok((0..total).map(position).collect());
+    }
+    let sort_keys = sort_columns
+        .iter()
+        .map(|name| {
+            let index = schema.index_of(name)?;
+            let arrays: Vec<&dyn Array> = batches
+                .iter()
+                .map(|batch| batch.column(index).as_ref())
+                .collect();
+            Ok(SortColumn {
+                values: concat(&arrays)?,
+                options: None,
+            })
+        })
+        .collect::<Result<Vec<_>, ArrowError>>()?;
+    let order = lexsort_to_indices(&sort_keys, None)?;
+    Ok(order
+        .values()
+        .iter()
+        .map(|&global| position(global as usize))
+        .collect())
+}
+
+/// The rows at `positions` ((batch, row) pairs) of `batches`, as one batch.
+fn gather_rows(
+    schema: &SchemaRef,
+    batches: &[&RecordBatch],
+    positions: &[(usize, usize)],
+) -> Result<RecordBatch, ArrowError> {
+    let columns = (0..schema.fields().len())
+        .map(|column| {
+            let arrays: Vec<&dyn Array> = batches
+                .iter()
+                .map(|batch| batch.column(column).as_ref())
+                .collect();
+            interleave(&arrays, positions)
+        })
+        .collect::<Result<Vec<_>, ArrowError>>()?;
+    RecordBatch::try_new(schema.clone(), columns)
+}
+
+/// A Parquet writer at `path` (its directory created) with `layout`'s properties.
+fn open_writer(
+    path: &Path,
+    schema: &SchemaRef,
+    layout: &FileLayout<'_>,
+) -> Result<ArrowWriter<File>, StoreError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
+    }
+    let file = File::create(path).map_err(StoreError::io(path))?;
+    ArrowWriter::try_new(
+        file,
+        schema.clone(),
+        Some(writer_properties(schema, layout)),
+    )
+    .map_err(|error| parquet_error(path)(error.to_string()))
 }
 
 /// Reads a whole Parquet file.
@@ -595,4 +695,99 @@ fn replace_column(
     let mut columns = batch.columns().to_vec();
     columns[index] = array;
     RecordBatch::try_new(schema, columns).map_err(|error| error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::datatypes::{DataType, Field};
+
+    use super::*;
+
+    fn schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            Field::new("session_id", DataType::Utf8, false),
+            Field::new("seq", DataType::Int64, false),
+            Field::new("text", DataType::Utf8, true),
+        ]))
+    }
+
+    /// `rows` rows of `sessions` sessions in a scrambled order, every seventh text null.
+    fn scrambled_batch(
+        schema: &SchemaRef,
+        first: usize,
+        rows: usize,
+        sessions: usize,
+    ) -> RecordBatch {
+        let numbers: Vec<usize> = (first..first + rows)
+            .map(|n| (n * 7919) % 100_003)
+            .collect();
+        let session_ids =
+            StringArray::from_iter_values(numbers.iter().map(|n| format!("s{:03}", n % sessions)));
+        let seqs = Int64Array::from_iter_values(numbers.iter().map(|n| *n as i64));
+        let texts: StringArray = numbers
+            .iter()
+            .map(|n| (n % 7 != 0).then(|| format!("text of row {n}")))
+            .collect();
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(session_ids), Arc::new(seqs), Arc::new(texts)],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rows_written_sorted_by_key_gathering_equal_the_sorted_copy() {
+        let schema = schema();
+        // More rows than one write chunk, across batches of uneven sizes and an empty one.
+        let batches = vec![
+            scrambled_batch(&schema, 0, 9_000, 40),
+            scrambled_batch(&schema, 9_000, 0, 40),
+            scrambled_batch(&schema, 20_000, 7_500, 40),
+            scrambled_batch(&schema, 40_000, 3, 40),
+        ];
+        let layout = FileLayout {
+            sorted_by: &["session_id", "seq"],
+            bloom: &["session_id"],
+            page_statistics: &["session_id", "seq"],
+            no_dictionary: &["text"],
+            small_pages: &["text"],
+            row_group_rows: ROW_GROUP_ROWS,
+        };
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("part.parquet");
+        write_sorted(&file, &schema, &batches, &layout).unwrap();
+
+        let written = concat_batches(&schema, &read_parquet(&file).unwrap()).unwrap();
+        let expected = concat_sorted(&schema, &batches, layout.sorted_by).unwrap();
+        assert_eq!(written.num_rows(), 16_503);
+        assert_eq!(written, expected);
+    }
+
+    #[test]
+    fn no_rows_write_an_empty_file_with_the_schema() {
+        let schema = schema();
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("empty.parquet");
+        let layout = FileLayout {
+            sorted_by: &["session_id"],
+            bloom: &[],
+            page_statistics: &[],
+            no_dictionary: &[],
+            small_pages: &[],
+            row_group_rows: ROW_GROUP_ROWS,
+        };
+        write_sorted(
+            &file,
+            &schema,
+            &[scrambled_batch(&schema, 0, 0, 1)],
+            &layout,
+        )
+        .unwrap();
+        let rows: usize = read_parquet(&file)
+            .unwrap()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(rows, 0);
+    }
 }
