@@ -294,8 +294,9 @@ impl WarmSnapshot {
             self.index_tables.install(&directory);
         }
         drop((sessions, turns));
-        // The load's sort, concatenation and compaction copies are freed now; glibc keeps
-        // them in its arenas (1.3 of 2.3 GB at 10M documents) unless asked to return them.
+        // The load's sort, concatenation and compaction copies are freed now; the allocator
+        // keeps them (glibc: 1.3 of 2.3 GB at 10M documents; jemalloc until its decay) unless
+        // asked to return them.
         let released = tokio::task::spawn_blocking(|| {
             let before = Resident::read();
             crate::heap::release_free_memory();
