@@ -8,6 +8,7 @@ pub mod analyzer;
 pub mod boolean;
 pub mod damping;
 pub mod filler;
+pub mod merge_policy;
 pub mod positional;
 pub mod prefix;
 pub mod query;

@@ -4,10 +4,11 @@
 use std::fs;
 use std::path::Path;
 
-use tantivy::indexer::NoMergePolicy;
+use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
 use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter, Term};
 
+use super::merge_policy::{BoundedMergePolicy, MAX_MERGE_INPUT_BYTES};
 use super::{SearchError, SearchFields};
 use crate::model::EventType;
 use crate::store::faults::crash_point;
@@ -68,9 +69,17 @@ impl SearchWriter {
                 "the search index predates event locators: `esker index --rebuild` recreates it"
             );
         }
-        let threads = indexing_threads();
-        let writer =
-            index.writer_with_num_threads(threads, threads * WRITER_MEMORY_BYTES_PER_THREAD)?;
+        let options = IndexWriterOptions::builder()
+            .num_worker_threads(indexing_threads())
+            .memory_budget_per_thread(WRITER_MEMORY_BYTES_PER_THREAD)
+            // One merge at a time: each maps its input segments (see `merge_policy`).
+            .num_merge_threads(1)
+            .build();
+        let writer = index.writer_with_options(options)?;
+        writer.set_merge_policy(Box::new(BoundedMergePolicy::new(
+            master_dir,
+            MAX_MERGE_INPUT_BYTES,
+        )));
         Ok(SearchWriter { writer, fields })
     }
 

@@ -351,17 +351,7 @@ pub fn write_parquet(
     batches: &[RecordBatch],
     layout: &FileLayout<'_>,
 ) -> Result<(), StoreError> {
-    let to_error = parquet_error(path);
-    let mut writer = open_writer(path, schema, layout)?;
-    for batch in batches {
-        writer
-            .write(batch)
-            .map_err(|error| to_error(error.to_string()))?;
-    }
-    writer
-        .close()
-        .map_err(|error| to_error(error.to_string()))?;
-    Ok(())
+    write_all(path, schema, layout, batches.iter().cloned().map(Ok))
 }
 
 /// Writes the rows of `batches` to `path` in `layout.sorted_by` order (as [`concat_sorted`]
@@ -379,10 +369,27 @@ pub fn write_sorted(
     let batches: Vec<&RecordBatch> = batches.iter().filter(|b| b.num_rows() > 0).collect();
     let order = sorted_positions(schema, &batches, layout.sorted_by)
         .map_err(|error| to_error(error.to_string()))?;
+    let chunks = order.chunks(SORTED_WRITE_ROWS);
+    write_all(
+        path,
+        schema,
+        layout,
+        chunks.map(|chunk| gather_rows(schema, &batches, chunk)),
+    )
+}
+
+/// Writes each batch `batches` yields to a new Parquet file at `path`, one at a time.
+fn write_all(
+    path: &Path,
+    schema: &SchemaRef,
+    layout: &FileLayout<'_>,
+    batches: impl IntoIterator<Item = Result<RecordBatch, ArrowError>>,
+) -> Result<(), StoreError> {
+    let to_error = parquet_error(path);
     let mut writer = open_writer(path, schema, layout)?;
-    for chunk in order.chunks(SORTED_WRITE_ROWS) {
-        gather_rows(schema, &batches, chunk)
-            .and_then(|rows| writer.write(&rows).map_err(ArrowError::from))
+    for batch in batches {
+        batch
+            .and_then(|batch| writer.write(&batch).map_err(ArrowError::from))
             .map_err(|error| to_error(error.to_string()))?;
     }
     writer
