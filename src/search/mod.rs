@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
+    FAST, Field, IndexRecordOption, STORED, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
 };
 use tantivy::store::{Compressor, ZstdCompressor};
@@ -84,6 +84,19 @@ pub struct LocatorFields {
     pub seq: Field,
 }
 
+/// An id or a name, matched whole and stored: no norms (a norm is one byte per document and
+/// field, and these fields never score by length: a single raw token; tantivy scores a field
+/// without norms as one token long). Indexes created before keep their norms.
+fn id_options() -> TextOptions {
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer("raw")
+        .set_index_option(IndexRecordOption::Basic)
+        .set_fieldnorms(false);
+    TextOptions::default()
+        .set_indexing_options(indexing)
+        .set_stored()
+}
+
 impl SearchFields {
     /// The schema every esker index is created with.
     pub fn build() -> (Schema, SearchFields) {
@@ -92,11 +105,11 @@ impl SearchFields {
             .set_tokenizer(analyzer::STEM_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         let fields = SearchFields {
-            event_id: builder.add_text_field("event_id", STRING | STORED),
-            session_id: builder.add_text_field("session_id", STRING | STORED),
-            turn_id: builder.add_text_field("turn_id", STRING | STORED),
-            event_type: builder.add_text_field("type", STRING | STORED),
-            source: builder.add_text_field("source", STRING | STORED),
+            event_id: builder.add_text_field("event_id", id_options()),
+            session_id: builder.add_text_field("session_id", id_options()),
+            turn_id: builder.add_text_field("turn_id", id_options()),
+            event_type: builder.add_text_field("type", id_options()),
+            source: builder.add_text_field("source", id_options()),
             timestamp_micros: builder.add_i64_field("timestamp_micros", STORED | FAST),
             text: builder.add_text_field(
                 "text",
@@ -116,7 +129,7 @@ impl SearchFields {
             TextOptions::default().set_indexing_options(exact_indexing),
         );
         let locator = LocatorFields {
-            month: builder.add_text_field(MONTH_FIELD, STRING | STORED),
+            month: builder.add_text_field(MONTH_FIELD, id_options()),
             seq: builder.add_i64_field(SEQ_FIELD, STORED | FAST),
         };
         let fields = SearchFields {
@@ -573,6 +586,8 @@ fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
 mod tests {
     use super::*;
 
+    use tantivy::schema::STRING;
+
     use crate::store::rows::EventRow;
     use writer::{SearchWriter, publish};
 
@@ -626,6 +641,34 @@ mod tests {
             .expect("locate")
             .expect("found");
         assert_eq!(location.session_id, "session:z");
+    }
+
+    #[test]
+    fn id_fields_keep_no_norms_and_still_locate_and_scope() {
+        let (_dir, index) = index_of(&[
+            event("event:one", "session:a", "the migration failed"),
+            event("event:two", "session:b", "the migration failed again"),
+        ]);
+        let schema = index.index.schema();
+        for name in [
+            "event_id",
+            "session_id",
+            "turn_id",
+            "type",
+            "source",
+            MONTH_FIELD,
+        ] {
+            let field = schema.get_field(name).expect("field");
+            let entry = schema.get_field_entry(field);
+            assert!(entry.is_indexed() && entry.is_stored(), "{name}");
+            assert!(!entry.has_fieldnorms(), "{name} keeps norms");
+        }
+        let located = index.locate("event:two").expect("locate").expect("found");
+        assert_eq!(located.session_id, "session:b");
+        assert_eq!(
+            ranked_ids(&index, "migration", Some("session:a")),
+            vec!["event:one"]
+        );
     }
 
     #[test]
