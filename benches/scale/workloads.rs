@@ -76,13 +76,25 @@ pub async fn measure(
     rounds: usize,
 ) -> anyhow::Result<Samples> {
     anyhow::ensure!(!arguments.is_empty(), "no handles for {tool}");
+    // Warm-up calls are not measured; on a cold page cache (a 10M store right after its
+    // indexing pass) the first may pass the 5 s deadline, which is not a failure of the row.
     for warm in arguments.iter().take(3) {
-        call(server, tool, warm).await?;
+        if let Err(error) = call(server, tool, warm).await {
+            eprintln!("warm-up {tool}: {error}");
+        }
     }
     let mut samples = Samples::default();
     for round in 0..rounds {
         let started = Instant::now();
-        call(server, tool, &arguments[round % arguments.len()]).await?;
+        match call(server, tool, &arguments[round % arguments.len()]).await {
+            Ok(_) => {}
+            // A call cut at the deadline is a sample at the deadline (its row's p99 shows
+            // it); any other error fails the benchmark.
+            Err(error) if error.to_string().contains("\"deadline_exceeded\"") => {
+                eprintln!("{tool}, round {round}: deadline exceeded: {error}");
+            }
+            Err(error) => return Err(error),
+        }
         samples.record(started.elapsed());
     }
     Ok(samples)
