@@ -232,23 +232,29 @@ struct TurnColumns {
     event_counts: Int64Array,
 }
 
+/// One in-memory table from its loading statement's batches, which are dropped as soon as
+/// their rows are copied: at 10M documents (976k sessions) a load that held them beside the
+/// other table's peaked at 2.4 GB.
+fn keyed_table(
+    schema: &SchemaRef,
+    batches: Vec<RecordBatch>,
+    order: &[(&'static str, SortOptions)],
+    keys: &[&'static str],
+) -> Result<KeyedTable, DirectoryError> {
+    let rows = concat_batches(schema, &batches)?;
+    drop(batches);
+    Ok(KeyedTable::new(rows, order.to_vec(), keys)?)
+}
+
 impl Directory {
     /// The in-memory `session_index` from the batches of `queries/session_index_rows.sql`
-    /// (already in [`SESSION_ORDER`]), whose schema is that of `tables`. The batches are
-    /// dropped as soon as their rows are copied: at 10M documents (976k sessions) a load that
-    /// held them beside the turns' peaked at 2.4 GB.
+    /// (already in [`SESSION_ORDER`]), whose schema is that of `tables`.
     pub fn session_table(
         tables: &IndexTables,
         batches: Vec<RecordBatch>,
     ) -> Result<KeyedTable, DirectoryError> {
         let (session_schema, _) = tables.schemas();
-        let rows = concat_batches(&session_schema, &batches)?;
-        drop(batches);
-        Ok(KeyedTable::new(
-            rows,
-            SESSION_ORDER.to_vec(),
-            &SESSION_KEYS,
-        )?)
+        keyed_table(&session_schema, batches, &SESSION_ORDER, &SESSION_KEYS)
     }
 
     /// The in-memory `turn_index` from the batches of `queries/turn_index_rows.sql` (already
@@ -258,13 +264,12 @@ impl Directory {
         batches: Vec<RecordBatch>,
     ) -> Result<KeyedTable, DirectoryError> {
         let (_, turn_schema) = tables.schemas();
-        let rows = concat_batches(&turn_schema, &batches)?;
-        drop(batches);
-        Ok(KeyedTable::new(
-            rows,
-            TURN_ORDER.to_vec(),
+        keyed_table(
+            &turn_schema,
+            batches,
+            &TURN_ORDER,
             &["turn_id", "session_id"],
-        )?)
+        )
     }
 
     /// The directory over the two in-memory tables (a million-document store has ~10^5
