@@ -81,6 +81,12 @@ pub fn event_id(session_id: &str, event_key: &str) -> String {
     )
 }
 
+/// The 64-bit key the search index looks an event id up by: the high half of its
+/// [`stable_hash`] (FNV's low bits mix poorly). Not unique: a lookup checks the id itself.
+pub fn event_key(event_id: &str) -> u64 {
+    (stable_hash(&[event_id.as_bytes()]) >> 64) as u64
+}
+
 /// 128-bit FNV-1a over the parts (with a separator), as 32 hex digits. Stable across Rust
 /// releases and platforms, unlike `std`'s hashers.
 pub fn stable_hash_hex(parts: &[&[u8]]) -> String {
@@ -140,6 +146,22 @@ impl Default for StableHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn event_keys_are_stable_and_tell_generated_ids_apart() {
+        let first = event_id("session:codex-a", "line:1");
+        let second = event_id("session:codex-a", "line:2");
+        // Keys are written into indexes: they must never change.
+        assert_eq!(
+            event_key("event:evt_0123456789abcdef0123456789abcdef"),
+            0xb47f_848e_3abd_13b5
+        );
+        assert_ne!(event_key(&first), event_key(&second));
+        let keys: std::collections::HashSet<u64> = (0..100_000)
+            .map(|line| event_key(&event_id("session:codex-a", &format!("line:{line}"))))
+            .collect();
+        assert_eq!(keys.len(), 100_000);
+    }
 
     #[test]
     fn well_formed_ids_classify() {

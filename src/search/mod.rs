@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, Schema, TantivyDocument, TextFieldIndexing,
+    FAST, Field, IndexRecordOption, NumericOptions, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
 };
 use tantivy::store::{Compressor, ZstdCompressor};
@@ -57,7 +57,12 @@ impl From<SearchError> for crate::store::StoreError {
 /// Field handles of the event index.
 #[derive(Debug, Clone)]
 pub struct SearchFields {
+    /// The event id: stored; indexed only in indexes made before [`SearchFields::event_key`].
     pub event_id: Field,
+    /// The event id's 64-bit key ([`crate::ids::event_key`]), indexed: `locate` looks it up and
+    /// checks the stored id. A 42-byte random id costs ~32 bytes of term dictionary per event,
+    /// a u64 ~9 (10M documents: 453 MB). Absent from older indexes, which index `event_id`.
+    pub event_key: Option<Field>,
     pub session_id: Field,
     pub turn_id: Field,
     pub event_type: Field,
@@ -105,12 +110,15 @@ impl SearchFields {
             .set_tokenizer(analyzer::STEM_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
         let fields = SearchFields {
-            event_id: builder.add_text_field("event_id", id_options()),
+            event_id: builder.add_text_field("event_id", TextOptions::default().set_stored()),
+            event_key: Some(
+                builder.add_u64_field(EVENT_KEY_FIELD, NumericOptions::default().set_indexed()),
+            ),
             session_id: builder.add_text_field("session_id", id_options()),
             turn_id: builder.add_text_field("turn_id", id_options()),
             event_type: builder.add_text_field("type", id_options()),
             source: builder.add_text_field("source", id_options()),
-            timestamp_micros: builder.add_i64_field("timestamp_micros", STORED | FAST),
+            timestamp_micros: builder.add_i64_field(TIMESTAMP_FIELD, FAST),
             text: builder.add_text_field(
                 "text",
                 TextOptions::default().set_indexing_options(text_indexing),
@@ -130,7 +138,7 @@ impl SearchFields {
         );
         let locator = LocatorFields {
             month: builder.add_text_field(MONTH_FIELD, id_options()),
-            seq: builder.add_i64_field(SEQ_FIELD, STORED | FAST),
+            seq: builder.add_i64_field(SEQ_FIELD, FAST),
         };
         let fields = SearchFields {
             exact: Some(exact),
@@ -150,11 +158,12 @@ impl SearchFields {
         };
         Ok(SearchFields {
             event_id: field("event_id")?,
+            event_key: schema.get_field(EVENT_KEY_FIELD).ok(),
             session_id: field("session_id")?,
             turn_id: field("turn_id")?,
             event_type: field("type")?,
             source: field("source")?,
-            timestamp_micros: field("timestamp_micros")?,
+            timestamp_micros: field(TIMESTAMP_FIELD)?,
             text: field("text")?,
             exact: schema.get_field(EXACT_FIELD).ok(),
             locator: LocatorFields::from_schema(schema),
@@ -241,11 +250,19 @@ struct UnknownDocuments {
     written: u64,
 }
 
+/// Name of the event key field.
+const EVENT_KEY_FIELD: &str = "event_key";
 /// Name of the exact-forms field.
 const EXACT_FIELD: &str = "exact";
 /// Names of the locator fields.
 const MONTH_FIELD: &str = "month";
 const SEQ_FIELD: &str = "seq";
+/// Name of the timestamp field (fast; sorts ties).
+const TIMESTAMP_FIELD: &str = "timestamp_micros";
+
+/// Documents read for one event key: ids sharing 64 bits of hash are vanishingly rare (10M
+/// events: ~3e-6 for any pair), and each candidate's stored id is checked.
+const KEY_CANDIDATES: usize = 8;
 
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
 const TIE_BREAK_SLACK: usize = 32;
@@ -378,10 +395,28 @@ impl SearchIndex {
         })
     }
 
-    /// Where an event's row lives, by an exact term lookup on its id; `None` when no event
-    /// has that id.
+    /// Where an event's row lives, by an exact term lookup on its id (its key, then the stored
+    /// id of each document holding the key); `None` when no event has that id.
     pub fn locate(&self, event_id: &str) -> Result<Option<EventLocation>, SearchError> {
-        self.first_location(self.fields.event_id, event_id)
+        let Some(key_field) = self.fields.event_key else {
+            return self.first_location(self.fields.event_id, event_id);
+        };
+        let searcher = self.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_u64(key_field, crate::ids::event_key(event_id)),
+            IndexRecordOption::Basic,
+        );
+        let candidates = searcher.search(
+            &query,
+            &TopDocs::with_limit(KEY_CANDIDATES).order_by_score(),
+        )?;
+        for (_, address) in candidates {
+            let document: TantivyDocument = searcher.doc(address)?;
+            if text_field(&document, self.fields.event_id).as_deref() == Some(event_id) {
+                return Ok(self.location_of(&searcher, address, &document));
+            }
+        }
+        Ok(None)
     }
 
     /// Where the rows of a turn's events live (the location of one of them), by an exact term
@@ -402,11 +437,17 @@ impl SearchIndex {
             return Ok(None);
         };
         let document: TantivyDocument = searcher.doc(*address)?;
-        Ok(self.location_of(&document))
+        Ok(self.location_of(&searcher, *address, &document))
     }
 
-    /// The location fields of a document (`None` when it lacks its session or source).
-    fn location_of(&self, document: &TantivyDocument) -> Option<EventLocation> {
+    /// The location fields of a document (`None` when it lacks its session or source): the
+    /// ids from the doc store, `seq` from its fast field.
+    fn location_of(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+        document: &TantivyDocument,
+    ) -> Option<EventLocation> {
         let locator = self.fields.locator;
         Some(EventLocation {
             session_id: text_field(document, self.fields.session_id)?,
@@ -415,8 +456,7 @@ impl SearchIndex {
                 .and_then(|locator| text_field(document, locator.month))
                 .unwrap_or_default(),
             seq: locator
-                .and_then(|locator| document.get_first(locator.seq))
-                .and_then(|value| value.as_i64())
+                .and_then(|_| fast_i64(searcher, address, SEQ_FIELD))
                 .unwrap_or_default(),
         })
     }
@@ -524,10 +564,10 @@ impl SearchIndex {
             session_id: text_of(self.fields.session_id),
             turn_id: text_of(self.fields.turn_id),
             raw_score: score,
-            timestamp_micros: document
-                .get_first(self.fields.timestamp_micros)
-                .and_then(|value| value.as_i64()),
-            location: self.location_of(&document).unwrap_or_default(),
+            timestamp_micros: fast_i64(searcher, address, TIMESTAMP_FIELD),
+            location: self
+                .location_of(searcher, address, &document)
+                .unwrap_or_default(),
         })
     }
 }
@@ -574,6 +614,17 @@ fn warn_once_without_exact_forms() {
     });
 }
 
+/// A document's value of an i64 fast field (`timestamp_micros`, `seq`: fast, not stored, in
+/// indexes made since issue #11's round 3).
+fn fast_i64(searcher: &Searcher, address: DocAddress, name: &str) -> Option<i64> {
+    let column = searcher
+        .segment_reader(address.segment_ord)
+        .fast_fields()
+        .i64(name)
+        .ok()?;
+    column.first(address.doc_id)
+}
+
 /// A stored text field's first value.
 fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
     document
@@ -586,7 +637,7 @@ fn text_field(document: &TantivyDocument, field: Field) -> Option<String> {
 mod tests {
     use super::*;
 
-    use tantivy::schema::STRING;
+    use tantivy::schema::{STORED, STRING};
 
     use crate::store::rows::EventRow;
     use writer::{SearchWriter, publish};
@@ -650,14 +701,18 @@ mod tests {
             event("event:two", "session:b", "the migration failed again"),
         ]);
         let schema = index.index.schema();
-        for name in [
-            "event_id",
-            "session_id",
-            "turn_id",
-            "type",
-            "source",
-            MONTH_FIELD,
+        let event_id = schema.get_field_entry(index.fields.event_id);
+        assert!(event_id.is_stored() && !event_id.is_indexed());
+        let event_key = schema.get_field_entry(index.fields.event_key.expect("event key"));
+        assert!(event_key.is_indexed() && !event_key.has_fieldnorms());
+        for field in [
+            index.fields.timestamp_micros,
+            SearchFields::build().1.locator.expect("locator").seq,
         ] {
+            let entry = schema.get_field_entry(field);
+            assert!(entry.is_fast() && !entry.is_stored(), "{}", entry.name());
+        }
+        for name in ["session_id", "turn_id", "type", "source", MONTH_FIELD] {
             let field = schema.get_field(name).expect("field");
             let entry = schema.get_field_entry(field);
             assert!(entry.is_indexed() && entry.is_stored(), "{name}");
@@ -669,6 +724,33 @@ mod tests {
             ranked_ids(&index, "migration", Some("session:a")),
             vec!["event:one"]
         );
+    }
+
+    #[test]
+    fn locate_checks_the_stored_id_of_every_document_sharing_a_key() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (schema, fields) = SearchFields::build();
+        let index = Index::create_in_dir(dir.path(), schema).expect("index");
+        analyzer::register_analyzers(&index);
+        let mut writer: tantivy::IndexWriter<TantivyDocument> = index
+            .writer_with_num_threads(1, 15_000_000)
+            .expect("writer");
+        let key = crate::ids::event_key("event:real");
+        for (event_id, session_id) in [("event:impostor", "session:x"), ("event:real", "session:y")]
+        {
+            let mut document = TantivyDocument::default();
+            document.add_text(fields.event_id, event_id);
+            document.add_u64(fields.event_key.expect("event key"), key);
+            document.add_text(fields.session_id, session_id);
+            document.add_text(fields.source, "codex");
+            writer.add_document(document).expect("add");
+        }
+        writer.commit().expect("commit");
+        let index = SearchIndex::open_dir(dir.path()).expect("open");
+        let located = index.locate("event:real").expect("locate").expect("found");
+        assert_eq!(located.session_id, "session:y");
+        assert_eq!(index.locate("event:impostor").expect("locate"), None);
+        assert_eq!(index.locate("event:absent").expect("locate"), None);
     }
 
     #[test]

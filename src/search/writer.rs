@@ -95,6 +95,9 @@ impl SearchWriter {
     pub fn add_event(&mut self, event: &EventRow) -> Result<(), SearchError> {
         let mut document = TantivyDocument::default();
         document.add_text(self.fields.event_id, &event.event_id);
+        if let Some(event_key) = self.fields.event_key {
+            document.add_u64(event_key, crate::ids::event_key(&event.event_id));
+        }
         document.add_text(self.fields.session_id, &event.session_id);
         document.add_text(self.fields.turn_id, &event.turn_id);
         document.add_text(self.fields.event_type, event.event_type.as_str());
