@@ -1,3 +1,4 @@
--- The rows session_index is loaded with, in the order the in-memory table declares (so
--- list_sessions_desc.sql reads them in order and stops at its LIMIT).
-SELECT * FROM session_index ORDER BY updated_at DESC, session_id DESC
+-- The rows session_index is loaded with; the in-memory table sorts them into its declared
+-- order (updated_at DESC, session_id DESC: list_sessions_desc.sql reads them in order and
+-- stops at its LIMIT), src/mcp/directory.rs.
+SELECT * FROM session_index

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, Int64Array, TimestampNanosecondArray,
 };
-use datafusion::arrow::compute::{SortOptions, concat_batches};
+use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -24,7 +24,7 @@ use datafusion::prelude::SessionContext;
 
 use crate::mcp::catalog::NamedQuery;
 use crate::mcp::chain::ChainBrief;
-use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, Texts, unqualified};
+use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
 use crate::mcp::rows::{RowError, normalize_column};
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
@@ -136,9 +136,14 @@ impl IndexTables {
         self.turns.install(Arc::clone(&directory.turns));
     }
 
-    /// The schema `session_index` and `turn_index` rows must have.
-    fn schemas(&self) -> (SchemaRef, SchemaRef) {
-        (self.sessions.schema(), self.turns.schema())
+    /// An empty collector for the rows of `queries/session_index_rows.sql`.
+    pub fn session_rows(&self) -> RowCollector {
+        RowCollector::new(self.sessions.schema())
+    }
+
+    /// An empty collector for the rows of `queries/turn_index_rows.sql`.
+    pub fn turn_rows(&self) -> RowCollector {
+        RowCollector::new(self.turns.schema())
     }
 }
 
@@ -232,44 +237,23 @@ struct TurnColumns {
     event_counts: Int64Array,
 }
 
-/// One in-memory table from its loading statement's batches, which are dropped as soon as
-/// their rows are copied: at 10M documents (976k sessions) a load that held them beside the
-/// other table's peaked at 2.4 GB.
-fn keyed_table(
-    schema: &SchemaRef,
-    batches: Vec<RecordBatch>,
-    order: &[(&'static str, SortOptions)],
-    keys: &[&'static str],
-) -> Result<KeyedTable, DirectoryError> {
-    let rows = concat_batches(schema, &batches)?;
-    drop(batches);
-    Ok(KeyedTable::new(rows, order.to_vec(), keys)?)
-}
-
 impl Directory {
-    /// The in-memory `session_index` from the batches of `queries/session_index_rows.sql`
-    /// (already in [`SESSION_ORDER`]), whose schema is that of `tables`.
-    pub fn session_table(
-        tables: &IndexTables,
-        batches: Vec<RecordBatch>,
-    ) -> Result<KeyedTable, DirectoryError> {
-        let (session_schema, _) = tables.schemas();
-        keyed_table(&session_schema, batches, &SESSION_ORDER, &SESSION_KEYS)
+    /// The in-memory `session_index`, sorted into [`SESSION_ORDER`].
+    pub fn session_table(rows: RowCollector) -> Result<KeyedTable, DirectoryError> {
+        Ok(KeyedTable::sorting(
+            rows,
+            SESSION_ORDER.to_vec(),
+            &SESSION_KEYS,
+        )?)
     }
 
-    /// The in-memory `turn_index` from the batches of `queries/turn_index_rows.sql` (already
-    /// in [`TURN_ORDER`]), whose schema is that of `tables`.
-    pub fn turn_table(
-        tables: &IndexTables,
-        batches: Vec<RecordBatch>,
-    ) -> Result<KeyedTable, DirectoryError> {
-        let (_, turn_schema) = tables.schemas();
-        keyed_table(
-            &turn_schema,
-            batches,
-            &TURN_ORDER,
+    /// The in-memory `turn_index`, sorted into [`TURN_ORDER`].
+    pub fn turn_table(rows: RowCollector) -> Result<KeyedTable, DirectoryError> {
+        Ok(KeyedTable::sorting(
+            rows,
+            TURN_ORDER.to_vec(),
             &["turn_id", "session_id"],
-        )
+        )?)
     }
 
     /// The directory over the two in-memory tables (a million-document store has ~10^5

@@ -13,11 +13,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, LargeStringArray, RecordBatch, StringArray,
-    StringViewArray, UInt32Array, UInt64Array,
+    Array, ArrayRef, AsArray, BooleanArray, LargeStringArray, RecordBatch, RecordBatchOptions,
+    StringArray, StringViewArray, StringViewBuilder, UInt32Array, UInt64Array, new_empty_array,
 };
-use datafusion::arrow::compute::{SortOptions, take_record_batch};
+use datafusion::arrow::compute::{
+    SortColumn, SortOptions, concat, lexsort_to_indices, take_record_batch,
+};
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::error::ArrowError;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::tree_node::{Transformed, TreeNode};
@@ -132,6 +135,8 @@ impl Texts {
 pub enum KeyedTableError {
     #[error("keyed table has no string column {0}")]
     KeyColumn(&'static str),
+    #[error("keyed table has no order column {0}")]
+    OrderColumn(&'static str),
     #[error("keyed table has more than 2^32 rows")]
     TooManyRows,
     #[error("keyed table rows: {0}")]
@@ -145,8 +150,44 @@ impl KeyedTable {
         order: Vec<(&'static str, SortOptions)>,
         keys: &[&'static str],
     ) -> Result<KeyedTable, KeyedTableError> {
+        KeyedTable::over(compacted(rows)?, order, keys)
+    }
+
+    /// A table over the rows a [`RowCollector`] gathered, in any order: sorted into `order` by
+    /// one permutation (strings are not copied again: only their views move).
+    pub fn sorting(
+        rows: RowCollector,
+        order: Vec<(&'static str, SortOptions)>,
+        keys: &[&'static str],
+    ) -> Result<KeyedTable, KeyedTableError> {
+        let rows = rows.finish()?;
+        let sort_columns = order
+            .iter()
+            .map(|(name, options)| {
+                let values = rows
+                    .column_by_name(name)
+                    .ok_or(KeyedTableError::OrderColumn(name))?;
+                Ok(SortColumn {
+                    values: Arc::clone(values),
+                    options: Some(*options),
+                })
+            })
+            .collect::<Result<Vec<_>, KeyedTableError>>()?;
+        let permutation =
+            lexsort_to_indices(&sort_columns, None).map_err(KeyedTableError::Compact)?;
+        drop(sort_columns);
+        let sorted = take_record_batch(&rows, &permutation).map_err(KeyedTableError::Compact)?;
+        drop(rows);
+        KeyedTable::over(sorted, order, keys)
+    }
+
+    /// A table over `rows`, sorted by `order` and compact.
+    fn over(
+        rows: RecordBatch,
+        order: Vec<(&'static str, SortOptions)>,
+        keys: &[&'static str],
+    ) -> Result<KeyedTable, KeyedTableError> {
         let row_count = u32::try_from(rows.num_rows()).map_err(|_| KeyedTableError::TooManyRows)?;
-        let rows = compacted(rows)?;
         let keys = keys
             .iter()
             .map(|&column| {
@@ -302,6 +343,91 @@ fn compacted(rows: RecordBatch) -> Result<RecordBatch, KeyedTableError> {
         })
         .collect();
     RecordBatch::try_new(rows.schema(), columns).map_err(KeyedTableError::Compact)
+}
+
+/// Gathers a table's rows from a stream of batches, copying each string-view column's values
+/// into its own blocks as a batch arrives, so that the batch (and the decoded Parquet pages its
+/// views point into) is freed at once: a load holds the strings once, not the scanned batches,
+/// a sorted copy of them and a compacted copy at the same time (2.4 GB at 10M documents when
+/// DataFusion's sort fed [`KeyedTable::new`]).
+#[derive(Debug)]
+pub struct RowCollector {
+    schema: SchemaRef,
+    columns: Vec<ColumnCollector>,
+}
+
+/// One column being gathered.
+#[derive(Debug)]
+enum ColumnCollector {
+    /// Strings copied into the builder's blocks (up to 2 MiB each).
+    Views(StringViewBuilder),
+    /// Any other column: the batches' arrays (fixed-width values; no page buffers behind them),
+    /// concatenated at the end.
+    Arrays(Vec<ArrayRef>),
+}
+
+impl RowCollector {
+    pub fn new(schema: SchemaRef) -> RowCollector {
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|field| match field.data_type() {
+                DataType::Utf8View => ColumnCollector::Views(StringViewBuilder::new()),
+                _ => ColumnCollector::Arrays(Vec::new()),
+            })
+            .collect();
+        RowCollector { schema, columns }
+    }
+
+    /// Copies `batch`'s rows in (its schema must be the collector's).
+    pub fn push(&mut self, batch: &RecordBatch) -> Result<(), KeyedTableError> {
+        let types = |schema: &SchemaRef| -> Vec<DataType> {
+            schema
+                .fields()
+                .iter()
+                .map(|field| field.data_type().clone())
+                .collect()
+        };
+        if types(&batch.schema()) != types(&self.schema) {
+            return Err(KeyedTableError::Compact(ArrowError::SchemaError(format!(
+                "batch columns {:?} are not the table's {:?}",
+                types(&batch.schema()),
+                types(&self.schema)
+            ))));
+        }
+        for (column, array) in self.columns.iter_mut().zip(batch.columns()) {
+            match column {
+                ColumnCollector::Views(builder) => {
+                    builder.extend(array.as_string_view().iter());
+                }
+                ColumnCollector::Arrays(arrays) => arrays.push(Arc::clone(array)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every pushed row, in push order.
+    fn finish(self) -> Result<RecordBatch, KeyedTableError> {
+        let columns = self
+            .columns
+            .into_iter()
+            .zip(self.schema.fields())
+            .map(|(column, field)| match column {
+                ColumnCollector::Views(mut builder) => Ok(Arc::new(builder.finish()) as ArrayRef),
+                ColumnCollector::Arrays(arrays) if arrays.is_empty() => {
+                    Ok(new_empty_array(field.data_type()))
+                }
+                ColumnCollector::Arrays(arrays) => {
+                    let arrays: Vec<&dyn Array> = arrays.iter().map(AsRef::as_ref).collect();
+                    concat(&arrays).map_err(KeyedTableError::Compact)
+                }
+            })
+            .collect::<Result<Vec<_>, KeyedTableError>>()?;
+        let options = RecordBatchOptions::new()
+            .with_row_count(Some(columns.first().map_or(0, |column| column.len())));
+        RecordBatch::try_new_with_options(self.schema, columns, &options)
+            .map_err(KeyedTableError::Compact)
+    }
 }
 
 /// Rows per batch a scan yields and per block of the zone map: a LIMIT over the declared order
@@ -552,6 +678,98 @@ mod tests {
                     .collect::<Vec<_>>()
             })
             .collect()
+    }
+
+    /// `(session, ordinal, note)` rows as string-view batches, each from its own buffers.
+    fn view_batch(schema: &SchemaRef, rows: &[(&str, i64, Option<&str>)]) -> RecordBatch {
+        let sessions: StringViewArray = rows.iter().map(|row| Some(row.0)).collect();
+        let notes: StringViewArray = rows.iter().map(|row| row.2).collect();
+        RecordBatch::try_new(
+            Arc::clone(schema),
+            vec![
+                Arc::new(sessions),
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|row| row.1))),
+                Arc::new(notes),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn collected_rows_are_copied_out_of_their_batches_and_sorted_into_the_order() {
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("session", DataType::Utf8View, false),
+            Field::new("ordinal", DataType::Int64, false),
+            Field::new("note", DataType::Utf8View, true),
+        ]));
+        let long = "a session id longer than twelve bytes";
+        let mut rows = RowCollector::new(Arc::clone(&schema));
+        for batch in [
+            vec![("s2", 2, Some("third")), (long, 1, None)],
+            vec![],
+            vec![
+                ("s2", 1, Some("second, a note of more than 12 bytes")),
+                ("s1", 1, Some("first")),
+            ],
+        ] {
+            rows.push(&view_batch(&schema, &batch)).unwrap();
+        }
+        let wrong = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)])),
+            vec![Arc::new(Int64Array::from(vec![1]))],
+        )
+        .unwrap();
+        assert!(rows.push(&wrong).is_err());
+        let ascending = SortOptions {
+            descending: false,
+            nulls_first: false,
+        };
+        let table = Arc::new(
+            KeyedTable::sorting(
+                rows,
+                vec![("session", ascending), ("ordinal", ascending)],
+                &["session"],
+            )
+            .unwrap(),
+        );
+        let sessions = Texts::of(table.rows().column(0)).unwrap();
+        let notes = table.rows().column(2).as_string_view();
+        let listed: Vec<(String, Option<&str>)> = (0..table.rows().num_rows())
+            .map(|row| {
+                (
+                    sessions.value(row).to_owned(),
+                    notes.is_valid(row).then(|| notes.value(row)),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (long.to_owned(), None),
+                ("s1".to_owned(), Some("first")),
+                (
+                    "s2".to_owned(),
+                    Some("second, a note of more than 12 bytes")
+                ),
+                ("s2".to_owned(), Some("third")),
+            ]
+        );
+        // The long strings live in the collector's one block, not in the pushed batches'.
+        assert_eq!(
+            table.rows().column(0).as_string_view().data_buffers().len(),
+            1
+        );
+        assert_eq!(table.rows_with("session", "s2"), [2, 3]);
+        let context = SessionContext::new();
+        context.register_table("t", table).unwrap();
+        assert_eq!(
+            ids(
+                &context,
+                "SELECT session FROM t WHERE session = 's2' ORDER BY session, ordinal"
+            )
+            .await,
+            ["s2", "s2"]
+        );
     }
 
     #[tokio::test]
