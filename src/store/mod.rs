@@ -125,10 +125,15 @@ pub struct Snapshot {
 /// included) without a stored copy of it (issue #21). 7: the state split into 64 shards under
 /// `state/` with only its scalars left in `state.json` (issue #11). 8: state shards with
 /// deltas (`state/sNN.dK.json`, listed in `state.json`), so a commit writes what it changed.
-pub const FORMAT_VERSION: u32 = 8;
+/// 9: new search indexes find an event id by its 64-bit key (`event_key`, the id stored only)
+/// and keep `seq` and `timestamp_micros` as fast fields only; an esker reading format 8 would
+/// look the id up as a term it no longer indexes.
+pub const FORMAT_VERSION: u32 = 9;
 /// Older formats this version reads as they are: format 7 is format 8 without state deltas,
-/// and its next commit writes format 8.
-const READABLE_FORMATS: [u32; 1] = [7];
+/// format 8 an index that finds event ids by their text (an index keeps the schema it was
+/// created with, so a store continued by this version keeps it); their next commit writes
+/// format 9.
+const READABLE_FORMATS: [u32; 2] = [7, 8];
 
 /// Whether a generation (or a published dataset) of format `found` is read without a rebuild.
 pub fn is_readable_format(found: u32) -> bool {
@@ -530,5 +535,20 @@ impl std::ops::Deref for PinnedSnapshot {
 
     fn deref(&self) -> &Snapshot {
         &self.snapshot
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_format_and_the_listed_older_ones_are_read_others_rebuilt() {
+        for readable in [7, 8, FORMAT_VERSION] {
+            assert!(is_readable_format(readable), "{readable}");
+        }
+        for refused in [1, 6, FORMAT_VERSION + 1] {
+            assert!(!is_readable_format(refused), "{refused}");
+        }
     }
 }
