@@ -140,19 +140,10 @@ pub enum KeyedTableError {
     #[error("keyed table has more than 2^32 rows")]
     TooManyRows,
     #[error("keyed table rows: {0}")]
-    Compact(#[source] datafusion::arrow::error::ArrowError),
+    Arrow(#[source] ArrowError),
 }
 
 impl KeyedTable {
-    /// A table over `rows`, which must already be sorted by `order`, looked up by `keys`.
-    pub fn new(
-        rows: RecordBatch,
-        order: Vec<(&'static str, SortOptions)>,
-        keys: &[&'static str],
-    ) -> Result<KeyedTable, KeyedTableError> {
-        KeyedTable::over(compacted(rows)?, order, keys)
-    }
-
     /// A table over the rows a [`RowCollector`] gathered, in any order: sorted into `order` by
     /// one permutation (strings are not copied again: only their views move).
     pub fn sorting(
@@ -174,15 +165,15 @@ impl KeyedTable {
             })
             .collect::<Result<Vec<_>, KeyedTableError>>()?;
         let permutation =
-            lexsort_to_indices(&sort_columns, None).map_err(KeyedTableError::Compact)?;
+            lexsort_to_indices(&sort_columns, None).map_err(KeyedTableError::Arrow)?;
         drop(sort_columns);
-        let sorted = take_record_batch(&rows, &permutation).map_err(KeyedTableError::Compact)?;
+        let sorted = take_record_batch(&rows, &permutation).map_err(KeyedTableError::Arrow)?;
         drop(rows);
-        KeyedTable::over(sorted, order, keys)
+        KeyedTable::new(sorted, order, keys)
     }
 
-    /// A table over `rows`, sorted by `order` and compact.
-    fn over(
+    /// A table over `rows`, which must already be sorted by `order`, looked up by `keys`.
+    pub fn new(
         rows: RecordBatch,
         order: Vec<(&'static str, SortOptions)>,
         keys: &[&'static str],
@@ -329,27 +320,11 @@ impl KeyIndex {
     }
 }
 
-/// `rows` with each string-view column copied into one data buffer. Rows concatenated from
-/// Parquet batches reference every decoded page's buffer (thousands per column at 10^6
-/// sessions), and DataFusion sizes each scanned batch by walking its columns' buffers: with the
-/// pages' buffers a scan of a million sessions spent 0.3 s before reading a row.
-fn compacted(rows: RecordBatch) -> Result<RecordBatch, KeyedTableError> {
-    let columns = rows
-        .columns()
-        .iter()
-        .map(|column| match column.as_string_view_opt() {
-            Some(view) if view.data_buffers().len() > 1 => Arc::new(view.gc()) as ArrayRef,
-            _ => Arc::clone(column),
-        })
-        .collect();
-    RecordBatch::try_new(rows.schema(), columns).map_err(KeyedTableError::Compact)
-}
-
 /// Gathers a table's rows from a stream of batches, copying each string-view column's values
 /// into its own blocks as a batch arrives, so that the batch (and the decoded Parquet pages its
 /// views point into) is freed at once: a load holds the strings once, not the scanned batches,
 /// a sorted copy of them and a compacted copy at the same time (2.4 GB at 10M documents when
-/// DataFusion's sort fed [`KeyedTable::new`]).
+/// DataFusion's sorted batches were concatenated and compacted).
 #[derive(Debug)]
 pub struct RowCollector {
     schema: SchemaRef,
@@ -359,7 +334,10 @@ pub struct RowCollector {
 /// One column being gathered.
 #[derive(Debug)]
 enum ColumnCollector {
-    /// Strings copied into the builder's blocks (up to 2 MiB each).
+    /// Strings copied into the builder's blocks (up to 2 MiB each). Concatenated as scanned,
+    /// the views would reference every decoded Parquet page's buffer (thousands per column at
+    /// 10^6 sessions), and DataFusion sizes each scanned batch by walking its columns' buffers:
+    /// with the pages' buffers a scan of a million sessions spent 0.3 s before reading a row.
     Views(StringViewBuilder),
     /// Any other column: the batches' arrays (fixed-width values; no page buffers behind them),
     /// concatenated at the end.
@@ -388,8 +366,14 @@ impl RowCollector {
                 .map(|field| field.data_type().clone())
                 .collect()
         };
-        if types(&batch.schema()) != types(&self.schema) {
-            return Err(KeyedTableError::Compact(ArrowError::SchemaError(format!(
+        let same_types = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|field| field.data_type())
+            .eq(self.schema.fields().iter().map(|field| field.data_type()));
+        if !same_types {
+            return Err(KeyedTableError::Arrow(ArrowError::SchemaError(format!(
                 "batch columns {:?} are not the table's {:?}",
                 types(&batch.schema()),
                 types(&self.schema)
@@ -419,14 +403,14 @@ impl RowCollector {
                 }
                 ColumnCollector::Arrays(arrays) => {
                     let arrays: Vec<&dyn Array> = arrays.iter().map(AsRef::as_ref).collect();
-                    concat(&arrays).map_err(KeyedTableError::Compact)
+                    concat(&arrays).map_err(KeyedTableError::Arrow)
                 }
             })
             .collect::<Result<Vec<_>, KeyedTableError>>()?;
         let options = RecordBatchOptions::new()
             .with_row_count(Some(columns.first().map_or(0, |column| column.len())));
         RecordBatch::try_new_with_options(self.schema, columns, &options)
-            .map_err(KeyedTableError::Compact)
+            .map_err(KeyedTableError::Arrow)
     }
 }
 

@@ -260,8 +260,9 @@ const SEQ_FIELD: &str = "seq";
 /// Name of the timestamp field (fast; sorts ties).
 const TIMESTAMP_FIELD: &str = "timestamp_micros";
 
-/// Documents read for one event key: ids sharing 64 bits of hash are vanishingly rare (10M
-/// events: ~3e-6 for any pair), and each candidate's stored id is checked.
+/// Candidates fetched for one lookup term: ids sharing an event key (64 bits of hash) are
+/// vanishingly rare (10M events: ~3e-6 for any pair), and each candidate's stored id is
+/// checked; a text id term's first candidate is always its own.
 const KEY_CANDIDATES: usize = 8;
 
 /// Extra candidates fetched beyond the limit so that ties at the cut are ordered correctly.
@@ -395,49 +396,44 @@ impl SearchIndex {
         })
     }
 
-    /// Where an event's row lives, by an exact term lookup on its id (its key, then the stored
-    /// id of each document holding the key); `None` when no event has that id.
+    /// Where an event's row lives, by an exact term lookup on its id (its key where the index
+    /// has one); `None` when no event has that id.
     pub fn locate(&self, event_id: &str) -> Result<Option<EventLocation>, SearchError> {
-        let Some(key_field) = self.fields.event_key else {
-            return self.first_location(self.fields.event_id, event_id);
+        let term = match self.fields.event_key {
+            Some(key) => Term::from_field_u64(key, crate::ids::event_key(event_id)),
+            None => Term::from_field_text(self.fields.event_id, event_id),
         };
+        self.first_location(term, self.fields.event_id, event_id)
+    }
+
+    /// Where the rows of a turn's events live (the location of one of them), by an exact term
+    /// lookup on the turn id; `None` when no event has that turn.
+    pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, SearchError> {
+        let term = Term::from_field_text(self.fields.turn_id, turn_id);
+        self.first_location(term, self.fields.turn_id, turn_id)
+    }
+
+    /// The location of the first document holding `term` whose stored `id_field` is `id` (a
+    /// key term may be shared: each candidate's stored id is checked).
+    fn first_location(
+        &self,
+        term: Term,
+        id_field: Field,
+        id: &str,
+    ) -> Result<Option<EventLocation>, SearchError> {
         let searcher = self.reader.searcher();
-        let query = TermQuery::new(
-            Term::from_field_u64(key_field, crate::ids::event_key(event_id)),
-            IndexRecordOption::Basic,
-        );
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
         let candidates = searcher.search(
             &query,
             &TopDocs::with_limit(KEY_CANDIDATES).order_by_score(),
         )?;
         for (_, address) in candidates {
             let document: TantivyDocument = searcher.doc(address)?;
-            if text_field(&document, self.fields.event_id).as_deref() == Some(event_id) {
+            if text_field(&document, id_field).as_deref() == Some(id) {
                 return Ok(self.location_of(&searcher, address, &document));
             }
         }
         Ok(None)
-    }
-
-    /// Where the rows of a turn's events live (the location of one of them), by an exact term
-    /// lookup on the turn id; `None` when no event has that turn.
-    pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, SearchError> {
-        self.first_location(self.fields.turn_id, turn_id)
-    }
-
-    fn first_location(
-        &self,
-        field: Field,
-        value: &str,
-    ) -> Result<Option<EventLocation>, SearchError> {
-        let searcher = self.reader.searcher();
-        let query = self.term_query(field, value);
-        let top_docs = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
-        let Some((_, address)) = top_docs.first() else {
-            return Ok(None);
-        };
-        let document: TantivyDocument = searcher.doc(*address)?;
-        Ok(self.location_of(&searcher, *address, &document))
     }
 
     /// The location fields of a document (`None` when it lacks its session or source): the
