@@ -14,10 +14,12 @@
 //! Where the index's bytes go, per field: `cargo bench --bench scale -- space --work DIR`
 //! Latency rows only, on a kept store (no generation, no indexing):
 //! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
+//! Searches cut at a deadline, with and without cancellation: `... -- abandon --work DIR`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
 //! At 10M documents: `--reuse-corpus` indexes the parts a `generate --out WORK/corpus` left
 //! (19 GB are generated once), `--skip-stages` skips the 10% and 50% stores.
 
+mod abandon;
 mod handles;
 mod indexing;
 mod peer;
@@ -53,6 +55,7 @@ struct Options {
     profile_only: bool,
     space_only: bool,
     latency_only: bool,
+    abandon_only: bool,
     search_only: bool,
     recall_only: bool,
     peer_only: bool,
@@ -72,6 +75,7 @@ fn parse_options() -> anyhow::Result<Options> {
         profile_only: false,
         space_only: false,
         latency_only: false,
+        abandon_only: false,
         search_only: false,
         recall_only: false,
         peer_only: false,
@@ -96,6 +100,7 @@ fn parse_options() -> anyhow::Result<Options> {
             "profile" => options.profile_only = true,
             "space" => options.space_only = true,
             "latency" => options.latency_only = true,
+            "abandon" => options.abandon_only = true,
             "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
             "peer" => options.peer_only = true,
@@ -156,6 +161,8 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     let report = if options.latency_only {
         runtime.block_on(latency_run(&work, &options))?
+    } else if options.abandon_only {
+        runtime.block_on(abandon_run(&work, &options))?
     } else if options.recall_only {
         runtime.block_on(recall_run(&work, &options))?
     } else if options.peer_only {
@@ -279,6 +286,15 @@ async fn latency_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
         workloads::agtrace(&agtrace, &handles, &queries, options.rounds, &mut report).await?;
     }
     workloads::search_index_only(&root, &queries, options.rounds, &mut report)?;
+    Ok(report)
+}
+
+/// Searches cut at a deadline, run to their end and cancelled, on the store a previous run
+/// left in `WORK/data-full`.
+async fn abandon_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let root = Store::open(&work.join("data-full"))?.current()?.root;
+    let mut report = Report::default();
+    abandon::abandoned_searches(&root, &Queries::new(50), options.rounds, &mut report).await?;
     Ok(report)
 }
 

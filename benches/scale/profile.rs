@@ -99,6 +99,7 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         })?;
         let hit_targets: Vec<[String; 5]> = results
             .hits

@@ -439,6 +439,7 @@ pub fn index_search_samples(
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         };
         let started = Instant::now();
         index.search(&query)?;

@@ -34,6 +34,7 @@ use crate::model::EventType;
 use crate::query::serving::{ServingRuntime, serving_runtime};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
+use crate::search::cancel::Cancellation;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
@@ -493,12 +494,15 @@ impl WarmSnapshot {
     }
 
     /// Runs a BM25 search, fused with the semantic leg when there is one, on the blocking pool.
+    /// Dropping the future (a call cut at its deadline) stops the search at its next check.
     pub async fn search(
         self: &Arc<Self>,
         search: IndexSearch,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
         let sessions = self.sessions_in_scope().await?;
+        let cancel = Cancellation::new();
+        let _stop_when_dropped = cancel.cancel_on_drop();
         tokio::task::spawn_blocking(move || {
             let leg = snapshot.semantic.as_deref();
             crate::semantic::hybrid_search(
@@ -512,6 +516,7 @@ impl WarmSnapshot {
                     source: search.source.as_deref(),
                     sessions: sessions.as_deref(),
                     limit: search.limit,
+                    cancel: Some(&cancel),
                 },
             )
         })
@@ -523,7 +528,8 @@ impl WarmSnapshot {
 
 impl WarmSnapshot {
     /// Runs a boolean combination of relevance queries ([`MatchExpression`]) over events of
-    /// `event_types`, on the blocking pool; the best `limit` hits.
+    /// `event_types`, on the blocking pool; the best `limit` hits. Dropping the future stops
+    /// the search, as for [`WarmSnapshot::search`].
     pub async fn search_expression(
         self: &Arc<Self>,
         expression: MatchExpression,
@@ -532,6 +538,8 @@ impl WarmSnapshot {
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
         let sessions = self.sessions_in_scope().await?;
+        let cancel = Cancellation::new();
+        let _stop_when_dropped = cancel.cancel_on_drop();
         tokio::task::spawn_blocking(move || {
             let scope = SearchQuery {
                 text: "",
@@ -541,6 +549,7 @@ impl WarmSnapshot {
                 source: None,
                 sessions: sessions.as_deref(),
                 limit,
+                cancel: Some(&cancel),
             };
             snapshot.index.search_expression(&expression, &scope)
         })

@@ -239,6 +239,7 @@ mod tests {
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         };
         let mut ids: Vec<String> = index
             .search_expression(expression, &scope)
@@ -307,6 +308,7 @@ mod tests {
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         };
         let mut ids: Vec<String> = index
             .search_expression(expression, &scope)

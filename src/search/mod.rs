@@ -6,6 +6,7 @@
 
 pub mod analyzer;
 pub mod boolean;
+pub mod cancel;
 pub mod damping;
 pub mod filler;
 pub mod merge_policy;
@@ -39,6 +40,9 @@ pub enum SearchError {
     Tantivy(#[from] tantivy::TantivyError),
     #[error("search index directory error: {0}")]
     Directory(#[from] tantivy::directory::error::OpenDirectoryError),
+    /// The request's [`cancel::Cancellation`] was raised: nobody waits for the answer.
+    #[error("search cancelled: its request was dropped")]
+    Cancelled,
     #[error("{path}: {source}")]
     Io {
         path: std::path::PathBuf,
@@ -196,6 +200,18 @@ pub struct SearchQuery<'a> {
     /// Only events of these sessions (`esker serve --project-only`, issue #13).
     pub sessions: Option<&'a std::collections::HashSet<String>>,
     pub limit: usize,
+    /// Stops the search once raised (`None`: runs to its end).
+    pub cancel: Option<&'a cancel::Cancellation>,
+}
+
+impl SearchQuery<'_> {
+    /// [`SearchError::Cancelled`] once the query's cancellation is raised.
+    pub fn stop_if_cancelled(&self) -> Result<(), SearchError> {
+        match self.cancel {
+            Some(cancel) if cancel.is_cancelled() => Err(SearchError::Cancelled),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// One matching event.
@@ -373,11 +389,17 @@ impl SearchIndex {
         };
         let combined = self.build_query(&searcher, &statistics, query, relevance)?;
         let fetch = query.limit.saturating_add(TIE_BREAK_SLACK);
-        let (top_docs, total_matches) = searcher.search_with_statistics_provider(
-            &combined,
-            &(TopDocs::with_limit(fetch).order_by_score(), Count),
-            &statistics,
-        )?;
+        let collector = (TopDocs::with_limit(fetch).order_by_score(), Count);
+        let (top_docs, total_matches) = match query.cancel {
+            Some(cancel) => searcher
+                .search_with_statistics_provider(
+                    &combined,
+                    &cancel::Cancellable::new(collector, cancel),
+                    &statistics,
+                )
+                .map_err(|error| cancel.search_error(error))?,
+            None => searcher.search_with_statistics_provider(&combined, &collector, &statistics)?,
+        };
         let mut hits = top_docs
             .into_iter()
             .map(|(score, address)| self.hit_at(&searcher, score, address))
@@ -666,6 +688,7 @@ mod tests {
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         };
         let results = index.search(&query).expect("search");
         results.hits.into_iter().map(|hit| hit.event_id).collect()
@@ -800,6 +823,7 @@ mod tests {
                 source: None,
                 sessions,
                 limit: 10,
+                cancel: None,
             };
             let results = index.search(&query).expect("search");
             let mut ids: Vec<String> = results.hits.into_iter().map(|hit| hit.event_id).collect();
@@ -861,6 +885,7 @@ mod tests {
                 source: None,
                 sessions: None,
                 limit: 10,
+                cancel: None,
             };
             let results = index.search(&query).expect("search");
             let hits: Vec<(String, f32)> = results
@@ -916,6 +941,7 @@ mod tests {
                 source: None,
                 sessions: None,
                 limit: 10,
+                cancel: None,
             };
             assert!(index.search(&query).is_ok(), "{text:?}");
         }

@@ -125,6 +125,7 @@ pub fn hybrid_search(
             return Ok(truncated(lexical, query.limit));
         }
     };
+    query.stop_if_cancelled()?;
     let semantic: Vec<(SearchHit, f32)> = table
         .nearest(&query_vector, |row| in_scope(row, query), depth)
         .into_iter()
@@ -261,6 +262,7 @@ mod tests {
             source: None,
             sessions: Some(&in_project),
             limit: 5,
+            cancel: None,
         };
         assert!(in_scope(&row("session:a"), &query));
         assert!(!in_scope(&row("session:b"), &query));

@@ -691,6 +691,7 @@ fn search_hits(index: &esker::search::SearchIndex, token: &str) -> usize {
             source: None,
             sessions: None,
             limit: 10,
+            cancel: None,
         })
         .expect("search runs")
         .hits

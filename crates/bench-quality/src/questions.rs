@@ -245,6 +245,7 @@ fn ranked_sessions(
             source: None,
             sessions: None,
             limit: HITS_PER_QUESTION,
+            cancel: None,
         },
     )?;
     let mut sessions: Vec<String> = Vec::new();

@@ -110,6 +110,7 @@ pub fn recall_at(
             source: None,
             sessions: None,
             limit: k,
+            cancel: None,
         })?;
         report.queries += 1;
         if results
