@@ -2,6 +2,7 @@
 //! as `WarmSnapshot::search` runs it and is cut after [`CUT`], as a tool call cut at its
 //! deadline is; the rows say how long each cut search ran on after its cut, and what CPU the
 //! process spent until the pool was idle again, with the request's cancellation and without.
+//! First, the same searches uncut through both collectors: what the checks cost.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,6 +28,20 @@ pub async fn abandoned_searches(
     let index = Arc::new(SearchIndex::open_dir(&root.join("tantivy"))?);
     for text in &queries.multi {
         search(&index, text.clone(), None).await?;
+    }
+    for (label, cancels) in [("plain collector", false), ("cancellable collector", true)] {
+        let mut samples = Samples::default();
+        for round in 0..rounds {
+            let text = queries.multi[round % queries.multi.len()].clone();
+            let started = Instant::now();
+            search(&index, text, cancels.then(Cancellation::new)).await?;
+            samples.record(started.elapsed());
+        }
+        report.latency(
+            format!("uncut multi-term search, {label} (blocking pool)"),
+            samples,
+            None,
+        );
     }
     for (label, cancels) in [("runs to its end", false), ("cancelled", true)] {
         let (after_cut, cpu, idle) = cut_searches(&index, &queries.multi, rounds, cancels).await?;
