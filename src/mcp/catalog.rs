@@ -501,9 +501,7 @@ impl WarmSnapshot {
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
         let sessions = self.sessions_in_scope().await?;
-        let cancel = Cancellation::new();
-        let _stop_when_dropped = cancel.cancel_on_drop();
-        tokio::task::spawn_blocking(move || {
+        cancellable_search(move |cancel| {
             let leg = snapshot.semantic.as_deref();
             crate::semantic::hybrid_search(
                 &snapshot.index,
@@ -516,13 +514,11 @@ impl WarmSnapshot {
                     source: search.source.as_deref(),
                     sessions: sessions.as_deref(),
                     limit: search.limit,
-                    cancel: Some(&cancel),
+                    cancel: Some(cancel),
                 },
             )
         })
         .await
-        .map_err(|error| CatalogError::SearchTask(error.to_string()))?
-        .map_err(CatalogError::from)
     }
 }
 
@@ -538,9 +534,7 @@ impl WarmSnapshot {
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
         let sessions = self.sessions_in_scope().await?;
-        let cancel = Cancellation::new();
-        let _stop_when_dropped = cancel.cancel_on_drop();
-        tokio::task::spawn_blocking(move || {
+        cancellable_search(move |cancel| {
             let scope = SearchQuery {
                 text: "",
                 session_id: None,
@@ -549,14 +543,26 @@ impl WarmSnapshot {
                 source: None,
                 sessions: sessions.as_deref(),
                 limit,
-                cancel: Some(&cancel),
+                cancel: Some(cancel),
             };
             snapshot.index.search_expression(&expression, &scope)
         })
         .await
+    }
+}
+
+/// Runs `search` on the blocking pool with a [`Cancellation`] that dropping the returned
+/// future raises (a call cut at its deadline), so the search stops at its next check instead
+/// of running on beside later calls.
+async fn cancellable_search(
+    search: impl FnOnce(&Cancellation) -> Result<SearchResults, SearchError> + Send + 'static,
+) -> Result<SearchResults, CatalogError> {
+    let cancel = Cancellation::new();
+    let _stop_when_dropped = cancel.cancel_on_drop();
+    tokio::task::spawn_blocking(move || search(&cancel))
+        .await
         .map_err(|error| CatalogError::SearchTask(error.to_string()))?
         .map_err(CatalogError::from)
-    }
 }
 
 /// A string parameter.
