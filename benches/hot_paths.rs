@@ -17,12 +17,8 @@ use esker::redact::Redactor;
 use esker::store::Store;
 use serde_json::{Value, json};
 
-/// The allocator the shipped binary runs (`src/main.rs`), so that in-process figures measure
-/// what `esker serve` and `esker index` do (glibc's malloc and free took ~18% of the samples of
-/// `scale profile` at 1M documents; PERFORMANCE.md, "The benches run the shipped allocator").
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// The allocator the shipped binary runs, so that these figures are the server's.
+esker::shipped_allocator!();
 
 /// A generated corpus of a few thousand documents, indexed once.
 struct Fixture {

@@ -21,12 +21,8 @@ use esker::memory::journal::Journal;
 use esker::store::Store;
 use serde_json::{Value, json};
 
-/// The allocator the shipped binary runs (`src/main.rs`), so that in-process figures measure
-/// what `esker serve` and `esker index` do (glibc's malloc and free took ~18% of the samples of
-/// `scale profile` at 1M documents; PERFORMANCE.md, "The benches run the shipped allocator").
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// The allocator the shipped binary runs, so that these figures are the server's.
+esker::shipped_allocator!();
 
 const ENTRY_TYPES: [&str; 4] = ["note", "decision", "constraint", "finding"];
 const PROJECTS: usize = 20;

@@ -7,6 +7,24 @@
 //! 2.3 GB of anonymous memory of which 1.3 GB was free blocks in the arenas; one
 //! `malloc_trim(0)` returns them (measured: 2,291 → 978 MiB).
 
+/// The allocator the shipped binary declares, re-exported for [`shipped_allocator!`].
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+pub use tikv_jemallocator::Jemalloc;
+
+/// Declares the global allocator `esker` ships with (jemalloc on glibc Linux: it returns freed
+/// memory to the OS, see this module). The binary calls it, and so does every bench that runs
+/// esker in-process, so that their figures are the server's (under glibc's malloc, malloc and
+/// free took ~20% of `scale profile`'s samples at 1M documents; PERFORMANCE.md, "The benches
+/// run the shipped allocator"). The library itself leaves the allocator to its user.
+#[macro_export]
+macro_rules! shipped_allocator {
+    () => {
+        #[cfg(all(target_os = "linux", not(target_env = "musl")))]
+        #[global_allocator]
+        static ALLOCATOR: $crate::heap::Jemalloc = $crate::heap::Jemalloc;
+    };
+}
+
 /// The resident set figures of this process, in bytes (Linux; `None` elsewhere).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resident {

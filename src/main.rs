@@ -19,10 +19,8 @@ use esker::redact::Redactor;
 use esker::redact::check::check_files;
 use esker::store::{Store, StoreError};
 
-/// jemalloc returns freed memory to the OS (see `esker::heap`).
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// jemalloc returns freed memory to the OS (see `esker::heap`).
+esker::shipped_allocator!();
 
 /// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
 #[derive(Debug, Parser)]

@@ -45,12 +45,8 @@ use crate::indexing::{IndexRun, append_latencies, disk_bytes, index_with_child};
 use crate::stats::{Report, Targets};
 use crate::workloads::{Queries, SEARCH_1M, SEARCH_100K, SEARCH_500K};
 
-/// The allocator the shipped binary runs (`src/main.rs`), so that in-process figures measure
-/// what `esker serve` and `esker index` do (glibc's malloc and free took ~18% of the samples of
-/// `scale profile` at 1M documents; PERFORMANCE.md, "The benches run the shipped allocator").
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// The allocator the shipped binary runs, so that these figures are the server's.
+esker::shipped_allocator!();
 
 const MB: f64 = 1_000_000.0;
 const MIB: f64 = 1_048_576.0;
