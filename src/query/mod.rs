@@ -3,7 +3,9 @@
 //! for `esker query`.
 
 pub mod keyed_scan;
+pub mod listed_files;
 pub mod output;
+pub mod page_index_reader;
 pub mod serving;
 
 use std::path::Path;

@@ -364,3 +364,156 @@ async fn a_keyed_scan_of_a_bucketed_table_reads_the_keys_of_its_bucket_only() {
     // Only the files of the session's bucket had their keys read.
     assert_eq!(runtime.file_keys.cached_files(), of_bucket);
 }
+
+/// Partition filters are evaluated once per partition of the generation's file list: the
+/// scan reads every file of the partitions they keep and no other, and answers what the
+/// analytic context (DataFusion's own listing table) answers.
+#[tokio::test]
+async fn a_serving_scan_reads_the_files_of_the_partitions_its_filters_keep() {
+    let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
+    let analytic = esker::query::context_at(&snapshot.root).await.unwrap();
+    let partitions: Vec<(String, String)> = query_rows(
+        fixture_store(),
+        "SELECT DISTINCT source, month FROM events ORDER BY source, month",
+    )
+    .iter()
+    .map(|row| {
+        (
+            row["source"].as_str().unwrap().to_owned(),
+            row["month"].as_str().unwrap().to_owned(),
+        )
+    })
+    .collect();
+    assert!(partitions.len() >= 3, "{partitions:?}");
+    let chosen = [&partitions[0], &partitions[partitions.len() - 1]];
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(&snapshot, &runtime)
+        .await
+        .unwrap();
+    let named = chosen
+        .iter()
+        .map(|(source, month)| format!("'{source}/{month}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT event_id, source, month FROM events \
+         WHERE array_has([{named}], concat(source, '/', month)) ORDER BY event_id"
+    );
+    let plan = serving
+        .sql(&sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let mut read = files_in_plan(plan.as_ref());
+    read.sort();
+    let mut holding: Vec<String> = chosen
+        .iter()
+        .flat_map(|(source, month)| {
+            parquet_files(
+                &snapshot
+                    .root
+                    .join(format!("events/source={source}/month={month}")),
+            )
+        })
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    holding.sort();
+    let read_names: Vec<String> = read
+        .iter()
+        .map(|path| path.rsplit('/').next().unwrap().to_owned())
+        .collect();
+    assert!(!holding.is_empty());
+    assert_eq!(read_names, holding, "{sql}");
+    let answer = rows_of(&serving, &sql).await;
+    assert!(answer.len() > 4, "{answer:?}");
+    assert_eq!(answer, rows_of(&analytic, &sql).await, "{sql}");
+
+    let (source, month) = chosen[0];
+    for sql in [
+        format!("SELECT count(*) AS n FROM events WHERE source = '{source}' OR month = '{month}'"),
+        format!("SELECT count(*) AS n FROM events WHERE month <> '{month}' AND seq = 1"),
+        "SELECT count(*) AS n FROM events WHERE array_has(['nowhere/2000-01'], \
+         concat(source, '/', month))"
+            .to_owned(),
+    ] {
+        assert_eq!(
+            rows_of(&serving, &sql).await,
+            rows_of(&analytic, &sql).await,
+            "{sql}"
+        );
+    }
+    let nothing = serving
+        .sql("SELECT event_id FROM events WHERE source = 'nowhere'")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    assert!(files_in_plan(nothing.as_ref()).is_empty());
+    let batches = serving
+        .sql("SELECT event_id FROM events WHERE source = 'nowhere'")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        batches.iter().map(|batch| batch.num_rows()).sum::<usize>(),
+        0
+    );
+}
+
+/// A keyed scan's readers bring each file's page index with its footer, even when DataFusion
+/// asks for the footer alone: without the offset index a row selection fetches whole column
+/// chunks.
+#[tokio::test]
+async fn keyed_readers_bring_the_page_index_with_the_footer() {
+    use datafusion::datasource::physical_plan::ParquetFileReaderFactory;
+    use datafusion::datasource::physical_plan::parquet::DefaultParquetFileReaderFactory;
+    use datafusion::parquet::arrow::arrow_reader::ArrowReaderOptions;
+    use datafusion::parquet::file::metadata::PageIndexPolicy;
+    use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+    use object_store::{ObjectStore, ObjectStoreExt};
+
+    let root = Store::open(fixture_store())
+        .unwrap()
+        .current()
+        .unwrap()
+        .root;
+    let path = parquet_files(&root.join("events")).remove(0);
+    let store: Arc<dyn ObjectStore> = Arc::new(object_store::local::LocalFileSystem::new());
+    let location = object_store::path::Path::from_filesystem_path(&path).unwrap();
+    let file = datafusion::datasource::listing::PartitionedFile::from(
+        store.head(&location).await.unwrap(),
+    );
+    let footer_only = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Skip);
+    let metrics = ExecutionPlanMetricsSet::new();
+    let plain: Arc<dyn ParquetFileReaderFactory> =
+        Arc::new(DefaultParquetFileReaderFactory::new(Arc::clone(&store)));
+    let metadata = plain
+        .create_reader(0, file.clone(), None, &metrics)
+        .unwrap()
+        .get_metadata(Some(&footer_only))
+        .await
+        .unwrap();
+    assert!(
+        metadata.offset_index().is_none(),
+        "DataFusion's reader: footer only"
+    );
+    let with_index = esker::query::page_index_reader::WithPageIndex::new(plain);
+    let metadata = with_index
+        .create_reader(0, file, None, &metrics)
+        .unwrap()
+        .get_metadata(Some(&footer_only))
+        .await
+        .unwrap();
+    let offsets = metadata.offset_index().expect("the offset index");
+    assert_eq!(offsets.len(), metadata.num_row_groups());
+    assert!(
+        offsets[0]
+            .iter()
+            .all(|column| !column.page_locations.is_empty())
+    );
+}
