@@ -454,12 +454,10 @@ impl TableProvider for KeyedScan {
             let partition_filters = listed.partition_filters(filters);
             if keys.is_some() || !partition_filters.is_empty() {
                 let files = listed.files_matching(state, &partition_filters)?;
+                let source = listed.fresh_source();
                 let (files, source) = match &keys {
-                    Some(keys) => (
-                        self.files_of_keys(files, keys),
-                        Some(without_pruning(listed.source())),
-                    ),
-                    None => (files.cloned().collect(), None),
+                    Some(keys) => (self.files_of_keys(files, keys), without_pruning(&source)),
+                    None => (files.cloned().collect(), source),
                 };
                 let plan = listed.scan(state, files, args.projection(), args.limit(), source)?;
                 return Ok(ScanResult::new(plan));

@@ -19,10 +19,13 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Field, Schema};
 use datafusion::catalog::{ScanArgs, Session, TableProvider};
-use datafusion::common::{DFSchema, ScalarValue, Statistics};
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{Column, DFSchema, ScalarValue, Statistics};
 use datafusion::datasource::listing::helpers::{expr_applicable_for_cols, pruned_partition_list};
 use datafusion::datasource::listing::{ListingTable, PartitionedFile};
-use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::physical_plan::{
+    FileGroup, FileScanConfig, FileScanConfigBuilder, FileSource, ParquetSource,
+};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::Result as DataFusionResult;
 use datafusion::logical_expr::Expr;
@@ -60,6 +63,10 @@ impl ListedFiles {
             return Ok(None);
         };
         let options = listing.options();
+        if options.output_partitioning.is_some() {
+            // Declared partitioning ties file groups to partitions; leave it to the table.
+            return Ok(None);
+        }
         let store = state.runtime_env().object_store(table_path)?;
         let listed: Vec<PartitionedFile> = pruned_partition_list(
             state,
@@ -75,7 +82,8 @@ impl ListedFiles {
         if listed.is_empty() {
             return Ok(None);
         }
-        // A scan limited to one row collects the statistics of the first file only.
+        // A scan limited to one row stops collecting file statistics once a file holds a row
+        // (a few files, read side by side); the statistics cache keeps them across commits.
         let args = ScanArgs::default().with_limit(Some(1));
         let plan = table.scan_with_args(state, args).await?.into_inner();
         let Some(template) = file_scan_of(plan.as_ref()).cloned() else {
@@ -112,11 +120,11 @@ impl ListedFiles {
         filters
             .iter()
             .filter(|filter| expr_applicable_for_cols(&names, filter))
-            .cloned()
+            .map(unqualified)
             .collect()
     }
 
-    /// The files of the partitions `partition_filters` keep, in listing order.
+    /// The files of the partitions `partition_filters` keep.
     pub fn files_matching(
         &self,
         state: &dyn Session,
@@ -148,18 +156,18 @@ impl ListedFiles {
             .collect())
     }
 
-    /// A scan of `files` built from the template: `projection` and `limit` as asked, the
-    /// files split into the session's target partitions (one empty group when there is no
-    /// file), statistics unknown and no declared
+    /// A scan of `files` by `source` built from the template: `projection` and `limit` as
+    /// asked, the files split into the session's target partitions (one empty group when
+    /// there is no file), statistics unknown, no declared partitioning and no declared
     /// ordering (a group of several files is not sorted as a whole; DataFusion sorts what a
-    /// query orders). `source` replaces the template's Parquet source when given.
+    /// query orders).
     pub fn scan(
         &self,
         state: &dyn Session,
         files: Vec<PartitionedFile>,
         projection: Option<&[usize]>,
         limit: Option<usize>,
-        source: Option<Arc<dyn datafusion::datasource::physical_plan::FileSource>>,
+        source: Arc<dyn FileSource>,
     ) -> DataFusionResult<Arc<dyn ExecutionPlan>> {
         let table_schema = Arc::clone(self.template.file_source().table_schema().table_schema());
         // No file: one empty group, a Parquet scan of nothing (as a keyed scan has always
@@ -168,14 +176,12 @@ impl ListedFiles {
             true => vec![FileGroup::new(Vec::new())],
             false => FileGroup::new(files).split_files(state.config().target_partitions().max(1)),
         };
-        let mut builder = FileScanConfigBuilder::from(self.template.clone());
-        if let Some(source) = source {
-            builder = builder.with_source(source);
-        }
-        let config = builder
+        let config = FileScanConfigBuilder::from(self.template.clone())
+            .with_source(source)
             .with_file_groups(groups)
             .with_statistics(Statistics::new_unknown(&table_schema))
             .with_output_ordering(Vec::new())
+            .with_output_partitioning(None)
             .with_preserve_order(false)
             .with_limit(limit)
             .with_projection_indices(projection.map(<[usize]>::to_vec))?
@@ -183,10 +189,43 @@ impl ListedFiles {
         Ok(DataSourceExec::from_data_source(config))
     }
 
-    /// The template's Parquet source (what a scan narrowed by keys derives its own from).
-    pub fn source(&self) -> &Arc<dyn datafusion::datasource::physical_plan::FileSource> {
-        self.template.file_source()
+    /// A new source like the template's, as `ParquetFormat::create_physical_plan` builds it
+    /// (options, metadata size hint, the metadata-caching reader factory), with metrics of its
+    /// own: a source's metrics set is shared by every plan holding it, and DataFusion adds
+    /// each file a scan opens to it, so one source reused by every scan would grow without
+    /// bound and report every scan's figures in each `EXPLAIN ANALYZE`.
+    pub fn fresh_source(&self) -> Arc<dyn FileSource> {
+        let template = self.template.file_source();
+        let Some(parquet) = template.downcast_ref::<ParquetSource>() else {
+            return Arc::clone(template);
+        };
+        let options = parquet.table_parquet_options().clone();
+        let hint = options.global.metadata_size_hint;
+        let mut fresh =
+            ParquetSource::new(parquet.table_schema().clone()).with_table_parquet_options(options);
+        if let Some(hint) = hint {
+            fresh = fresh.with_metadata_size_hint(hint);
+        }
+        if let Some(factory) = parquet.parquet_file_reader_factory() {
+            fresh = fresh.with_parquet_file_reader_factory(Arc::clone(factory));
+        }
+        Arc::new(fresh)
     }
+}
+
+/// `filter` with its columns unqualified, as the partition schema names them (DataFusion
+/// hands scans unqualified filters; a filter taken from a plan names `events.source`).
+fn unqualified(filter: &Expr) -> Expr {
+    filter
+        .clone()
+        .transform(|expr| match expr {
+            Expr::Column(column) if column.relation.is_some() => Ok(Transformed::yes(
+                Expr::Column(Column::new_unqualified(column.name)),
+            )),
+            other => Ok(Transformed::no(other)),
+        })
+        .map(|transformed| transformed.data)
+        .unwrap_or_else(|_| filter.clone())
 }
 
 /// The file scan configuration of a plain file scan plan.

@@ -365,6 +365,32 @@ async fn a_keyed_scan_of_a_bucketed_table_reads_the_keys_of_its_bucket_only() {
     assert_eq!(runtime.file_keys.cached_files(), of_bucket);
 }
 
+/// The scan at the bottom of `plan` (its first leaf).
+fn leaf_scan(
+    plan: &Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+) -> Arc<dyn datafusion::physical_plan::ExecutionPlan> {
+    match plan.children().first() {
+        Some(child) => leaf_scan(child),
+        None => Arc::clone(plan),
+    }
+}
+
+/// The conjuncts of the filters of a logical plan.
+fn filters_of(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<datafusion::logical_expr::Expr> {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    let mut filters = Vec::new();
+    plan.apply(|node| {
+        if let datafusion::logical_expr::LogicalPlan::Filter(filter) = node {
+            filters.extend(datafusion::logical_expr::utils::split_conjunction_owned(
+                filter.predicate.clone(),
+            ));
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })
+    .unwrap();
+    filters
+}
+
 /// Partition filters are evaluated once per partition of the generation's file list: the
 /// scan reads every file of the partitions they keep and no other, and answers what the
 /// analytic context (DataFusion's own listing table) answers.
@@ -426,12 +452,56 @@ async fn a_serving_scan_reads_the_files_of_the_partitions_its_filters_keep() {
         .collect();
     assert!(!holding.is_empty());
     assert_eq!(read_names, holding, "{sql}");
+    // The generation's file list itself keeps the same files, with one evaluation.
+    let listing = analytic.table_provider("events").await.unwrap();
+    let state = analytic.state();
+    let listed = esker::query::listed_files::ListedFiles::list(&listing, &state)
+        .await
+        .unwrap()
+        .expect("a listing table with files");
+    let logical = analytic.sql(&sql).await.unwrap().logical_plan().clone();
+    let partition_filters = listed.partition_filters(&filters_of(&logical));
+    assert_eq!(partition_filters.len(), 1, "{partition_filters:?}");
+    let mut kept: Vec<String> = listed
+        .files_matching(&state, &partition_filters)
+        .unwrap()
+        .map(|file| file.object_meta.location.filename().unwrap().to_owned())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, holding);
+    assert_eq!(
+        listed.files_matching(&state, &[]).unwrap().count(),
+        parquet_files(&snapshot.root.join("events")).len(),
+        "no filter: every file"
+    );
     let answer = rows_of(&serving, &sql).await;
     assert!(answer.len() > 4, "{answer:?}");
     assert_eq!(answer, rows_of(&analytic, &sql).await, "{sql}");
 
     let (source, month) = chosen[0];
+    let session = query_rows(
+        fixture_store(),
+        &format!(
+            "SELECT session_id FROM events WHERE source = '{source}' AND month = '{month}' \
+             ORDER BY session_id LIMIT 1"
+        ),
+    )[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     for sql in [
+        format!(
+            "SELECT event_id, seq FROM events WHERE session_id = '{session}' \
+             AND source = '{source}' AND month = '{month}' ORDER BY session_id, seq"
+        ),
+        format!(
+            "SELECT count(*) AS n FROM (SELECT event_id FROM events \
+             WHERE source = '{source}' LIMIT 3)"
+        ),
+        format!(
+            "SELECT event_id FROM events WHERE session_id = '{session}' \
+             AND source <> '{source}'"
+        ),
         format!("SELECT count(*) AS n FROM events WHERE source = '{source}' OR month = '{month}'"),
         format!("SELECT count(*) AS n FROM events WHERE month <> '{month}' AND seq = 1"),
         "SELECT count(*) AS n FROM events WHERE array_has(['nowhere/2000-01'], \
@@ -516,4 +586,87 @@ async fn keyed_readers_bring_the_page_index_with_the_footer() {
             .iter()
             .all(|column| !column.page_locations.is_empty())
     );
+    // DataFusion reuses a cached footer for a page-index request only when it holds both
+    // indexes (else it reads them again at every open).
+    assert!(metadata.column_index().is_some());
+
+    // The serving context's keyed scans read through the wrapper.
+    let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(&snapshot, &runtime)
+        .await
+        .unwrap();
+    let plan = serving
+        .sql("SELECT text FROM events WHERE session_id = 'session:none'")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let scan = leaf_scan(&plan);
+    let source = scan
+        .downcast_ref::<datafusion::datasource::source::DataSourceExec>()
+        .and_then(|exec| {
+            exec.data_source()
+                .downcast_ref::<datafusion::datasource::physical_plan::FileScanConfig>()
+        })
+        .and_then(|config| {
+            config
+                .file_source()
+                .downcast_ref::<datafusion::datasource::physical_plan::ParquetSource>()
+        })
+        .expect("a Parquet scan");
+    let factory = format!("{:?}", source.parquet_file_reader_factory());
+    assert!(factory.contains("WithPageIndex"), "{factory}");
+}
+
+/// Each serving scan counts its own work: the plans of one statement, planned one after the
+/// other, share no metrics (a source shared by every scan would grow its metrics set by every
+/// file each scan opens, for the server's life).
+#[tokio::test]
+async fn each_serving_scan_has_metrics_of_its_own() {
+    let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(&snapshot, &runtime)
+        .await
+        .unwrap();
+    let session = query_rows(
+        fixture_store(),
+        "SELECT session_id FROM events ORDER BY session_id LIMIT 1",
+    )[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for sql in [
+        format!("SELECT event_id FROM events WHERE session_id = '{session}'"),
+        "SELECT event_id FROM events WHERE source = 'codex'".to_owned(),
+    ] {
+        let plan = || async {
+            serving
+                .sql(&sql)
+                .await
+                .unwrap()
+                .create_physical_plan()
+                .await
+                .unwrap()
+        };
+        let first = plan().await;
+        let rows: usize =
+            datafusion::physical_plan::collect(Arc::clone(&first), serving.task_ctx())
+                .await
+                .unwrap()
+                .iter()
+                .map(|batch| batch.num_rows())
+                .sum();
+        assert!(rows > 0, "{sql}");
+        let counted = |plan: &Arc<dyn datafusion::physical_plan::ExecutionPlan>| {
+            leaf_scan(plan)
+                .metrics()
+                .and_then(|metrics| metrics.output_rows())
+                .unwrap_or(0)
+        };
+        assert!(counted(&first) >= rows, "{sql}");
+        let second = plan().await;
+        assert_eq!(counted(&second), 0, "{sql}: a new scan starts at zero");
+    }
 }
