@@ -46,10 +46,18 @@ pub async fn open_many(
     session_ids: &[&str],
 ) -> Result<Vec<Option<ToolSuccess>>, ToolError> {
     let ids = text_list_parameter(session_ids);
+    // One session's rows are in one file of each table; a chain range's members are spread
+    // over a file per bucket, read across the cores.
+    let run = |query, parameters| async move {
+        match session_ids.len() {
+            0 | 1 => snapshot.run(query, parameters).await,
+            _ => snapshot.run_spread(query, parameters).await,
+        }
+    };
     let (session_rows, turn_rows, child_rows) = tokio::try_join!(
-        snapshot.run(SESSION, vec![ids.clone()]),
-        snapshot.run(TURNS, vec![ids.clone()]),
-        snapshot.run(CHILDREN, vec![ids]),
+        run(SESSION, vec![ids.clone()]),
+        run(TURNS, vec![ids.clone()]),
+        run(CHILDREN, vec![ids]),
     )?;
     let sessions = rows_by(&session_rows, "session_id").map_err(row_error(SESSION.name))?;
     let turns = rows_by(&turn_rows, "session_id").map_err(row_error(TURNS.name))?;
