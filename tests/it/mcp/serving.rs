@@ -191,6 +191,20 @@ fn strip_timing(mut envelope: Value) -> Value {
     envelope
 }
 
+/// The physical plan of `sql` in `context`.
+async fn physical_plan(
+    context: &datafusion::prelude::SessionContext,
+    sql: &str,
+) -> Arc<dyn datafusion::physical_plan::ExecutionPlan> {
+    context
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap()
+}
+
 /// The Parquet files a physical plan reads, by name.
 fn files_in_plan(plan: &dyn datafusion::physical_plan::ExecutionPlan) -> Vec<String> {
     let text = datafusion::physical_plan::displayable(plan)
@@ -259,13 +273,7 @@ async fn a_keyed_scan_opens_only_the_files_holding_the_sessions_it_names() {
                 "SELECT turn_id, ordinal FROM turns WHERE session_id = '{session}' ORDER BY ordinal"
             ),
         ] {
-            let plan = serving
-                .sql(&sql)
-                .await
-                .unwrap()
-                .create_physical_plan()
-                .await
-                .unwrap();
+            let plan = physical_plan(&serving, &sql).await;
             let table = if sql.contains("FROM turns") {
                 "turns"
             } else {
@@ -313,13 +321,11 @@ async fn a_keyed_scan_opens_only_the_files_holding_the_sessions_it_names() {
         }
     }
     assert!(runtime.file_keys.cached_files() >= 2);
-    let unkeyed = serving
-        .sql("SELECT count(*) FROM events WHERE source = 'codex' AND month = '2026-03' AND seq > 0")
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let unkeyed = physical_plan(
+        &serving,
+        "SELECT count(*) FROM events WHERE source = 'codex' AND month = '2026-03' AND seq > 0",
+    )
+    .await;
     assert_eq!(
         files_in_plan(unkeyed.as_ref()).len(),
         2,
@@ -425,13 +431,7 @@ async fn a_serving_scan_reads_the_files_of_the_partitions_its_filters_keep() {
         "SELECT event_id, source, month FROM events \
          WHERE array_has([{named}], concat(source, '/', month)) ORDER BY event_id"
     );
-    let plan = serving
-        .sql(&sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical_plan(&serving, &sql).await;
     let mut read = files_in_plan(plan.as_ref());
     read.sort();
     let mut holding: Vec<String> = chosen
@@ -514,13 +514,11 @@ async fn a_serving_scan_reads_the_files_of_the_partitions_its_filters_keep() {
             "{sql}"
         );
     }
-    let nothing = serving
-        .sql("SELECT event_id FROM events WHERE source = 'nowhere'")
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let nothing = physical_plan(
+        &serving,
+        "SELECT event_id FROM events WHERE source = 'nowhere'",
+    )
+    .await;
     assert!(files_in_plan(nothing.as_ref()).is_empty());
     let batches = serving
         .sql("SELECT event_id FROM events WHERE source = 'nowhere'")
@@ -596,13 +594,11 @@ async fn keyed_readers_bring_the_page_index_with_the_footer() {
     let serving = esker::query::serving_context_for(&snapshot, &runtime)
         .await
         .unwrap();
-    let plan = serving
-        .sql("SELECT text FROM events WHERE session_id = 'session:none'")
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical_plan(
+        &serving,
+        "SELECT text FROM events WHERE session_id = 'session:none'",
+    )
+    .await;
     let scan = leaf_scan(&plan);
     let source = scan
         .downcast_ref::<datafusion::datasource::source::DataSourceExec>()
@@ -641,15 +637,7 @@ async fn each_serving_scan_has_metrics_of_its_own() {
         format!("SELECT event_id FROM events WHERE session_id = '{session}'"),
         "SELECT event_id FROM events WHERE source = 'codex'".to_owned(),
     ] {
-        let plan = || async {
-            serving
-                .sql(&sql)
-                .await
-                .unwrap()
-                .create_physical_plan()
-                .await
-                .unwrap()
-        };
+        let plan = || async { physical_plan(&serving, &sql).await };
         let first = plan().await;
         let rows: usize =
             datafusion::physical_plan::collect(Arc::clone(&first), serving.task_ctx())
