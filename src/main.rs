@@ -421,9 +421,9 @@ fn redactor_with(rules: Option<&Path>) -> anyhow::Result<std::sync::Arc<Redactor
 }
 
 fn main() -> ExitCode {
-    init_logging();
     let cli = Cli::parse();
     set_color_choice(cli.color);
+    init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -458,7 +458,8 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
+        // Coloured like the rest of stderr: a terminal, unless `--color never` or NO_COLOR.
+        .with_ansi(esker::cli::style::stderr_colors())
         .with_writer(std::io::stderr)
         .init();
 }

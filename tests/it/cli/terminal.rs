@@ -83,6 +83,26 @@ fn commands_colour_a_terminal_and_nothing_else() {
     let never = output_on_terminal(search_command(&[], &["--color", "never"]));
     assert!(!never.contains("\u{1b}["), "colour despite --color never");
 
+    // Log lines on the terminal follow the same choice.
+    let logged = output_on_terminal(search_command(
+        &[("ESKER_LOG", "esker=debug"), ("NO_COLOR", "1")],
+        &[],
+    ));
+    assert!(logged.contains("named query"), "{logged}");
+    assert!(
+        !logged.contains("\u{1b}["),
+        "coloured log lines despite NO_COLOR: {logged:?}"
+    );
+    let logged = output_on_terminal(search_command(
+        &[("ESKER_LOG", "esker=debug")],
+        &["--color", "never"],
+    ));
+    assert!(logged.contains("named query"), "{logged}");
+    assert!(
+        !logged.contains("\u{1b}["),
+        "coloured log lines despite --color never: {logged:?}"
+    );
+
     let piped = search_command(&[], &[]).output().unwrap();
     assert_plain(&piped);
     let forced = search_command(&[], &["--color", "always"])
