@@ -40,7 +40,6 @@ pub struct ListedFiles {
     /// The listing table's own scan of one file, without projection or filters: the Parquet
     /// source, object store and options every scan of this table is built from.
     template: FileScanConfig,
-    partition_columns: Vec<String>,
     /// The partition columns as a schema (what partition filters are planned against).
     partition_schema: DFSchema,
     /// One row per distinct partition (no columns, one row, for an unpartitioned table).
@@ -99,11 +98,6 @@ impl ListedFiles {
         let (partitions, files) = by_partition(listed, &partition_fields)?;
         Ok(Some(ListedFiles {
             template,
-            partition_columns: options
-                .table_partition_cols
-                .iter()
-                .map(|(name, _)| name.clone())
-                .collect(),
             partition_schema,
             partitions,
             files,
@@ -113,10 +107,15 @@ impl ListedFiles {
     /// The filters DataFusion lets this table answer exactly: those over partition columns
     /// only (what `ListingTable::supports_filters_pushdown` calls exact).
     pub fn partition_filters(&self, filters: &[Expr]) -> Vec<Expr> {
-        if self.partition_columns.is_empty() {
+        let names: Vec<&str> = self
+            .partition_schema
+            .fields()
+            .iter()
+            .map(|field| field.name().as_str())
+            .collect();
+        if names.is_empty() {
             return Vec::new();
         }
-        let names: Vec<&str> = self.partition_columns.iter().map(String::as_str).collect();
         filters
             .iter()
             .filter(|filter| expr_applicable_for_cols(&names, filter))

@@ -191,6 +191,20 @@ fn strip_timing(mut envelope: Value) -> Value {
     envelope
 }
 
+/// A serving context over `snapshot` on a runtime of its own.
+async fn serving_context(
+    snapshot: &esker::store::Snapshot,
+) -> (
+    esker::query::serving::ServingRuntime,
+    datafusion::prelude::SessionContext,
+) {
+    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let serving = esker::query::serving_context_for(snapshot, &runtime)
+        .await
+        .unwrap();
+    (runtime, serving)
+}
+
 /// The physical plan of `sql` in `context`.
 async fn physical_plan(
     context: &datafusion::prelude::SessionContext,
@@ -255,10 +269,7 @@ async fn a_keyed_scan_opens_only_the_files_holding_the_sessions_it_names() {
     .collect();
     assert_eq!(sessions.len(), 2);
 
-    let runtime = esker::query::serving::serving_runtime().unwrap();
-    let serving = esker::query::serving_context_for(&snapshot, &runtime)
-        .await
-        .unwrap();
+    let (runtime, serving) = serving_context(&snapshot).await;
     let analytic = esker::query::context_at(&snapshot.root).await.unwrap();
     for session in &sessions {
         for sql in [
@@ -361,10 +372,7 @@ async fn a_keyed_scan_of_a_bucketed_table_reads_the_keys_of_its_bucket_only() {
         .count();
     assert!(of_bucket >= 1 && files.len() > of_bucket, "{files:?}");
 
-    let runtime = esker::query::serving::serving_runtime().unwrap();
-    let serving = esker::query::serving_context_for(&snapshot, &runtime)
-        .await
-        .unwrap();
+    let (runtime, serving) = serving_context(&snapshot).await;
     let sql = format!("SELECT session_id, title FROM sessions WHERE session_id = '{session}'");
     assert_eq!(rows_of(&serving, &sql).await.len(), 5, "one row in a table");
     // Only the files of the session's bucket had their keys read.
@@ -418,10 +426,7 @@ async fn a_serving_scan_reads_the_files_of_the_partitions_its_filters_keep() {
     .collect();
     assert!(partitions.len() >= 3, "{partitions:?}");
     let chosen = [&partitions[0], &partitions[partitions.len() - 1]];
-    let runtime = esker::query::serving::serving_runtime().unwrap();
-    let serving = esker::query::serving_context_for(&snapshot, &runtime)
-        .await
-        .unwrap();
+    let (_runtime, serving) = serving_context(&snapshot).await;
     let named = chosen
         .iter()
         .map(|(source, month)| format!("'{source}/{month}'"))
@@ -590,22 +595,14 @@ async fn keyed_readers_bring_the_page_index_with_the_footer() {
 
     // The serving context's keyed scans read through the wrapper.
     let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
-    let runtime = esker::query::serving::serving_runtime().unwrap();
-    let serving = esker::query::serving_context_for(&snapshot, &runtime)
-        .await
-        .unwrap();
+    let (_runtime, serving) = serving_context(&snapshot).await;
     let plan = physical_plan(
         &serving,
         "SELECT text FROM events WHERE session_id = 'session:none'",
     )
     .await;
     let scan = leaf_scan(&plan);
-    let source = scan
-        .downcast_ref::<datafusion::datasource::source::DataSourceExec>()
-        .and_then(|exec| {
-            exec.data_source()
-                .downcast_ref::<datafusion::datasource::physical_plan::FileScanConfig>()
-        })
+    let source = esker::query::listed_files::file_scan_of(scan.as_ref())
         .and_then(|config| {
             config
                 .file_source()
@@ -622,10 +619,7 @@ async fn keyed_readers_bring_the_page_index_with_the_footer() {
 #[tokio::test]
 async fn each_serving_scan_has_metrics_of_its_own() {
     let snapshot = Store::open(fixture_store()).unwrap().current().unwrap();
-    let runtime = esker::query::serving::serving_runtime().unwrap();
-    let serving = esker::query::serving_context_for(&snapshot, &runtime)
-        .await
-        .unwrap();
+    let (_runtime, serving) = serving_context(&snapshot).await;
     let session = query_rows(
         fixture_store(),
         "SELECT session_id FROM events ORDER BY session_id LIMIT 1",
