@@ -84,6 +84,7 @@ pub fn write(
         page_statistics: &SORT_COLUMNS,
         no_dictionary: &["id"],
         small_pages: &[],
+        uncompressed: &[],
         row_group_rows: pio::ROW_GROUP_ROWS,
     };
     pio::write_sorted(&new_file, schema, &batches, &layout)
