@@ -66,8 +66,8 @@ pub struct FileLayout<'a> {
     pub small_pages: &'a [&'a str],
     /// Columns zstd barely shrinks (dictionary-coded names, counts, flags), written
     /// uncompressed: parquet-rs builds a zstd compressor and decompressor for every compressed
-    /// column chunk it reads (~12% of a search's CPU at 1M documents), and a lookup reading
-    /// these columns then builds none for them.
+    /// column chunk it reads (~11% of a search's CPU at 1M documents on this VM), and a lookup
+    /// reading these columns then builds none for them.
     pub uncompressed: &'a [&'a str],
     /// Rows per row group: [`ROW_GROUP_ROWS`], or [`LOOKUP_ROW_GROUP_ROWS`] for tables read
     /// a few rows at a time (a row group the lookup does not select is never read; inside a
