@@ -15,11 +15,14 @@
 //! Latency rows only, on a kept store (no generation, no indexing):
 //! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
 //! Searches cut at a deadline, with and without cancellation: `... -- abandon --work DIR`
+//! First answers after a commit (appends to the kept store's corpus and store):
+//! `cargo bench --bench scale -- after-commit --work DIR [--rounds 30]`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
 //! At 10M documents: `--reuse-corpus` indexes the parts a `generate --out WORK/corpus` left
 //! (19 GB are generated once), `--skip-stages` skips the 10% and 50% stores.
 
 mod abandon;
+mod after_commit;
 mod handles;
 mod indexing;
 mod peer;
@@ -59,6 +62,7 @@ struct Options {
     space_only: bool,
     latency_only: bool,
     abandon_only: bool,
+    after_commit_only: bool,
     search_only: bool,
     recall_only: bool,
     peer_only: bool,
@@ -79,6 +83,7 @@ fn parse_options() -> anyhow::Result<Options> {
         space_only: false,
         latency_only: false,
         abandon_only: false,
+        after_commit_only: false,
         search_only: false,
         recall_only: false,
         peer_only: false,
@@ -104,6 +109,7 @@ fn parse_options() -> anyhow::Result<Options> {
             "space" => options.space_only = true,
             "latency" => options.latency_only = true,
             "abandon" => options.abandon_only = true,
+            "after-commit" => options.after_commit_only = true,
             "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
             "peer" => options.peer_only = true,
@@ -166,6 +172,8 @@ fn main() -> anyhow::Result<()> {
         runtime.block_on(latency_run(&work, &options))?
     } else if options.abandon_only {
         runtime.block_on(abandon_run(&work, &options))?
+    } else if options.after_commit_only {
+        runtime.block_on(after_commit_run(&work, &options))?
     } else if options.recall_only {
         runtime.block_on(recall_run(&work, &options))?
     } else if options.peer_only {
@@ -236,6 +244,32 @@ async fn run(work: &Path, options: &Options) -> anyhow::Result<Report> {
     serve_figures(&full, &handles, &queries, &mut report).await?;
     recall_figures(work, &full, options, &mut report).await?;
     append_figures(&full, &parts, &mut report).await?;
+    let log = appendable_log(&parts)?;
+    after_commit::first_answers_after_commit(&full, &log, &server, &handles, 30, &mut report)
+        .await?;
+    Ok(report)
+}
+
+/// The first answers after a commit on the store and corpus a previous run left in `WORK`.
+async fn after_commit_run(work: &Path, options: &Options) -> anyhow::Result<Report> {
+    let full = work.join("data-full");
+    let parts = generated_parts(&work.join("corpus"))?;
+    let catalog = Catalog::open(&full)?;
+    catalog.snapshot().await?.ready_directory().await?;
+    let server = EskerServer::new(catalog);
+    let root = Store::open(&full)?.current()?.root;
+    let handles = handles::pick(&root).await?;
+    let mut report = Report::default();
+    let log = appendable_log(&parts)?;
+    after_commit::first_answers_after_commit(
+        &full,
+        &log,
+        &server,
+        &handles,
+        options.rounds,
+        &mut report,
+    )
+    .await?;
     Ok(report)
 }
 
@@ -525,14 +559,8 @@ async fn append_figures(
     parts: &[PathBuf],
     report: &mut Report,
 ) -> anyhow::Result<()> {
-    let last = parts.last().ok_or_else(|| anyhow::anyhow!("no parts"))?;
-    let log = walkdir::WalkDir::new(last.join("codex"))
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|entry| entry.file_type().is_file())
-        .ok_or_else(|| anyhow::anyhow!("no codex log to append to"))?;
-    let (first, samples) = append_latencies(data_dir, log.path(), 30).await?;
+    let log = appendable_log(parts)?;
+    let (first, samples) = append_latencies(data_dir, &log, 30).await?;
     let p50 = samples.percentile(0.5);
     report.figure(
         "append 1 event + commit, first after opening the store",
@@ -553,6 +581,18 @@ async fn append_figures(
         Some(p50 <= 1000.0),
     );
     Ok(())
+}
+
+/// The first Codex rollout of the corpus's last part: the log the append rows grow.
+fn appendable_log(parts: &[PathBuf]) -> anyhow::Result<PathBuf> {
+    let last = parts.last().ok_or_else(|| anyhow::anyhow!("no parts"))?;
+    walkdir::WalkDir::new(last.join("codex"))
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|entry| entry.file_type().is_file())
+        .map(|entry| entry.into_path())
+        .ok_or_else(|| anyhow::anyhow!("no codex log to append to"))
 }
 
 fn machine_line(options: &Options) -> String {

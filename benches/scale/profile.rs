@@ -4,7 +4,9 @@
 //! pushdown, page index, shared caches), each warm and reused as the server holds it; then
 //! search_sessions' hit statement (`queries/search_hit_events.sql`) for the hits of real
 //! queries, in the serving context and in variants of it (IN-list pruning off, page index
-//! off, two partitions), and for 10 and 50 hits spread over many partitions.
+//! off, two partitions), and for 10 and 50 hits spread over many partitions; then the three
+//! statements of open with a range over a 10-session chain (`open_session.sql`,
+//! `open_session_turns.sql`, `open_session_children.sql`), timed and explained.
 
 use std::path::Path;
 use std::time::Instant;
@@ -128,7 +130,95 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
         let explained = profile_hits(&serving, &targets, count, rounds, label, &mut report).await?;
         eprintln!("{explained}");
     }
+    profile_chain_range(&analytic, &serving, rounds, &mut report).await?;
     Ok(report)
+}
+
+/// The statements open({id, sessions: "1-10"}) runs for the members of a 10-session chain
+/// once it knows them (`open_chain_id.sql` and `open_chain_members.sql` read the in-memory
+/// `session_index` first), each timed over `rounds` runs in the serving context (with
+/// `session_index` as its Parquet view, as before the directory loads) and explained.
+async fn profile_chain_range(
+    analytic: &SessionContext,
+    serving: &SessionContext,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let (_, batches) = run_read_only(
+        analytic,
+        "SELECT session_id FROM sessions WHERE chain_id = (SELECT chain_id FROM sessions \
+         WHERE chain_id IS NOT NULL GROUP BY chain_id HAVING count(*) = 10 ORDER BY chain_id \
+         LIMIT 1) ORDER BY chain_number",
+    )
+    .await?;
+    let members: Vec<ScalarValue> = batches
+        .iter()
+        .flat_map(|batch| {
+            let column = datafusion::arrow::compute::cast(
+                batch.column(0),
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            )
+            .expect("castable");
+            let strings = datafusion::arrow::array::AsArray::as_string::<i32>(&column).clone();
+            (0..datafusion::arrow::array::Array::len(&strings))
+                .map(move |row| ScalarValue::Utf8(Some(strings.value(row).to_owned())))
+        })
+        .collect();
+    if members.len() != 10 {
+        eprintln!("no 10-session chain in the store: chain range not profiled");
+        return Ok(());
+    }
+    esker::mcp::directory::register_index_tables(serving).await?;
+    let list = ScalarValue::List(ScalarValue::new_list_nullable(
+        &members,
+        &datafusion::arrow::datatypes::DataType::Utf8,
+    ));
+    for (name, sql) in [
+        ("open_session.sql", OPEN_SESSION),
+        ("open_session_turns.sql", OPEN_SESSION_TURNS),
+        ("open_session_children.sql", OPEN_SESSION_CHILDREN),
+    ] {
+        let mut samples = Samples::default();
+        for _ in 0..rounds {
+            let started = Instant::now();
+            context_rows(serving, sql, vec![list.clone()]).await?;
+            samples.record(started.elapsed());
+        }
+        report.latency(
+            format!("profile {name}, 10-session chain range"),
+            samples,
+            None,
+        );
+        let frame = serving
+            .sql_with_options(&format!("EXPLAIN ANALYZE {sql}"), read_only_options())
+            .await?
+            .with_param_values(vec![list.clone()])?;
+        let batches = frame.collect().await?;
+        eprintln!(
+            "{name}, 10-session chain range:\n{}",
+            datafusion::arrow::util::pretty::pretty_format_batches(&batches)?
+        );
+    }
+    Ok(())
+}
+
+const OPEN_SESSION: &str = include_str!("../../queries/open_session.sql");
+const OPEN_SESSION_TURNS: &str = include_str!("../../queries/open_session_turns.sql");
+const OPEN_SESSION_CHILDREN: &str = include_str!("../../queries/open_session_children.sql");
+
+/// Plans, binds and runs `sql`; returns its row count.
+async fn context_rows(
+    context: &SessionContext,
+    sql: &str,
+    parameters: Vec<ScalarValue>,
+) -> anyhow::Result<usize> {
+    let batches = context
+        .sql_with_options(sql, read_only_options())
+        .await?
+        .with_param_values(parameters)?
+        .collect()
+        .await?;
+    Ok(batches.iter().map(|batch| batch.num_rows()).sum())
 }
 
 /// `EXPLAIN ANALYZE` of the located open(event) for `target` (what PERFORMANCE.md shows).

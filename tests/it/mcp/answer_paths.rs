@@ -1,9 +1,9 @@
-//! The fast answer path (stored events in the index + the in-memory `session_index` and
-//! `turn_index` tables) against the SQL-only reference (those tables as views over the Parquet
-//! tables, running the same SQL): every id of the fixture store (and a sample of the real
-//! corpus) opens to the same envelope, searches, scoped or not, return the same hits,
-//! list_sessions pages (every mode and sort, window edges, slugs, following cursors) are the
-//! same, and keyed lookups over the index tables return the same rows.
+//! The fast answer path (the in-memory `session_index` and `turn_index` tables and the
+//! directory's keyed lookups over them) against the SQL-only reference (those tables as views
+//! over the Parquet tables, running the same SQL): every id of the fixture store (and a
+//! sample of the real corpus) opens to the same envelope, searches, scoped or not, return
+//! the same hits, list_sessions pages (every mode and sort, window edges, slugs, following
+//! cursors) are the same, and keyed lookups over the index tables return the same rows.
 
 use std::collections::VecDeque;
 use std::path::Path;
