@@ -3,7 +3,6 @@
 //! (search_sessions for the appended word, open(event) of a stored event, a list_sessions
 //! page) is timed, then the same call again.
 
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -13,6 +12,7 @@ use esker::store::Store;
 use serde_json::{Value, json};
 
 use crate::handles::Handles;
+use crate::indexing::append_codex_message;
 use crate::stats::{Report, Samples};
 use crate::workloads::call;
 
@@ -46,7 +46,7 @@ pub async fn first_answers_after_commit(
     let mut figures = AfterCommit::default();
     for round in 0..rounds {
         let word = probe_word(round);
-        append_message(log, round, &word)?;
+        append_codex_message(log, 13, round, &format!("after commit note {word}"))?;
         let summary = index_paths(&store, &options).await?;
         anyhow::ensure!(
             summary.files_ingested == 1,
@@ -88,18 +88,6 @@ fn probe_word(round: usize) -> String {
         }
     }
     format!("afterprobe{suffix}")
-}
-
-fn append_message(log: &Path, round: usize, word: &str) -> anyhow::Result<()> {
-    let line = format!(
-        "{{\"timestamp\":\"2026-05-30T13:00:{:02}.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"after commit note {word}\"}}]}}}}\n",
-        round % 60
-    );
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(log)?
-        .write_all(line.as_bytes())?;
-    Ok(())
 }
 
 fn arguments_for(tool: &str, word: &str, handles: &Handles, round: usize) -> Value {

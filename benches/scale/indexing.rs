@@ -80,6 +80,20 @@ pub fn disk_bytes(path: &Path) -> u64 {
         .sum()
 }
 
+/// Appends to the Codex rollout `log` one assistant message saying `text`, stamped
+/// 2026-05-30 at `hour`:00 and `round` % 60 seconds.
+pub fn append_codex_message(log: &Path, hour: u32, round: usize, text: &str) -> anyhow::Result<()> {
+    let line = format!(
+        "{{\"timestamp\":\"2026-05-30T{hour:02}:00:{:02}.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"{text}\"}}]}}}}\n",
+        round % 60
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(log)?
+        .write_all(line.as_bytes())?;
+    Ok(())
+}
+
 /// Appends one Codex agent message to `log` and commits it, `rounds` + 1 times; returns the
 /// latency of the first append + index pass + commit after opening the store (it loads the
 /// store's state) and of each of the `rounds` after it.
@@ -96,15 +110,8 @@ pub async fn append_latencies(
     let mut first = None;
     let mut samples = Samples::default();
     for round in 0..=rounds {
-        let line = format!(
-            "{{\"timestamp\":\"2026-05-30T12:00:{:02}.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"appended benchmark note {round}\"}}]}}}}\n",
-            round % 60
-        );
         let started = Instant::now();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(log)?
-            .write_all(line.as_bytes())?;
+        append_codex_message(log, 12, round, &format!("appended benchmark note {round}"))?;
         let summary = index_paths(&store, &options).await?;
         match first {
             None => first = Some(started.elapsed().as_secs_f64() * 1000.0),

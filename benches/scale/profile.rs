@@ -53,7 +53,9 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
     for (name, context) in [("analytic", &analytic), ("serving", &serving)] {
         profile_context(name, context, &targets, rounds, &mut report).await?;
     }
-    eprintln!("{}", explain_analyze(&serving, &targets[0]).await?);
+    // The located open(event) for the first target (what PERFORMANCE.md shows).
+    let explained = explain_analyze(&serving, LOCATED, parameters_of(&targets[0])?).await?;
+    eprintln!("{explained}");
     let index = esker::search::SearchIndex::open(&snapshot)?;
     let mut configured = Vec::new();
     for (label, settings) in [
@@ -144,26 +146,17 @@ async fn profile_chain_range(
     rounds: usize,
     report: &mut Report,
 ) -> anyhow::Result<()> {
-    let (_, batches) = run_read_only(
+    let members: Vec<ScalarValue> = crate::handles::strings(
         analytic,
         "SELECT session_id FROM sessions WHERE chain_id = (SELECT chain_id FROM sessions \
          WHERE chain_id IS NOT NULL GROUP BY chain_id HAVING count(*) = 10 ORDER BY chain_id \
          LIMIT 1) ORDER BY chain_number",
     )
-    .await?;
-    let members: Vec<ScalarValue> = batches
-        .iter()
-        .flat_map(|batch| {
-            let column = datafusion::arrow::compute::cast(
-                batch.column(0),
-                &datafusion::arrow::datatypes::DataType::Utf8,
-            )
-            .expect("castable");
-            let strings = datafusion::arrow::array::AsArray::as_string::<i32>(&column).clone();
-            (0..datafusion::arrow::array::Array::len(&strings))
-                .map(move |row| ScalarValue::Utf8(Some(strings.value(row).to_owned())))
-        })
-        .collect();
+    .await?
+    .into_iter()
+    .filter_map(|row| row.into_iter().next())
+    .map(|session_id| ScalarValue::Utf8(Some(session_id)))
+    .collect();
     if members.len() != 10 {
         eprintln!("no 10-session chain in the store: chain range not profiled");
         return Ok(());
@@ -189,15 +182,8 @@ async fn profile_chain_range(
             samples,
             None,
         );
-        let frame = serving
-            .sql_with_options(&format!("EXPLAIN ANALYZE {sql}"), read_only_options())
-            .await?
-            .with_param_values(vec![list.clone()])?;
-        let batches = frame.collect().await?;
-        eprintln!(
-            "{name}, 10-session chain range:\n{}",
-            datafusion::arrow::util::pretty::pretty_format_batches(&batches)?
-        );
+        let explained = explain_analyze(serving, sql, vec![list.clone()]).await?;
+        eprintln!("{name}, 10-session chain range:\n{explained}");
     }
     Ok(())
 }
@@ -221,12 +207,16 @@ async fn context_rows(
     Ok(batches.iter().map(|batch| batch.num_rows()).sum())
 }
 
-/// `EXPLAIN ANALYZE` of the located open(event) for `target` (what PERFORMANCE.md shows).
-async fn explain_analyze(context: &SessionContext, target: &[String; 5]) -> anyhow::Result<String> {
+/// `EXPLAIN ANALYZE` of `sql` bound to `parameters`, as a printed table.
+async fn explain_analyze(
+    context: &SessionContext,
+    sql: &str,
+    parameters: Vec<ScalarValue>,
+) -> anyhow::Result<String> {
     let frame = context
-        .sql_with_options(&format!("EXPLAIN ANALYZE {LOCATED}"), read_only_options())
+        .sql_with_options(&format!("EXPLAIN ANALYZE {sql}"), read_only_options())
         .await?
-        .with_param_values(parameters_of(target)?)?;
+        .with_param_values(parameters)?;
     let batches = frame.collect().await?;
     Ok(datafusion::arrow::util::pretty::pretty_format_batches(&batches)?.to_string())
 }
@@ -345,10 +335,5 @@ pub async fn profile_hits(
     report.latency(label("parse + logical plan + optimize"), planning, None);
     report.latency(label("physical plan"), physical, None);
     report.latency(label("execute"), execution, None);
-    let frame = context
-        .sql_with_options(&format!("EXPLAIN ANALYZE {sql}"), read_only_options())
-        .await?
-        .with_param_values(parameters)?;
-    let batches = frame.collect().await?;
-    Ok(datafusion::arrow::util::pretty::pretty_format_batches(&batches)?.to_string())
+    explain_analyze(context, sql, parameters).await
 }
