@@ -5,7 +5,7 @@
 //! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
 //! for index searches.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -23,8 +23,8 @@ use tokio::sync::Mutex;
 use crate::heap::Resident;
 use crate::indexer::status::IngestMonitor;
 use crate::mcp::directory::{
-    Directory, DirectoryError, IndexTables, SESSION_INDEX_ROWS, TURN_INDEX_ROWS,
-    register_index_tables,
+    Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
+    SESSION_INDEX_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS, register_index_tables,
 };
 use crate::mcp::envelope::ToolError;
 use crate::mcp::keyed_table::RowCollector;
@@ -36,6 +36,7 @@ use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
 use crate::search::cancel::Cancellation;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::store::commit::{TURN_BUCKETS, changed_buckets};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -59,6 +60,8 @@ pub enum CatalogError {
     Search(#[from] SearchError),
     #[error("search task failed: {0}")]
     SearchTask(String),
+    #[error("directory task failed: {0}")]
+    DirectoryTask(String),
     #[error(transparent)]
     Directory(#[from] DirectoryError),
 }
@@ -121,15 +124,26 @@ pub struct WarmSnapshot {
     /// Loaded in the background after the generation opens ([`Catalog::snapshot`]); until it
     /// is ready, requests are answered by SQL, so a cold start or a fresh commit never waits.
     directory: tokio::sync::OnceCell<Directory>,
-    /// Keeps the generation's files on disk while any request still reads them (held, never
-    /// read).
-    _pin: PinnedSnapshot,
+    /// Set when the directory was carried over from the replaced generation's.
+    refresh: std::sync::OnceLock<DirectoryRefresh>,
+    /// Keeps the generation's files on disk while any request still reads them.
+    pin: PinnedSnapshot,
     /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
     semantic: Option<Arc<crate::semantic::Leg>>,
     /// The catalog's project scope; every search of this snapshot is limited to its sessions.
     scope: Option<Arc<ProjectScope>>,
     /// The ids of this generation's sessions inside `scope`, read on first use.
     sessions_in_scope: tokio::sync::OnceCell<Arc<HashSet<String>>>,
+}
+
+/// How a generation's directory was carried over from the generation it replaced: the
+/// buckets its commit rewrote, and the rows read again for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryRefresh {
+    pub from_generation: u64,
+    pub buckets: BTreeSet<u64>,
+    pub sessions_read: usize,
+    pub turns_read: usize,
 }
 
 /// An index search, owned so it can run on the blocking pool.
@@ -218,7 +232,16 @@ impl Catalog {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "opened store generation"
         );
-        if snapshot.in_memory {
+        // The replaced generation's loaded directory is carried over, reading only the
+        // buckets the commit rewrote: requests wait for that (tens of milliseconds at a
+        // million documents), since it is faster than answering them over Parquet.
+        let replaced = warm.take();
+        let carried = match &replaced {
+            Some(previous) if snapshot.in_memory => snapshot.carry_directory(previous).await,
+            _ => false,
+        };
+        drop(replaced);
+        if snapshot.in_memory && !carried {
             let loading = Arc::clone(&snapshot);
             tokio::spawn(async move {
                 let started = std::time::Instant::now();
@@ -271,7 +294,8 @@ impl WarmSnapshot {
             in_memory: path == AnswerPath::Fastest,
             fast_path,
             directory: tokio::sync::OnceCell::new(),
-            _pin: pin,
+            refresh: std::sync::OnceLock::new(),
+            pin,
             semantic: None,
             scope: None,
             sessions_in_scope: tokio::sync::OnceCell::new(),
@@ -286,21 +310,112 @@ impl WarmSnapshot {
             .await
     }
 
-    /// Reads the index tables' rows (through their views) and serves the tables from memory.
-    /// One table after the other, each streamed into its collector batch by batch and sorted
-    /// there (at 10M documents, the two loads side by side, each collecting DataFusion's sorted
-    /// batches and then concatenating and compacting them, peaked at 2.4 GB).
+    /// Reads the index tables' rows and serves the tables from memory.
     async fn load_directory(&self) -> Result<Directory, CatalogError> {
-        let mut sessions = self.index_tables.session_rows();
-        self.stream_into(SESSION_INDEX_ROWS, &mut sessions).await?;
-        let sessions = Directory::session_table(sessions)?;
-        let mut turns = self.index_tables.turn_rows();
-        self.stream_into(TURN_INDEX_ROWS, &mut turns).await?;
-        let turns = Directory::turn_table(turns)?;
-        let directory = Directory::from_tables(sessions, turns)?;
+        let directory = self.read_directory().await?;
         if self.in_memory {
             self.index_tables.install(&directory);
         }
+        Ok(directory)
+    }
+
+    /// Takes over `previous`'s loaded directory, refreshed with the buckets that differ
+    /// ([`Self::refreshed_directory`]), and serves it; `false` when there is nothing to carry
+    /// or the refresh failed (the directory is then read whole in the background).
+    async fn carry_directory(&self, previous: &Arc<WarmSnapshot>) -> bool {
+        let refreshed = match self.refreshed_directory(previous).await {
+            Ok(Some(directory)) => directory,
+            Ok(None) => return false,
+            Err(error) => {
+                tracing::warn!(%error, "directory not carried over; reading it whole");
+                return false;
+            }
+        };
+        if self.directory.set(refreshed).is_err() {
+            return true;
+        }
+        if let Some(directory) = self.directory.get() {
+            self.index_tables.install(directory);
+        }
+        true
+    }
+
+    /// `previous`'s loaded directory with the rows of the buckets of `sessions` and `turns`
+    /// that differ between the two generations read again; `None` when there is nothing to
+    /// carry (no loaded directory, a file outside the bucket layout, or most buckets changed).
+    /// The sessions' merge runs beside the read of the turns, each merge on the blocking pool.
+    async fn refreshed_directory(
+        &self,
+        previous: &Arc<WarmSnapshot>,
+    ) -> Result<Option<Directory>, CatalogError> {
+        if previous.directory.get().is_none() {
+            return Ok(None);
+        }
+        let started = std::time::Instant::now();
+        let Some(buckets) = changed_buckets(&previous.pin.root, &self.pin.root)? else {
+            return Ok(None);
+        };
+        if buckets.len() as u64 > TURN_BUCKETS / 2 {
+            return Ok(None);
+        }
+        let listed = ScalarValue::List(ScalarValue::new_list_nullable(
+            &buckets
+                .iter()
+                .map(|bucket| ScalarValue::Int64(Some(*bucket as i64)))
+                .collect::<Vec<_>>(),
+            &datafusion::arrow::datatypes::DataType::Int64,
+        ));
+        let mut sessions = self.index_tables.session_rows();
+        self.stream_into(
+            SESSION_INDEX_BUCKET_ROWS,
+            vec![listed.clone()],
+            &mut sessions,
+        )
+        .await?;
+        let sessions_read = sessions.row_count();
+        let merging_sessions =
+            merge_in_background(previous, &buckets, sessions, Directory::refreshed_sessions);
+        let mut turns = self.index_tables.turn_rows();
+        self.stream_into(TURN_INDEX_BUCKET_ROWS, vec![listed], &mut turns)
+            .await?;
+        let turns_read = turns.row_count();
+        let read_us = started.elapsed().as_micros() as u64;
+        let turns =
+            merge_in_background(previous, &buckets, turns, Directory::refreshed_turns).await?;
+        let directory = Directory::from_refreshed(merging_sessions.await?, turns)?;
+        tracing::info!(
+            generation = self.generation,
+            from_generation = previous.generation,
+            buckets = buckets.len(),
+            sessions_read,
+            turns_read,
+            read_us,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "directory refreshed"
+        );
+        let _ = self.refresh.set(DirectoryRefresh {
+            from_generation: previous.generation,
+            buckets,
+            sessions_read,
+            turns_read,
+        });
+        Ok(Some(directory))
+    }
+
+    /// Reads the index tables' rows (through their views) into memory. One table after the
+    /// other, each streamed into its collector batch by batch and sorted there (at 10M
+    /// documents, the two loads side by side, each collecting DataFusion's sorted batches and
+    /// then concatenating and compacting them, peaked at 2.4 GB).
+    async fn read_directory(&self) -> Result<Directory, CatalogError> {
+        let mut sessions = self.index_tables.session_rows();
+        self.stream_into(SESSION_INDEX_ROWS, Vec::new(), &mut sessions)
+            .await?;
+        let sessions = Directory::session_table(sessions)?;
+        let mut turns = self.index_tables.turn_rows();
+        self.stream_into(TURN_INDEX_ROWS, Vec::new(), &mut turns)
+            .await?;
+        let turns = Directory::turn_table(turns)?;
+        let directory = Directory::from_tables(sessions, turns)?;
         // The load's sort, concatenation and compaction copies are freed now; the allocator
         // keeps them (glibc: 1.3 of 2.3 GB at 10M documents; jemalloc until its decay) unless
         // asked to return them.
@@ -341,6 +456,12 @@ impl WarmSnapshot {
             })
             .await?;
         Ok(Some(Arc::clone(sessions)))
+    }
+
+    /// How the directory was carried over from the replaced generation's; `None` when it was
+    /// read whole (or is not loaded yet).
+    pub fn directory_refresh(&self) -> Option<&DirectoryRefresh> {
+        self.refresh.get()
     }
 
     /// The in-memory directory once loaded, on the fast path.
@@ -433,6 +554,7 @@ impl WarmSnapshot {
     async fn stream_into(
         &self,
         query: NamedQuery,
+        parameters: Vec<ScalarValue>,
         rows: &mut RowCollector,
     ) -> Result<(), CatalogError> {
         let failed = |source| CatalogError::NamedQuery {
@@ -440,7 +562,12 @@ impl WarmSnapshot {
             source,
         };
         let started = std::time::Instant::now();
-        let plan = self.plan_of(query).await.map_err(failed)?;
+        let plan = self
+            .plan_of(query)
+            .await
+            .map_err(failed)?
+            .with_param_values(parameters)
+            .map_err(failed)?;
         let mut stream = DataFrame::new(self.context.state(), plan)
             .execute_stream()
             .await
@@ -607,6 +734,28 @@ pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
         &scalars,
         &datafusion::arrow::datatypes::DataType::Utf8,
     ))
+}
+
+/// One table's refresh of `previous`'s directory, run on the blocking pool (tens of
+/// milliseconds of merging at a million documents).
+fn merge_in_background(
+    previous: &Arc<WarmSnapshot>,
+    buckets: &BTreeSet<u64>,
+    rows: RowCollector,
+    merge: fn(&Directory, &BTreeSet<u64>, RowCollector) -> Result<RefreshedTable, DirectoryError>,
+) -> impl std::future::Future<Output = Result<RefreshedTable, CatalogError>> {
+    let previous = Arc::clone(previous);
+    let buckets = buckets.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let directory = previous.directory.get().ok_or_else(|| {
+            CatalogError::DirectoryTask("the replaced generation has no directory".to_owned())
+        })?;
+        Ok(merge(directory, &buckets, rows)?)
+    });
+    async move {
+        task.await
+            .map_err(|error| CatalogError::DirectoryTask(error.to_string()))?
+    }
 }
 
 /// The machine's cores, read once: `available_parallelism` reads cgroup files on Linux, too

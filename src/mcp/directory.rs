@@ -6,6 +6,7 @@
 //! the keyed lookups over the loaded tables (session by id, turn by id, a session's turns)
 //! that search hits, scope checks and open(event) read.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
@@ -26,6 +27,7 @@ use crate::mcp::catalog::NamedQuery;
 use crate::mcp::chain::ChainBrief;
 use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
 use crate::mcp::rows::{RowError, normalize_column};
+use crate::store::commit::turn_bucket;
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
 pub const SESSION_INDEX: &str = "session_index";
@@ -67,6 +69,16 @@ pub const SESSION_KEYS: [&str; 5] = [
     "chain_slug",
     "session_slug",
 ];
+/// The rows of `session_index` in the buckets `$1` names (a list of bucket numbers).
+pub const SESSION_INDEX_BUCKET_ROWS: NamedQuery = NamedQuery {
+    name: "session_index_bucket_rows",
+    sql: include_str!("../../queries/session_index_bucket_rows.sql"),
+};
+/// The rows of `turn_index` in the buckets `$1` names.
+pub const TURN_INDEX_BUCKET_ROWS: NamedQuery = NamedQuery {
+    name: "turn_index_bucket_rows",
+    sql: include_str!("../../queries/turn_index_bucket_rows.sql"),
+};
 /// The ORDER BY of `queries/turn_index_rows.sql`.
 const TURN_ORDER: [(&str, SortOptions); 2] = [("session_id", ASCENDING), ("ordinal", ASCENDING)];
 
@@ -211,6 +223,10 @@ pub struct Directory {
     session_columns: SessionColumns,
     turns: Arc<KeyedTable>,
     turn_columns: TurnColumns,
+    /// The store bucket (`store::commit::turn_bucket`) of each row's session, per table: what
+    /// a refresh keeps rows by.
+    session_buckets: Vec<u8>,
+    turn_buckets: Vec<u8>,
 }
 
 /// The `session_index` columns a [`SessionBrief`] reads, typed once. The strings are the
@@ -262,12 +278,54 @@ impl Directory {
         sessions: KeyedTable,
         turns: KeyedTable,
     ) -> Result<Directory, DirectoryError> {
+        let session_buckets = buckets_of(&texts(sessions.rows(), "session_id")?);
+        let turn_buckets = buckets_of(&texts(turns.rows(), "session_id")?);
+        Directory::with_buckets(sessions, turns, session_buckets, turn_buckets)
+    }
+
+    fn with_buckets(
+        sessions: KeyedTable,
+        turns: KeyedTable,
+        session_buckets: Vec<u8>,
+        turn_buckets: Vec<u8>,
+    ) -> Result<Directory, DirectoryError> {
         Ok(Directory {
             session_columns: SessionColumns::of(sessions.rows())?,
             turn_columns: TurnColumns::of(turns.rows())?,
             sessions: Arc::new(sessions),
             turns: Arc::new(turns),
+            session_buckets,
+            turn_buckets,
         })
+    }
+
+    /// `session_index` with the rows of the sessions in `buckets` replaced by `rows`, those
+    /// buckets' rows in a later generation (`queries/session_index_bucket_rows.sql`): what a
+    /// commit that rewrote those buckets leaves, without reading the others again.
+    pub fn refreshed_sessions(
+        &self,
+        buckets: &BTreeSet<u64>,
+        rows: RowCollector,
+    ) -> Result<RefreshedTable, DirectoryError> {
+        RefreshedTable::of(&self.sessions, &self.session_buckets, buckets, rows)
+    }
+
+    /// `turn_index` with the rows of the sessions in `buckets` replaced by `rows`
+    /// (`queries/turn_index_bucket_rows.sql`).
+    pub fn refreshed_turns(
+        &self,
+        buckets: &BTreeSet<u64>,
+        rows: RowCollector,
+    ) -> Result<RefreshedTable, DirectoryError> {
+        RefreshedTable::of(&self.turns, &self.turn_buckets, buckets, rows)
+    }
+
+    /// The directory over two refreshed tables.
+    pub fn from_refreshed(
+        sessions: RefreshedTable,
+        turns: RefreshedTable,
+    ) -> Result<Directory, DirectoryError> {
+        Directory::with_buckets(sessions.table, turns.table, sessions.buckets, turns.buckets)
     }
 
     pub fn session(&self, session_id: &str) -> Option<SessionBrief<'_>> {
@@ -328,6 +386,65 @@ impl Directory {
     pub fn turn_count(&self) -> usize {
         self.turns.rows().num_rows()
     }
+}
+
+/// An index table carried into a later generation, with its rows' buckets.
+#[derive(Debug)]
+pub struct RefreshedTable {
+    table: KeyedTable,
+    buckets: Vec<u8>,
+}
+
+impl RefreshedTable {
+    /// `table` (whose rows are in `row_buckets`) without the rows of `buckets`, with `rows`.
+    fn of(
+        table: &KeyedTable,
+        row_buckets: &[u8],
+        buckets: &BTreeSet<u64>,
+        rows: RowCollector,
+    ) -> Result<RefreshedTable, DirectoryError> {
+        let keep: Vec<bool> = row_buckets
+            .iter()
+            .map(|bucket| !buckets.contains(&u64::from(*bucket)))
+            .collect();
+        let (table, origins) = table.refreshed(&keep, rows)?;
+        let buckets = carried_buckets(row_buckets, &origins, &table)?;
+        Ok(RefreshedTable { table, buckets })
+    }
+}
+
+/// The bucket of each row's session; a run of rows of one session (a session's turns) is
+/// hashed once.
+fn buckets_of(session_ids: &Texts) -> Vec<u8> {
+    let mut last: Option<(&str, u8)> = None;
+    (0..session_ids.len())
+        .map(|row| {
+            let session_id = session_ids.value(row);
+            let bucket = match last {
+                Some((previous, bucket)) if previous == session_id => bucket,
+                _ => turn_bucket(session_id) as u8,
+            };
+            last = Some((session_id, bucket));
+            bucket
+        })
+        .collect()
+}
+
+/// The buckets of a refreshed table's rows: a kept row's from `old`, an added row's hashed.
+fn carried_buckets(
+    old: &[u8],
+    origins: &[(usize, usize)],
+    table: &KeyedTable,
+) -> Result<Vec<u8>, RowError> {
+    let session_ids = texts(table.rows(), "session_id")?;
+    Ok(origins
+        .iter()
+        .enumerate()
+        .map(|(position, &(from, row))| match from {
+            0 => old[row],
+            _ => turn_bucket(session_ids.value(position)) as u8,
+        })
+        .collect())
 }
 
 impl SessionColumns {

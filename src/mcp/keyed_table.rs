@@ -14,10 +14,11 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, LargeStringArray, RecordBatch, RecordBatchOptions,
-    StringArray, StringViewArray, StringViewBuilder, UInt32Array, UInt64Array, new_empty_array,
+    StringArray, StringViewArray, StringViewBuilder, UInt32Array, UInt64Array, make_comparator,
+    new_empty_array,
 };
 use datafusion::arrow::compute::{
-    SortColumn, SortOptions, concat, lexsort_to_indices, take_record_batch,
+    SortColumn, SortOptions, concat, interleave_record_batch, lexsort_to_indices, take_record_batch,
 };
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::error::ArrowError;
@@ -78,6 +79,9 @@ struct KeyIndex {
     column: &'static str,
     values: Texts,
     sorted_rows: Vec<u32>,
+    /// Whether the table is ordered by this key first, ascending: its rows are then already
+    /// in key order (a session's turns in `turn_index`), and no sort is needed.
+    in_row_order: bool,
 }
 
 /// A string column of any Arrow flavour.
@@ -124,6 +128,16 @@ impl Texts {
         self.array().is_valid(row)
     }
 
+    /// How many rows the column has.
+    pub fn len(&self) -> usize {
+        self.array().len()
+    }
+
+    /// Whether the column has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.array().is_empty()
+    }
+
     /// How many rows are null.
     pub fn null_count(&self) -> usize {
         self.array().null_count()
@@ -151,25 +165,90 @@ impl KeyedTable {
         order: Vec<(&'static str, SortOptions)>,
         keys: &[&'static str],
     ) -> Result<KeyedTable, KeyedTableError> {
-        let rows = rows.finish()?;
-        let sort_columns = order
+        let sorted = sorted_into(rows.finish()?, &order)?;
+        KeyedTable::new(sorted, order, keys)
+    }
+
+    /// This table with the rows `keep` flags `false` left out and `added` (rows in any order,
+    /// of this table's schema) put in: the kept rows are already in order, so `added` is
+    /// sorted alone and merged in, and the key indexes are merged the same way. The result
+    /// is the table [`KeyedTable::sorting`] makes of the same rows, for a cost linear in the
+    /// rows kept (no sort of them, no copy of their strings) — how a new generation carries
+    /// the rows of the buckets its commit did not rewrite. Also returns where each row of the
+    /// result comes from: `(0, row of this table)` or `(1, row of the sorted added rows)`.
+    pub fn refreshed(
+        &self,
+        keep: &[bool],
+        added: RowCollector,
+    ) -> Result<(KeyedTable, Vec<(usize, usize)>), KeyedTableError> {
+        let added = sorted_into(added.finish()?, &self.order)?;
+        let merge = self.merged_order(keep, &added)?;
+        let rows = interleave_record_batch(&[&self.rows, &added], &merge.indices)
+            .map_err(KeyedTableError::Arrow)?;
+        let rows = without_dead_strings(rows)?;
+        let keys = self
+            .keys
+            .iter()
+            .map(|key| key.merged(&rows, &merge))
+            .collect::<Result<Vec<_>, KeyedTableError>>()?;
+        let zones = ZoneMap::of(&rows);
+        let table = KeyedTable {
+            rows,
+            order: self.order.clone(),
+            keys,
+            zones,
+        };
+        Ok((table, merge.indices))
+    }
+
+    /// Where each kept row and each row of `added` (sorted) goes in the merged order.
+    fn merged_order(
+        &self,
+        keep: &[bool],
+        added: &RecordBatch,
+    ) -> Result<MergedOrder, KeyedTableError> {
+        let comparators = self
+            .order
             .iter()
             .map(|(name, options)| {
-                let values = rows
-                    .column_by_name(name)
-                    .ok_or(KeyedTableError::OrderColumn(name))?;
-                Ok(SortColumn {
-                    values: Arc::clone(values),
-                    options: Some(*options),
-                })
+                let column = |rows: &RecordBatch| {
+                    rows.column_by_name(name)
+                        .cloned()
+                        .ok_or(KeyedTableError::OrderColumn(name))
+                };
+                make_comparator(&column(&self.rows)?, &column(added)?, *options)
+                    .map_err(KeyedTableError::Arrow)
             })
             .collect::<Result<Vec<_>, KeyedTableError>>()?;
-        let permutation =
-            lexsort_to_indices(&sort_columns, None).map_err(KeyedTableError::Arrow)?;
-        drop(sort_columns);
-        let sorted = take_record_batch(&rows, &permutation).map_err(KeyedTableError::Arrow)?;
-        drop(rows);
-        KeyedTable::new(sorted, order, keys)
+        let kept: Vec<usize> = (0..self.rows.num_rows())
+            .filter(|row| keep.get(*row).copied().unwrap_or(false))
+            .collect();
+        // An added row goes before a kept one only when it sorts strictly before it.
+        let added_first = |new: usize, old: usize| {
+            comparators
+                .iter()
+                .map(|compare| compare(kept[old], new))
+                .find(|ordering| ordering.is_ne())
+                .is_some_and(|ordering| ordering.is_gt())
+        };
+        let order = merge_runs(kept.len(), added.num_rows(), added_first);
+        u32::try_from(order.len()).map_err(|_| KeyedTableError::TooManyRows)?;
+        let mut merge = MergedOrder {
+            indices: Vec::with_capacity(order.len()),
+            old_to_new: vec![None; self.rows.num_rows()],
+            added_to_new: Vec::with_capacity(added.num_rows()),
+        };
+        for (position, (from_added, index)) in order.into_iter().enumerate() {
+            let position = position as u32;
+            if from_added {
+                merge.added_to_new.push(position);
+                merge.indices.push((1, index));
+            } else {
+                merge.old_to_new[kept[index]] = Some(position);
+                merge.indices.push((0, kept[index]));
+            }
+        }
+        Ok(merge)
     }
 
     /// A table over `rows`, which must already be sorted by `order`, looked up by `keys`.
@@ -182,21 +261,20 @@ impl KeyedTable {
         let keys = keys
             .iter()
             .map(|&column| {
-                let array = rows
-                    .column_by_name(column)
-                    .ok_or(KeyedTableError::KeyColumn(column))?;
-                let values = Texts::of(array).ok_or(KeyedTableError::KeyColumn(column))?;
-                // A null never equals a literal: null rows are not in the permutation.
-                let mut sorted_rows: Vec<u32> = (0..row_count)
-                    .filter(|&row| array.is_valid(row as usize))
-                    .collect();
-                sorted_rows.sort_unstable_by(|&left, &right| {
-                    (values.value(left as usize), left).cmp(&(values.value(right as usize), right))
-                });
+                let values = key_values(&rows, column)?;
+                let in_row_order = order
+                    .first()
+                    .is_some_and(|(leading, options)| *leading == column && !options.descending);
+                let sorted_rows = if in_row_order {
+                    values.valid_rows(0..row_count)
+                } else {
+                    values.sorted(0..row_count)
+                };
                 Ok(KeyIndex {
                     column,
                     values,
                     sorted_rows,
+                    in_row_order,
                 })
             })
             .collect::<Result<Vec<_>, KeyedTableError>>()?;
@@ -309,7 +387,135 @@ impl KeyedTable {
     }
 }
 
+/// Where the rows of a [`KeyedTable::refreshed`] table come from.
+struct MergedOrder {
+    /// (0, row of the old table) or (1, row of the added rows), in the merged order.
+    indices: Vec<(usize, usize)>,
+    /// The merged position of each old row (`None`: left out).
+    old_to_new: Vec<Option<u32>>,
+    /// The merged position of each added row, ascending.
+    added_to_new: Vec<u32>,
+}
+
+/// The merge of two sorted runs, `kept_len` and `added_len` long, as (from the added run,
+/// index in its run) pairs; `added_first(added, kept)` says whether an added entry goes before
+/// a kept one. Each added entry gallops through the kept entries before it, so a merge of a
+/// few added entries into many kept ones makes a few comparisons per added entry (the log of
+/// the kept run it skips), not one per kept entry.
+fn merge_runs(
+    kept_len: usize,
+    added_len: usize,
+    added_first: impl Fn(usize, usize) -> bool,
+) -> Vec<(bool, usize)> {
+    let mut order = Vec::with_capacity(kept_len + added_len);
+    let mut next_kept = 0;
+    for added in 0..added_len {
+        let end = first_where(next_kept, kept_len, |kept| added_first(added, kept));
+        order.extend((next_kept..end).map(|kept| (false, kept)));
+        order.push((true, added));
+        next_kept = end;
+    }
+    order.extend((next_kept..kept_len).map(|kept| (false, kept)));
+    order
+}
+
+/// The first index in `start..end` where `holds` is true (`end` when none), for a `holds`
+/// false then true over the range: exponential steps from `start`, then bisection.
+fn first_where(start: usize, end: usize, holds: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut step) = (start, 1);
+    let mut high = loop {
+        let probe = low + step - 1;
+        if probe >= end {
+            break end;
+        }
+        if holds(probe) {
+            break probe;
+        }
+        low = probe + 1;
+        step *= 2;
+    };
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if holds(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
+}
+
+/// The string column `column` of `rows`, as a key.
+fn key_values(rows: &RecordBatch, column: &'static str) -> Result<Texts, KeyedTableError> {
+    rows.column_by_name(column)
+        .and_then(|array| Texts::of(array))
+        .ok_or(KeyedTableError::KeyColumn(column))
+}
+
+impl Texts {
+    /// `rows` without the null ones (a null never equals a literal).
+    fn valid_rows(&self, rows: impl Iterator<Item = u32>) -> Vec<u32> {
+        rows.filter(|&row| self.is_valid(row as usize)).collect()
+    }
+
+    /// `rows` without the null ones, sorted by (value, row).
+    fn sorted(&self, rows: impl Iterator<Item = u32>) -> Vec<u32> {
+        let mut keyed: Vec<(&str, u32)> = rows
+            .filter(|&row| self.is_valid(row as usize))
+            .map(|row| (self.value(row as usize), row))
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, row)| row).collect()
+    }
+
+    /// The order of a key index: by value, then by row.
+    fn key_order(&self, left: u32, right: u32) -> std::cmp::Ordering {
+        (self.value(left as usize), left).cmp(&(self.value(right as usize), right))
+    }
+}
+
 impl KeyIndex {
+    /// The index over the rows of a merge: the kept rows' entries (still in key order once
+    /// renumbered) merged with the added rows' entries.
+    fn merged(&self, rows: &RecordBatch, merge: &MergedOrder) -> Result<KeyIndex, KeyedTableError> {
+        let values = key_values(rows, self.column)?;
+        if self.in_row_order {
+            let row_count =
+                u32::try_from(rows.num_rows()).map_err(|_| KeyedTableError::TooManyRows)?;
+            return Ok(KeyIndex {
+                column: self.column,
+                sorted_rows: values.valid_rows(0..row_count),
+                values,
+                in_row_order: true,
+            });
+        }
+        let kept: Vec<u32> = self
+            .sorted_rows
+            .iter()
+            .filter_map(|&row| merge.old_to_new[row as usize])
+            .collect();
+        let added = values.sorted(merge.added_to_new.iter().copied());
+        let order = merge_runs(kept.len(), added.len(), |new, old| {
+            values.key_order(added[new], kept[old]).is_lt()
+        });
+        let sorted_rows = order
+            .into_iter()
+            .map(|(from_added, index)| {
+                if from_added {
+                    added[index]
+                } else {
+                    kept[index]
+                }
+            })
+            .collect();
+        Ok(KeyIndex {
+            column: self.column,
+            values,
+            sorted_rows,
+            in_row_order: false,
+        })
+    }
+
     fn rows_with(&self, value: &str) -> &[u32] {
         let value_at = |row: &u32| self.values.value(*row as usize);
         let start = self
@@ -318,6 +524,57 @@ impl KeyIndex {
         let length = self.sorted_rows[start..].partition_point(|row| value_at(row) == value);
         &self.sorted_rows[start..start + length]
     }
+}
+
+/// `rows` sorted into `order` by one permutation (strings are not copied: only their views
+/// move).
+fn sorted_into(
+    rows: RecordBatch,
+    order: &[(&'static str, SortOptions)],
+) -> Result<RecordBatch, KeyedTableError> {
+    let sort_columns = order
+        .iter()
+        .map(|(name, options)| {
+            let values = rows
+                .column_by_name(name)
+                .ok_or(KeyedTableError::OrderColumn(name))?;
+            Ok(SortColumn {
+                values: Arc::clone(values),
+                options: Some(*options),
+            })
+        })
+        .collect::<Result<Vec<_>, KeyedTableError>>()?;
+    let permutation = lexsort_to_indices(&sort_columns, None).map_err(KeyedTableError::Arrow)?;
+    drop(sort_columns);
+    take_record_batch(&rows, &permutation).map_err(KeyedTableError::Arrow)
+}
+
+/// Bytes of strings a merged string-view column may hold for rows it no longer has before
+/// its live strings are copied into fresh blocks.
+const DEAD_STRING_SLACK: usize = 4 * 1024 * 1024;
+
+/// `rows` with each string-view column copied into fresh blocks when more than half of the
+/// blocks it references (and the slack) is strings of rows left out by earlier merges: a
+/// merge keeps referencing the blocks its kept rows' strings are in, and so the strings of
+/// the rows it dropped.
+fn without_dead_strings(rows: RecordBatch) -> Result<RecordBatch, KeyedTableError> {
+    let columns = rows
+        .columns()
+        .iter()
+        .map(|column| match column.as_string_view_opt() {
+            Some(strings) => {
+                let held: usize = strings.data_buffers().iter().map(|block| block.len()).sum();
+                let live = strings.total_buffer_bytes_used();
+                if held > 2 * live + DEAD_STRING_SLACK {
+                    Arc::new(strings.gc()) as ArrayRef
+                } else {
+                    Arc::clone(column)
+                }
+            }
+            None => Arc::clone(column),
+        })
+        .collect();
+    RecordBatch::try_new(rows.schema(), columns).map_err(KeyedTableError::Arrow)
 }
 
 /// Gathers a table's rows from a stream of batches, copying each string-view column's values
@@ -329,6 +586,7 @@ impl KeyIndex {
 pub struct RowCollector {
     schema: SchemaRef,
     columns: Vec<ColumnCollector>,
+    rows: usize,
 }
 
 /// One column being gathered.
@@ -354,7 +612,16 @@ impl RowCollector {
                 _ => ColumnCollector::Arrays(Vec::new()),
             })
             .collect();
-        RowCollector { schema, columns }
+        RowCollector {
+            schema,
+            columns,
+            rows: 0,
+        }
+    }
+
+    /// How many rows have been pushed.
+    pub fn row_count(&self) -> usize {
+        self.rows
     }
 
     /// Copies `batch`'s rows in (its schema must be the collector's).
@@ -387,6 +654,7 @@ impl RowCollector {
                 ColumnCollector::Arrays(arrays) => arrays.push(Arc::clone(array)),
             }
         }
+        self.rows += batch.num_rows();
         Ok(())
     }
 
@@ -754,6 +1022,206 @@ mod tests {
             .await,
             ["s2", "s2"]
         );
+    }
+
+    /// `(session, n, note)` rows of `sessions` sessions, each `per_session` rows long;
+    /// `salt` changes the numbers and notes (a later version of the same sessions).
+    fn session_rows(
+        sessions: &[usize],
+        per_session: usize,
+        salt: usize,
+    ) -> Vec<(String, Option<i64>, Option<String>)> {
+        sessions
+            .iter()
+            .flat_map(|&session| {
+                (0..per_session).map(move |index| {
+                    let mix = (session * 7919 + index * 104_729 + salt * 31) % 1000;
+                    (
+                        format!("session-{session:04}-with-a-long-id"),
+                        (!mix.is_multiple_of(13)).then_some((mix % 97) as i64),
+                        (!mix.is_multiple_of(5))
+                            .then(|| format!("note {} of a length past twelve", mix % 11)),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn collected(
+        schema: &SchemaRef,
+        rows: &[(String, Option<i64>, Option<String>)],
+    ) -> RowCollector {
+        let mut collector = RowCollector::new(Arc::clone(schema));
+        for chunk in rows.chunks(7) {
+            let sessions: StringViewArray = chunk.iter().map(|row| Some(row.0.as_str())).collect();
+            let numbers: Int64Array = chunk.iter().map(|row| row.1).collect();
+            let notes: StringViewArray = chunk.iter().map(|row| row.2.as_deref()).collect();
+            let batch = RecordBatch::try_new(
+                Arc::clone(schema),
+                vec![Arc::new(sessions), Arc::new(numbers), Arc::new(notes)],
+            )
+            .unwrap();
+            collector.push(&batch).unwrap();
+        }
+        collector
+    }
+
+    #[test]
+    fn a_merge_of_runs_places_each_added_entry_before_the_first_kept_one_after_it() {
+        let kept = [1, 3, 3, 5, 8, 13, 21];
+        for added in [
+            vec![],
+            vec![0],
+            vec![3],
+            vec![2, 3, 4, 30],
+            vec![21, 22],
+            vec![0, 100],
+        ] {
+            let order = merge_runs(kept.len(), added.len(), |new, old| added[new] < kept[old]);
+            let merged: Vec<i32> = order
+                .iter()
+                .map(|&(from_added, index)| {
+                    if from_added {
+                        added[index]
+                    } else {
+                        kept[index]
+                    }
+                })
+                .collect();
+            let mut expected: Vec<i32> = kept.iter().chain(&added).copied().collect();
+            expected.sort();
+            assert_eq!(merged, expected, "{added:?}");
+            let kept_positions: Vec<usize> = order
+                .iter()
+                .filter(|(from_added, _)| !from_added)
+                .map(|(_, index)| *index)
+                .collect();
+            assert_eq!(kept_positions, (0..kept.len()).collect::<Vec<_>>());
+            // Ties: the kept entry first.
+            if let Some(tie) = order
+                .iter()
+                .position(|&(from, index)| from && added[index] == 3)
+            {
+                assert_eq!(order[tie - 1], (false, 2));
+            }
+        }
+        for start in 0..5 {
+            for end in start..9 {
+                for threshold in 0..10 {
+                    assert_eq!(
+                        first_where(start, end, |index| index >= threshold),
+                        threshold.clamp(start, end)
+                    );
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refreshed_table_is_the_table_sorted_from_the_same_rows() {
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("session", DataType::Utf8View, false),
+            Field::new("n", DataType::Int64, true),
+            Field::new("note", DataType::Utf8View, true),
+        ]));
+        let descending = SortOptions {
+            descending: true,
+            nulls_first: true,
+        };
+        let ascending = SortOptions {
+            descending: false,
+            nulls_first: false,
+        };
+        // By time, as `session_index`; by the key first, as `turn_index` (whose key index is
+        // then the row order).
+        for order in [
+            vec![
+                ("n", descending),
+                ("session", descending),
+                ("note", ascending),
+            ],
+            vec![
+                ("session", ascending),
+                ("n", ascending),
+                ("note", ascending),
+            ],
+        ] {
+            refresh_rounds(&schema, order).await;
+        }
+    }
+
+    async fn refresh_rounds(schema: &SchemaRef, order: Vec<(&'static str, SortOptions)>) {
+        let schema = Arc::clone(schema);
+        let keys = ["session", "note"];
+        let all: Vec<usize> = (0..300).collect();
+        let mut current = session_rows(&all, 3, 0);
+        let mut table =
+            KeyedTable::sorting(collected(&schema, &current), order.clone(), &keys).unwrap();
+        // Each round replaces some sessions' rows (with more or fewer rows), drops a few and
+        // adds new ones.
+        for round in 1..4usize {
+            let replaced: HashSet<String> = all
+                .iter()
+                .filter(|session| *session % (round + 2) == 0)
+                .map(|session| format!("session-{session:04}-with-a-long-id"))
+                .collect();
+            let replaced_ids: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|session| session % (round + 2) == 0 && session % 11 != 0)
+                .chain(300 * round..300 * round + 5)
+                .collect();
+            let added = session_rows(&replaced_ids, round % 3 + 1, round);
+            let keep: Vec<bool> = {
+                let sessions = Texts::of(table.rows().column(0)).unwrap();
+                (0..table.rows().num_rows())
+                    .map(|row| !replaced.contains(sessions.value(row)))
+                    .collect()
+            };
+            let (refreshed, origins) = table.refreshed(&keep, collected(&schema, &added)).unwrap();
+            assert_eq!(origins.len(), refreshed.rows().num_rows());
+            assert_eq!(
+                origins.iter().filter(|(from, _)| *from == 1).count(),
+                added.len(),
+                "every added row is placed once"
+            );
+            current.retain(|row| !replaced.contains(&row.0));
+            current.extend(added);
+            let sorted =
+                KeyedTable::sorting(collected(&schema, &current), order.clone(), &keys).unwrap();
+            assert_eq!(refreshed.rows(), sorted.rows(), "round {round}");
+            for key in keys {
+                let values = Texts::of(sorted.rows().column_by_name(key).unwrap()).unwrap();
+                for row in 0..sorted.rows().num_rows() {
+                    if values.is_valid(row) {
+                        let value = values.value(row);
+                        assert_eq!(
+                            refreshed.rows_with(key, value),
+                            sorted.rows_with(key, value),
+                            "round {round}: {key} = {value}"
+                        );
+                    }
+                }
+            }
+            let (refreshed, sorted) = (Arc::new(refreshed), Arc::new(sorted));
+            let by_refreshed = SessionContext::new();
+            by_refreshed.register_table("t", refreshed.clone()).unwrap();
+            let by_sorted = SessionContext::new();
+            by_sorted.register_table("t", sorted).unwrap();
+            for sql in [
+                "SELECT session FROM t WHERE n BETWEEN 10 AND 40 ORDER BY n DESC, session DESC LIMIT 9",
+                "SELECT session FROM t WHERE session = 'session-0006-with-a-long-id'",
+                "SELECT note FROM t WHERE note = 'note 3 of a length past twelve' AND n > 50",
+            ] {
+                assert_eq!(
+                    ids(&by_refreshed, sql).await,
+                    ids(&by_sorted, sql).await,
+                    "{sql}"
+                );
+            }
+            drop((by_refreshed, by_sorted));
+            table = Arc::try_unwrap(refreshed).unwrap();
+        }
     }
 
     #[tokio::test]

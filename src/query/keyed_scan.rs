@@ -23,7 +23,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider};
 use datafusion::common::{Constraints, ScalarValue};
 use datafusion::datasource::TableType;
@@ -45,6 +45,7 @@ use tokio::sync::OnceCell;
 use super::listed_files::ListedFiles;
 use super::page_index_reader::WithPageIndex;
 use super::serving::GenerationFree;
+use super::session_bucket::SESSION_BUCKET;
 use crate::store::commit::{bucket_of_file, turn_bucket};
 
 /// Bytes of key runs kept for the server's life (about 24 bytes per key of a file: 97k
@@ -269,6 +270,83 @@ fn keys_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The buckets `filters` pin the table's rows to by [`SESSION_BUCKET`] of `key_column`
+/// (`session_bucket(key) = 3`, `session_bucket(key) IN (...)`, `array_has([...],
+/// session_bucket(key))`), or `None` when no filter does.
+fn pinned_buckets(filters: &[Expr], key_column: &str) -> Option<Vec<u64>> {
+    filters
+        .iter()
+        .filter_map(|filter| buckets_of_filter(filter, key_column))
+        .min_by_key(Vec::len)
+}
+
+fn buckets_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<u64>> {
+    let is_bucket = |expr: &Expr| match expr {
+        Expr::ScalarFunction(function) if function.name() == SESSION_BUCKET => {
+            matches!(function.args.as_slice(), [Expr::Column(column)] if column.name == key_column)
+        }
+        _ => false,
+    };
+    match filter {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => {
+            let mut buckets = buckets_of_filter(left, key_column)?;
+            buckets.extend(buckets_of_filter(right, key_column)?);
+            Some(buckets)
+        }
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) => match (left.as_ref(), right.as_ref()) {
+            (bucket, Expr::Literal(value, _)) | (Expr::Literal(value, _), bucket)
+                if is_bucket(bucket) =>
+            {
+                Some(vec![bucket_number(value)?])
+            }
+            _ => None,
+        },
+        Expr::InList(InList {
+            expr,
+            list,
+            negated: false,
+        }) if is_bucket(expr) => list
+            .iter()
+            .map(|item| match item {
+                Expr::Literal(value, _) => bucket_number(value),
+                _ => None,
+            })
+            .collect(),
+        Expr::ScalarFunction(function)
+            if function.name() == "array_has" && function.args.len() == 2 =>
+        {
+            match (&function.args[0], &function.args[1]) {
+                (Expr::Literal(ScalarValue::List(list), _), bucket) if is_bucket(bucket) => {
+                    let numbers = cast(list.values(), &DataType::Int64).ok()?;
+                    let numbers = numbers.as_primitive::<Int64Type>();
+                    numbers
+                        .iter()
+                        .map(|number| u64::try_from(number?).ok())
+                        .collect()
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A bucket number literal (any integer type).
+fn bucket_number(value: &ScalarValue) -> Option<u64> {
+    match value.cast_to(&DataType::Int64).ok()? {
+        ScalarValue::Int64(Some(number)) => u64::try_from(number).ok(),
+        _ => None,
+    }
+}
+
 fn literal_strings(items: &[Expr]) -> Option<Vec<String>> {
     items
         .iter()
@@ -450,14 +528,25 @@ impl TableProvider for KeyedScan {
     ) -> DataFusionResult<ScanResult> {
         let filters = args.filters().unwrap_or_default();
         let keys = pinned_keys(filters, self.key_column);
+        let buckets = self
+            .bucketed_by_key
+            .then(|| pinned_buckets(filters, self.key_column))
+            .flatten();
         if let Some(listed) = self.listed(state).await? {
             let partition_filters = listed.partition_filters(filters);
-            if keys.is_some() || !partition_filters.is_empty() {
+            if keys.is_some() || buckets.is_some() || !partition_filters.is_empty() {
                 let files = listed.files_matching(state, &partition_filters)?;
                 let source = listed.fresh_source();
-                let (files, source) = match &keys {
-                    Some(keys) => (self.files_of_keys(files, keys), without_pruning(&source)),
-                    None => (files.cloned().collect(), source),
+                let (files, source) = match (&keys, &buckets) {
+                    (Some(keys), _) => (self.files_of_keys(files, keys), without_pruning(&source)),
+                    (None, Some(buckets)) => (
+                        files
+                            .filter(|file| in_buckets(file, Some(buckets)))
+                            .cloned()
+                            .collect(),
+                        source,
+                    ),
+                    (None, None) => (files.cloned().collect(), source),
                 };
                 let plan = listed.scan(state, files, args.projection(), args.limit(), source)?;
                 return Ok(ScanResult::new(plan));
@@ -503,6 +592,50 @@ mod tests {
             ]
         );
         assert!(selection_for(&file, &[key_hash("zzz")]).is_none());
+    }
+
+    #[test]
+    fn buckets_are_read_from_the_session_bucket_function_of_the_key() {
+        use datafusion::logical_expr::{col, lit};
+        let bucket_of = |column: &str| {
+            super::super::session_bucket::session_bucket_udf().call(vec![col(column)])
+        };
+        let list = ScalarValue::List(ScalarValue::new_list_nullable(
+            &[ScalarValue::Int64(Some(3)), ScalarValue::Int64(Some(9))],
+            &DataType::Int64,
+        ));
+        let array_has = datafusion::functions_nested::expr_fn::array_has(
+            Expr::Literal(list, None),
+            bucket_of("session_id"),
+        );
+        assert_eq!(pinned_buckets(&[array_has], "session_id"), Some(vec![3, 9]));
+        assert_eq!(
+            pinned_buckets(
+                &[bucket_of("session_id").in_list(vec![lit(1i64), lit(2i32)], false)],
+                "session_id"
+            ),
+            Some(vec![1, 2])
+        );
+        let either = bucket_of("session_id")
+            .eq(lit(4i64))
+            .or(lit(5i64).eq(bucket_of("session_id")));
+        assert_eq!(pinned_buckets(&[either], "session_id"), Some(vec![4, 5]));
+        assert_eq!(
+            pinned_buckets(&[bucket_of("file_name").eq(lit(4i64))], "session_id"),
+            None,
+            "the bucket of another column"
+        );
+        assert_eq!(
+            pinned_buckets(&[bucket_of("session_id").gt(lit(4i64))], "session_id"),
+            None
+        );
+        assert_eq!(
+            pinned_buckets(
+                &[bucket_of("session_id").in_list(vec![lit(1i64)], true)],
+                "session_id"
+            ),
+            None
+        );
     }
 
     #[test]

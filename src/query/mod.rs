@@ -7,6 +7,7 @@ pub mod listed_files;
 pub mod output;
 pub mod page_index_reader;
 pub mod serving;
+pub mod session_bucket;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -85,6 +86,7 @@ pub async fn serving_context_with(
     config: SessionConfig,
 ) -> Result<SessionContext, QueryError> {
     let context = SessionContext::new_with_config_rt(config, Arc::clone(&runtime.env));
+    context.register_udf(session_bucket::session_bucket_udf());
     register_tables(&context, &snapshot.root).await?;
     for (table_name, key_column, bucketed_by_key) in KEYED_TABLES {
         let listing = context.table_provider(table_name).await?;

@@ -599,6 +599,55 @@ pub fn bucket_of_file(path: &Path) -> Option<u64> {
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
 }
 
+/// The buckets of `sessions` and `turns` whose files differ between the generations at
+/// `previous` and `next` (a file is the same when its name, size and modification time are:
+/// a commit hard-links the files of the buckets it leaves alone); `None` when either holds a
+/// file outside the bucket layout. A session's rows live in one file of its bucket, so the
+/// other buckets hold the same rows in both generations.
+pub fn changed_buckets(previous: &Path, next: &Path) -> Result<Option<BTreeSet<u64>>, StoreError> {
+    let mut changed = BTreeSet::new();
+    for table in ["sessions", "turns"] {
+        let (Some(before), Some(after)) = (
+            bucket_files(&previous.join(table))?,
+            bucket_files(&next.join(table))?,
+        ) else {
+            return Ok(None);
+        };
+        let buckets: BTreeSet<u64> = before.keys().chain(after.keys()).copied().collect();
+        changed.extend(
+            buckets
+                .into_iter()
+                .filter(|bucket| before.get(bucket) != after.get(bucket)),
+        );
+    }
+    Ok(Some(changed))
+}
+
+/// What tells a file from a rewritten one: its name, size and modification time.
+type FileIdentity = (String, u64, Option<std::time::SystemTime>);
+
+/// A bucketed table's files by bucket; `None` when a file names no bucket.
+fn bucket_files(
+    table_dir: &Path,
+) -> Result<Option<BTreeMap<u64, BTreeSet<FileIdentity>>>, StoreError> {
+    let mut buckets: BTreeMap<u64, BTreeSet<FileIdentity>> = BTreeMap::new();
+    for file in parquet_files(table_dir)? {
+        let Some(bucket) = bucket_of_file(&file) else {
+            return Ok(None);
+        };
+        let metadata = fs::metadata(&file).map_err(StoreError::io(&file))?;
+        let name = file
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        buckets
+            .entry(bucket)
+            .or_default()
+            .insert((name, metadata.len(), metadata.modified().ok()));
+    }
+    Ok(Some(buckets))
+}
+
 /// Whether a bucket file is the bucket's hot file (see [`write_bucketed`]).
 fn is_hot_file(path: &Path) -> bool {
     path.file_name()

@@ -1,7 +1,8 @@
 //! DataFusion as the server runs it (issue #21): the Parquet files are laid out for located
 //! lookups (declared sort, small pages, page statistics, bloom filters, no dictionary on the
 //! wide columns, no codec on the columns zstd barely shrinks), and the runtime's metadata cache keeps serving a file across a commit that
-//! hard-links it into the next generation.
+//! hard-links it into the next generation, and the in-memory index tables are carried into
+//! the next generation with only the buckets its commit rewrote read again.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::sync::Arc;
 
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
-use esker::mcp::catalog::Catalog;
+use esker::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot};
 use esker::mcp::server::EskerServer;
 use esker::query::serving::metadata_hits;
 use esker::store::Store;
@@ -668,4 +669,146 @@ async fn each_serving_scan_has_metrics_of_its_own() {
         let second = plan().await;
         assert_eq!(counted(&second), 0, "{sql}: a new scan starts at zero");
     }
+}
+
+/// The in-memory index tables as a snapshot serves them, in their stored order.
+const SESSION_INDEX_AS_SERVED: NamedQuery = NamedQuery {
+    name: "test_session_index",
+    sql: "SELECT * FROM session_index",
+};
+const TURN_INDEX_AS_SERVED: NamedQuery = NamedQuery {
+    name: "test_turn_index",
+    sql: "SELECT * FROM turn_index",
+};
+
+/// `query`'s rows as a table of text.
+async fn served(snapshot: &WarmSnapshot, query: NamedQuery) -> String {
+    let batches = snapshot.run_batches(query, Vec::new()).await.unwrap();
+    datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+        .unwrap()
+        .to_string()
+}
+
+/// Every value of the first column of `sql` (plans are cached by name: `sql` names itself).
+async fn first_column(snapshot: &WarmSnapshot, sql: &'static str) -> Vec<String> {
+    let batches = snapshot
+        .run_batches(NamedQuery { name: sql, sql }, Vec::new())
+        .await
+        .unwrap();
+    batches
+        .iter()
+        .flat_map(|batch| {
+            let column = datafusion::arrow::compute::cast(
+                batch.column(0),
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            )
+            .unwrap();
+            let strings = datafusion::arrow::array::AsArray::as_string::<i32>(&column).clone();
+            (0..datafusion::arrow::array::Array::len(&strings))
+                .map(|row| strings.value(row).to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Asserts that `carried` (a directory carried over commits) serves what `read` (the same
+/// generation's directory read whole) serves: the tables row for row, and every lookup.
+async fn assert_same_directory(carried: &WarmSnapshot, read: &WarmSnapshot) {
+    assert_eq!(carried.generation, read.generation);
+    for query in [SESSION_INDEX_AS_SERVED, TURN_INDEX_AS_SERVED] {
+        assert_eq!(served(carried, query).await, served(read, query).await);
+    }
+    let (carried_directory, read_directory) = (
+        carried.directory().expect("loaded"),
+        read.directory().expect("loaded"),
+    );
+    for session_id in first_column(read, "SELECT session_id FROM session_index").await {
+        assert_eq!(
+            carried_directory.session(&session_id),
+            read_directory.session(&session_id)
+        );
+    }
+    for turn_id in first_column(read, "SELECT turn_id FROM turn_index").await {
+        let turn = read_directory
+            .turn(&turn_id)
+            .unwrap_or_else(|| panic!("turn {turn_id:?} is looked up"));
+        assert_eq!(carried_directory.turn(&turn_id).as_ref(), Some(&turn));
+        assert_eq!(
+            carried_directory.adjacent_turns(&turn.session_id, turn.ordinal),
+            read_directory.adjacent_turns(&turn.session_id, turn.ordinal)
+        );
+        assert_eq!(
+            carried_directory.events_before_turn(&turn.session_id, turn.ordinal),
+            read_directory.events_before_turn(&turn.session_id, turn.ordinal)
+        );
+    }
+}
+
+/// The generation's directory read whole by a catalog of its own.
+async fn read_whole(data_dir: &Path) -> Arc<WarmSnapshot> {
+    let snapshot = Catalog::open(data_dir).unwrap().snapshot().await.unwrap();
+    snapshot.ready_directory().await.unwrap();
+    assert!(snapshot.directory_refresh().is_none());
+    snapshot
+}
+
+#[tokio::test]
+async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_rewritten_buckets() {
+    let logs = tempfile::tempdir().unwrap();
+    for source in ["codex", "claude", "gemini"] {
+        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
+    }
+    let data = tempfile::tempdir().unwrap();
+    index_into(
+        data.path(),
+        &[&logs.path().join("codex"), &logs.path().join("gemini")],
+    );
+    let catalog = Catalog::open(data.path()).unwrap();
+    let first = catalog.snapshot().await.unwrap();
+    first.ready_directory().await.unwrap();
+    assert!(first.directory_refresh().is_none(), "the first load reads");
+
+    // One session grows by a message: its bucket is the one rewritten.
+    let rollout = walkdir::WalkDir::new(logs.path().join("codex"))
+        .into_iter()
+        .map(|entry| entry.unwrap().into_path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .min()
+        .expect("a codex rollout");
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&rollout)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut log,
+        b"{\"timestamp\":\"2026-03-14T12:00:00.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"one more note\"}]}}\n",
+    )
+    .unwrap();
+    drop(log);
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let second = catalog.snapshot().await.unwrap();
+    assert!(second.generation > first.generation);
+    second.ready_directory().await.unwrap();
+    let refresh = second
+        .directory_refresh()
+        .expect("the replaced generation's directory is carried")
+        .clone();
+    assert_eq!(refresh.from_generation, first.generation);
+    assert_eq!(refresh.buckets.len(), 1, "{refresh:?}");
+    let directory = second.directory().unwrap();
+    assert!(
+        refresh.sessions_read < directory.session_count()
+            && refresh.turns_read < directory.turn_count(),
+        "only the rewritten bucket is read: {refresh:?}"
+    );
+    assert_same_directory(&second, &*read_whole(data.path()).await).await;
+
+    // New sessions land in other buckets; the carried directory still equals a fresh read.
+    index_into(data.path(), &[&logs.path().join("claude")]);
+    let third = catalog.snapshot().await.unwrap();
+    third.ready_directory().await.unwrap();
+    assert_same_directory(&third, &*read_whole(data.path()).await).await;
 }
