@@ -233,33 +233,60 @@ impl Catalog {
             "opened store generation"
         );
         // The replaced generation's loaded directory is carried over, reading only the
-        // buckets the commit rewrote: requests wait for that (tens of milliseconds at a
-        // million documents), since it is faster than answering them over Parquet.
-        let replaced = warm.take();
-        let carried = match &replaced {
-            Some(previous) if snapshot.in_memory => snapshot.carry_directory(previous).await,
-            _ => false,
+        // buckets the commit rewrote. Requests wait for that up to CARRY_WAIT (a refresh takes
+        // ~0.1 s at a million documents, about what an answer over Parquet takes); past it
+        // they go on over Parquet while the refresh ends in the background.
+        let carrying = match warm.take() {
+            Some(previous) if snapshot.in_memory && previous.directory.get().is_some() => {
+                let carrier = Arc::clone(&snapshot);
+                Some(tokio::spawn(async move {
+                    carrier.carry_directory(&previous).await
+                }))
+            }
+            _ => None,
         };
-        drop(replaced);
-        if snapshot.in_memory && !carried {
-            let loading = Arc::clone(&snapshot);
-            tokio::spawn(async move {
-                let started = std::time::Instant::now();
-                match loading.ready_directory().await {
-                    Ok(directory) => tracing::info!(
-                        generation = loading.generation,
-                        sessions = directory.session_count(),
-                        turns = directory.turn_count(),
-                        elapsed_ms = started.elapsed().as_millis() as u64,
-                        "directory loaded"
-                    ),
-                    Err(error) => tracing::warn!(%error, "directory not loaded; answering by SQL"),
+        match carrying {
+            Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
+                Ok(Ok(true)) => {}
+                Ok(_) => load_in_background(&snapshot),
+                Err(_) => {
+                    let loading = Arc::clone(&snapshot);
+                    tokio::spawn(async move {
+                        if !matches!(carry.await, Ok(true)) {
+                            load_in_background(&loading);
+                        }
+                    });
                 }
-            });
+            },
+            None if snapshot.in_memory => load_in_background(&snapshot),
+            None => {}
         }
         *warm = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }
+}
+
+/// How long a request waits for a new generation's directory to be carried over from the
+/// replaced one's before it is answered over Parquet.
+const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Reads `snapshot`'s directory whole in the background; requests are answered over Parquet
+/// until it is loaded, so a cold start never waits.
+fn load_in_background(snapshot: &Arc<WarmSnapshot>) {
+    let loading = Arc::clone(snapshot);
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        match loading.ready_directory().await {
+            Ok(directory) => tracing::info!(
+                generation = loading.generation,
+                sessions = directory.session_count(),
+                turns = directory.turn_count(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "directory loaded"
+            ),
+            Err(error) => tracing::warn!(%error, "directory not loaded; answering by SQL"),
+        }
+    });
 }
 
 impl WarmSnapshot {
@@ -323,19 +350,20 @@ impl WarmSnapshot {
     /// ([`Self::refreshed_directory`]), and serves it; `false` when there is nothing to carry
     /// or the refresh failed (the directory is then read whole in the background).
     async fn carry_directory(&self, previous: &Arc<WarmSnapshot>) -> bool {
-        let refreshed = match self.refreshed_directory(previous).await {
-            Ok(Some(directory)) => directory,
+        let (refreshed, refresh) = match self.refreshed_directory(previous).await {
+            Ok(Some(refreshed)) => refreshed,
             Ok(None) => return false,
             Err(error) => {
                 tracing::warn!(%error, "directory not carried over; reading it whole");
                 return false;
             }
         };
-        if self.directory.set(refreshed).is_err() {
-            return true;
-        }
-        if let Some(directory) = self.directory.get() {
-            self.index_tables.install(directory);
+        // A request that could not wait may have started a full load meanwhile: it serves.
+        if self.directory.set(refreshed).is_ok() {
+            let _ = self.refresh.set(refresh);
+            if let Some(directory) = self.directory.get() {
+                self.index_tables.install(directory);
+            }
         }
         true
     }
@@ -347,7 +375,7 @@ impl WarmSnapshot {
     async fn refreshed_directory(
         &self,
         previous: &Arc<WarmSnapshot>,
-    ) -> Result<Option<Directory>, CatalogError> {
+    ) -> Result<Option<(Directory, DirectoryRefresh)>, CatalogError> {
         if previous.directory.get().is_none() {
             return Ok(None);
         }
@@ -393,13 +421,13 @@ impl WarmSnapshot {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "directory refreshed"
         );
-        let _ = self.refresh.set(DirectoryRefresh {
+        let refresh = DirectoryRefresh {
             from_generation: previous.generation,
             buckets,
             sessions_read,
             turns_read,
-        });
-        Ok(Some(directory))
+        };
+        Ok(Some((directory, refresh)))
     }
 
     /// Reads the index tables' rows (through their views) into memory. One table after the
