@@ -559,12 +559,7 @@ impl WarmSnapshot {
             source,
         };
         let started = std::time::Instant::now();
-        let plan = self
-            .plan_of(query)
-            .await
-            .map_err(failed)?
-            .with_param_values(parameters)
-            .map_err(failed)?;
+        let plan = self.bound_plan(query, parameters).await.map_err(failed)?;
         let batches = DataFrame::new(state, plan)
             .collect()
             .await
@@ -578,7 +573,7 @@ impl WarmSnapshot {
         Ok(batches)
     }
 
-    /// Runs `query` (no parameters) and hands each batch to `rows` as it arrives.
+    /// Runs `query` with `parameters` and hands each batch to `rows` as it arrives.
     async fn stream_into(
         &self,
         query: NamedQuery,
@@ -590,12 +585,7 @@ impl WarmSnapshot {
             source,
         };
         let started = std::time::Instant::now();
-        let plan = self
-            .plan_of(query)
-            .await
-            .map_err(failed)?
-            .with_param_values(parameters)
-            .map_err(failed)?;
+        let plan = self.bound_plan(query, parameters).await.map_err(failed)?;
         let mut stream = DataFrame::new(self.context.state(), plan)
             .execute_stream()
             .await
@@ -613,6 +603,15 @@ impl WarmSnapshot {
             "named query streamed"
         );
         Ok(())
+    }
+
+    /// The plan of `query` with `parameters` bound to its placeholders.
+    async fn bound_plan(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<LogicalPlan, DataFusionError> {
+        self.plan_of(query).await?.with_param_values(parameters)
     }
 
     /// The logical plan of `query` with its placeholders unbound: planned once per generation

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider};
 use datafusion::common::{Constraints, ScalarValue};
 use datafusion::datasource::TableType;
@@ -224,25 +224,45 @@ fn pinned_keys(filters: &[Expr], key_column: &str) -> Option<Vec<String>> {
 
 fn keys_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<String>> {
     let is_key = |expr: &Expr| matches!(expr, Expr::Column(column) if column.name == key_column);
+    pinned_values(filter, &is_key, &string_of)
+}
+
+/// The literal values `filter` pins the expression `is_target` recognizes to (`target = v`,
+/// `v = target`, an `OR` of those, `target IN (...)`, `array_has([...], target)`), each read
+/// by `value`; `None` when it pins it to no list of literals.
+fn pinned_values<T>(
+    filter: &Expr,
+    is_target: &dyn Fn(&Expr) -> bool,
+    value: &dyn Fn(&ScalarValue) -> Option<T>,
+) -> Option<Vec<T>> {
+    let literals = |items: &[Expr]| -> Option<Vec<T>> {
+        items
+            .iter()
+            .map(|item| match item {
+                Expr::Literal(literal, _) => value(literal),
+                _ => None,
+            })
+            .collect()
+    };
     match filter {
         Expr::BinaryExpr(BinaryExpr {
             left,
             op: Operator::Or,
             right,
         }) => {
-            let mut keys = keys_of_filter(left, key_column)?;
-            keys.extend(keys_of_filter(right, key_column)?);
-            Some(keys)
+            let mut values = pinned_values(left, is_target, value)?;
+            values.extend(pinned_values(right, is_target, value)?);
+            Some(values)
         }
         Expr::BinaryExpr(BinaryExpr {
             left,
             op: Operator::Eq,
             right,
         }) => match (left.as_ref(), right.as_ref()) {
-            (column, Expr::Literal(value, _)) | (Expr::Literal(value, _), column)
-                if is_key(column) =>
+            (target, Expr::Literal(literal, _)) | (Expr::Literal(literal, _), target)
+                if is_target(target) =>
             {
-                Some(vec![string_of(value)?])
+                Some(vec![value(literal)?])
             }
             _ => None,
         },
@@ -250,18 +270,21 @@ fn keys_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<String>> {
             expr,
             list,
             negated: false,
-        }) if is_key(expr) => literal_strings(list),
+        }) if is_target(expr) => literals(list),
         Expr::ScalarFunction(function)
             if function.name() == "array_has" && function.args.len() == 2 =>
         {
             match (&function.args[0], &function.args[1]) {
-                (Expr::Literal(ScalarValue::List(list), _), column) if is_key(column) => {
-                    strings_of(list.values())
+                (Expr::Literal(ScalarValue::List(list), _), target) if is_target(target) => {
+                    let elements = list.values();
+                    (0..elements.len())
+                        .map(|index| value(&ScalarValue::try_from_array(elements, index).ok()?))
+                        .collect()
                 }
-                (Expr::ScalarFunction(array), column)
-                    if is_key(column) && array.name() == "make_array" =>
+                (Expr::ScalarFunction(array), target)
+                    if is_target(target) && array.name() == "make_array" =>
                 {
-                    literal_strings(&array.args)
+                    literals(&array.args)
                 }
                 _ => None,
             }
@@ -287,56 +310,7 @@ fn buckets_of_filter(filter: &Expr, key_column: &str) -> Option<Vec<u64>> {
         }
         _ => false,
     };
-    match filter {
-        Expr::BinaryExpr(BinaryExpr {
-            left,
-            op: Operator::Or,
-            right,
-        }) => {
-            let mut buckets = buckets_of_filter(left, key_column)?;
-            buckets.extend(buckets_of_filter(right, key_column)?);
-            Some(buckets)
-        }
-        Expr::BinaryExpr(BinaryExpr {
-            left,
-            op: Operator::Eq,
-            right,
-        }) => match (left.as_ref(), right.as_ref()) {
-            (bucket, Expr::Literal(value, _)) | (Expr::Literal(value, _), bucket)
-                if is_bucket(bucket) =>
-            {
-                Some(vec![bucket_number(value)?])
-            }
-            _ => None,
-        },
-        Expr::InList(InList {
-            expr,
-            list,
-            negated: false,
-        }) if is_bucket(expr) => list
-            .iter()
-            .map(|item| match item {
-                Expr::Literal(value, _) => bucket_number(value),
-                _ => None,
-            })
-            .collect(),
-        Expr::ScalarFunction(function)
-            if function.name() == "array_has" && function.args.len() == 2 =>
-        {
-            match (&function.args[0], &function.args[1]) {
-                (Expr::Literal(ScalarValue::List(list), _), bucket) if is_bucket(bucket) => {
-                    let numbers = cast(list.values(), &DataType::Int64).ok()?;
-                    let numbers = numbers.as_primitive::<Int64Type>();
-                    numbers
-                        .iter()
-                        .map(|number| u64::try_from(number?).ok())
-                        .collect()
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    pinned_values(filter, &is_bucket, &bucket_number)
 }
 
 /// A bucket number literal (any integer type).
@@ -347,16 +321,6 @@ fn bucket_number(value: &ScalarValue) -> Option<u64> {
     }
 }
 
-fn literal_strings(items: &[Expr]) -> Option<Vec<String>> {
-    items
-        .iter()
-        .map(|item| match item {
-            Expr::Literal(value, _) => string_of(value),
-            _ => None,
-        })
-        .collect()
-}
-
 fn string_of(value: &ScalarValue) -> Option<String> {
     match value {
         ScalarValue::Utf8(Some(text))
@@ -365,14 +329,6 @@ fn string_of(value: &ScalarValue) -> Option<String> {
         ScalarValue::Dictionary(_, inner) => string_of(inner),
         _ => None,
     }
-}
-
-fn strings_of(values: &Arc<dyn Array>) -> Option<Vec<String>> {
-    let strings = cast(values, &DataType::Utf8).ok()?;
-    let strings = strings.as_string::<i32>();
-    (0..strings.len())
-        .map(|index| (!strings.is_null(index)).then(|| strings.value(index).to_string()))
-        .collect()
 }
 
 /// A table whose scans read only the files and rows of the keys their filters name.
