@@ -240,7 +240,13 @@ impl Catalog {
             Some(previous) if snapshot.in_memory && previous.directory.get().is_some() => {
                 let carrier = Arc::clone(&snapshot);
                 Some(tokio::spawn(async move {
-                    carrier.carry_directory(&previous).await
+                    let carried = carrier.carry_directory(&previous).await;
+                    drop(previous);
+                    if carried {
+                        // The replaced tables' rows that were not carried are free now.
+                        tokio::task::spawn_blocking(crate::heap::release_free_memory);
+                    }
+                    carried
                 }))
             }
             _ => None,
