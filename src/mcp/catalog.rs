@@ -121,8 +121,10 @@ pub struct WarmSnapshot {
     in_memory: bool,
     /// Whether this snapshot answers through the fast path once its directory is loaded.
     fast_path: bool,
-    /// Loaded in the background after the generation opens ([`Catalog::snapshot`]); until it
-    /// is ready, requests are answered by SQL, so a cold start or a fresh commit never waits.
+    /// Carried over from the replaced generation's (requests wait for that up to
+    /// [`CARRY_WAIT`]) or loaded in the background after the generation opens
+    /// ([`Catalog::snapshot`]); until it is ready, requests are answered over Parquet, so a
+    /// cold start never waits.
     directory: tokio::sync::OnceCell<Directory>,
     /// Set when the directory was carried over from the replaced generation's.
     refresh: std::sync::OnceLock<DirectoryRefresh>,

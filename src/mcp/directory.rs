@@ -4,7 +4,9 @@
 //! memory as over Parquet. Until a generation's tables are loaded, each name is a view over its
 //! Parquet table (`queries/session_index.sql`, `queries/turn_index.sql`). The [`Directory`] is
 //! the keyed lookups over the loaded tables (session by id, turn by id, a session's turns)
-//! that search hits, scope checks and open(event) read.
+//! that search hits, scope checks and open(event) read. A commit's new generation carries the
+//! replaced directory over ([`Directory::refreshed_sessions`], [`Directory::refreshed_turns`]):
+//! only the rows of the buckets its commit rewrote are read again.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
