@@ -29,7 +29,7 @@ use crate::mcp::catalog::NamedQuery;
 use crate::mcp::chain::ChainBrief;
 use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
 use crate::mcp::rows::{RowError, normalize_column};
-use crate::store::commit::turn_bucket;
+use crate::store::commit::{turn_bucket, turn_buckets};
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
 pub const SESSION_INDEX: &str = "session_index";
@@ -415,20 +415,10 @@ impl RefreshedTable {
     }
 }
 
-/// The bucket of each row's session; a run of rows of one session (a session's turns) is
-/// hashed once.
+/// The bucket of each row's session (ids are never null: [`texts`] rejects nulls).
 fn buckets_of(session_ids: &Texts) -> Vec<u8> {
-    let mut last: Option<(&str, u8)> = None;
-    (0..session_ids.len())
-        .map(|row| {
-            let session_id = session_ids.value(row);
-            let bucket = match last {
-                Some((previous, bucket)) if previous == session_id => bucket,
-                _ => turn_bucket(session_id) as u8,
-            };
-            last = Some((session_id, bucket));
-            bucket
-        })
+    turn_buckets((0..session_ids.len()).map(|row| Some(session_ids.value(row))))
+        .map(|bucket| bucket.unwrap_or_default() as u8)
         .collect()
 }
 

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayAccessor, ArrayRef, AsArray, Int64Array};
+use datafusion::arrow::array::{ArrayAccessor, ArrayIter, ArrayRef, AsArray, Int64Array};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{ScalarValue, exec_err, utils::take_function_args};
 use datafusion::error::Result as DataFusionResult;
@@ -14,7 +14,7 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::store::commit::turn_bucket;
+use crate::store::commit::{turn_bucket, turn_buckets};
 
 /// The function's SQL name.
 pub const SESSION_BUCKET: &str = "session_bucket";
@@ -73,22 +73,9 @@ fn buckets(array: &ArrayRef) -> DataFusionResult<ArrayRef> {
     exec_err!("{SESSION_BUCKET} takes a string, not {}", array.data_type())
 }
 
-/// A run of equal ids (a session's turns, in order) is hashed once.
 fn buckets_of<'a>(ids: impl ArrayAccessor<Item = &'a str>) -> ArrayRef {
-    let mut last: Option<(&str, i64)> = None;
-    let values: Int64Array = (0..ids.len())
-        .map(|row| {
-            if ids.is_null(row) {
-                return None;
-            }
-            let id = ids.value(row);
-            let value = match last {
-                Some((previous, value)) if previous == id => value,
-                _ => bucket(id),
-            };
-            last = Some((id, value));
-            Some(value)
-        })
+    let values: Int64Array = turn_buckets(ArrayIter::new(ids))
+        .map(|bucket| bucket.map(|bucket| bucket as i64))
         .collect();
     Arc::new(values)
 }

@@ -591,6 +591,23 @@ pub fn turn_bucket(session_id: &str) -> u64 {
     (crate::ids::stable_hash(&[session_id.as_bytes()]) % u128::from(TURN_BUCKETS)) as u64
 }
 
+/// The bucket of each id in turn (`None` for a missing one); a run of equal ids (a session's
+/// turns, in order) is hashed once.
+pub fn turn_buckets<'a>(
+    session_ids: impl IntoIterator<Item = Option<&'a str>>,
+) -> impl Iterator<Item = Option<u64>> {
+    let mut last: Option<(&'a str, u64)> = None;
+    session_ids.into_iter().map(move |session_id| {
+        let session_id = session_id?;
+        let bucket = match last {
+            Some((previous, bucket)) if previous == session_id => bucket,
+            _ => turn_bucket(session_id),
+        };
+        last = Some((session_id, bucket));
+        Some(bucket)
+    })
+}
+
 /// The bucket a `part-bNN-…parquet` file holds (a base `part-bNN-gNNNNNN` or a hot
 /// `part-bNN-hNNNNNN` file); `None` for a file of the unbucketed layout (rewritten into buckets
 /// on the next commit).
