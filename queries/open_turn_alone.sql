@@ -1,5 +1,6 @@
--- open(turn) when the session's title and source come from the in-memory directory: the
--- turn's summary row alone. $1: session id (prunes buckets and row groups); $2: turn id.
+-- open(turn): the turn's summary row (its session's title and source come with its
+-- neighbourhood, queries/turn_neighbourhood.sql). $1: session id (prunes buckets and row
+-- groups); $2: turn id.
 SELECT
   turn_id,
   session_id,

@@ -1,5 +1,5 @@
--- search_sessions when the turn and session columns come from the in-memory directory: the
--- hit events' columns and the text the snippet is cut from. $1: the hits' event ids; $2:
+-- search_sessions: the hit events' columns and the text the snippet is cut from, run beside
+-- queries/search_hit_parents.sql (their turns and sessions). $1: the hits' event ids; $2:
 -- their session ids (row groups, bloom filters); $3: their partitions as 'source/month', all
 -- from the search index. The partition filter names each hit's partition exactly: filters on
 -- source and month apart would open every partition of their cross product, and each file

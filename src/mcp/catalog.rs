@@ -10,11 +10,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::dataframe::DataFrame;
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionState;
 use datafusion::execution::runtime_env::RuntimeEnv;
-use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::{collect, execute_stream};
 use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
 use futures::StreamExt;
@@ -31,6 +30,7 @@ use crate::mcp::keyed_table::RowCollector;
 use crate::mcp::project_scope::{self, ProjectScope};
 use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
+use crate::query::prepared::PreparedPlan;
 use crate::query::serving::{ServingRuntime, serving_runtime};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
@@ -83,11 +83,11 @@ pub struct NamedQuery {
 /// How requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerPath {
-    /// `session_index` and `turn_index` are loaded into memory; scope checks and the turn and
-    /// session columns of search hits and open come from them once loaded; event rows are SQL.
+    /// `session_index` and `turn_index` are loaded into memory (a key filter is a lookup there)
+    /// and serve the same SQL once loaded; event rows are read from Parquet.
     Fastest,
-    /// Every answer is SQL over the Parquet tables, `session_index` and `turn_index` staying
-    /// views (the reference the in-memory tables and the fast path are tested against).
+    /// Every answer is the same SQL over the Parquet tables, `session_index` and `turn_index`
+    /// staying views (the reference the in-memory tables are tested against).
     SqlOnly,
 }
 
@@ -111,16 +111,14 @@ pub struct Catalog {
 pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
-    /// The logical plan of each named query run on this generation, planned on first use and
-    /// bound to each request's parameters (plans hold this generation's tables).
-    plans: std::sync::Mutex<HashMap<&'static str, LogicalPlan>>,
+    /// Each named query run on this generation, planned and optimized on first use and bound
+    /// to each request's parameters (plans hold this generation's tables).
+    plans: std::sync::Mutex<HashMap<&'static str, Arc<PreparedPlan>>>,
     index: SearchIndex,
     /// `session_index` and `turn_index` as registered in `context`.
     index_tables: IndexTables,
     /// Whether the index tables are loaded into memory (the answer path is `Fastest`).
     in_memory: bool,
-    /// Whether this snapshot answers through the fast path once its directory is loaded.
-    fast_path: bool,
     /// Carried over from the replaced generation's (requests wait for that up to
     /// [`CARRY_WAIT`]) or loaded in the background after the generation opens
     /// ([`Catalog::snapshot`]); until it is ready, requests are answered over Parquet, so a
@@ -319,7 +317,6 @@ impl WarmSnapshot {
         let index = index
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        let fast_path = path == AnswerPath::Fastest;
         Ok(WarmSnapshot {
             generation: snapshot.generation,
             context,
@@ -327,7 +324,6 @@ impl WarmSnapshot {
             index,
             index_tables,
             in_memory: path == AnswerPath::Fastest,
-            fast_path,
             directory: tokio::sync::OnceCell::new(),
             refresh: std::sync::OnceLock::new(),
             pin,
@@ -337,8 +333,8 @@ impl WarmSnapshot {
         })
     }
 
-    /// The directory, loading it now if no one has started to (a concurrent load is awaited).
-    /// `None` when this snapshot does not take the fast path.
+    /// The directory, loading it now if no one has started to (a concurrent load is awaited);
+    /// on the `SqlOnly` path it is read but not served.
     pub async fn ready_directory(&self) -> Result<&Directory, CatalogError> {
         self.directory
             .get_or_try_init(|| self.load_directory())
@@ -500,9 +496,9 @@ impl WarmSnapshot {
         self.refresh.get()
     }
 
-    /// The in-memory directory once loaded, on the fast path.
+    /// The in-memory index tables once loaded, on the `Fastest` path.
     pub fn directory(&self) -> Option<&Directory> {
-        self.directory.get().filter(|_| self.fast_path)
+        self.directory.get().filter(|_| self.in_memory)
     }
 
     /// Whether `table` has `column` in this generation (columns added by later versions are
@@ -567,14 +563,18 @@ impl WarmSnapshot {
             source,
         };
         let started = std::time::Instant::now();
-        let plan = self.bound_plan(query, parameters).await.map_err(failed)?;
-        let batches = DataFrame::new(state, plan)
-            .collect()
+        let prepared = self.plan_of(query, &parameters).await.map_err(failed)?;
+        let plan = prepared
+            .physical_plan(&state, parameters)
             .await
             .map_err(failed)?;
+        let planned_us = started.elapsed().as_micros() as u64;
+        let batches = collect(plan, state.task_ctx()).await.map_err(failed)?;
         tracing::debug!(
             query = query.name,
             rows = batches.iter().map(RecordBatch::num_rows).sum::<usize>(),
+            planned_us,
+            optimized_once = prepared.is_optimized(),
             elapsed_us = started.elapsed().as_micros() as u64,
             "named query"
         );
@@ -593,11 +593,13 @@ impl WarmSnapshot {
             source,
         };
         let started = std::time::Instant::now();
-        let plan = self.bound_plan(query, parameters).await.map_err(failed)?;
-        let mut stream = DataFrame::new(self.context.state(), plan)
-            .execute_stream()
+        let state = self.context.state();
+        let prepared = self.plan_of(query, &parameters).await.map_err(failed)?;
+        let plan = prepared
+            .physical_plan(&state, parameters)
             .await
             .map_err(failed)?;
+        let mut stream = execute_stream(plan, state.task_ctx()).map_err(failed)?;
         let mut row_count = 0;
         while let Some(batch) = stream.next().await {
             let batch = batch.map_err(failed)?;
@@ -613,31 +615,28 @@ impl WarmSnapshot {
         Ok(())
     }
 
-    /// The plan of `query` with `parameters` bound to its placeholders.
-    async fn bound_plan(
+    /// `query` planned and optimized for this generation, placeholders unbound: on its first
+    /// run (typed after `parameters`), then cloned per request.
+    async fn plan_of(
         &self,
         query: NamedQuery,
-        parameters: Vec<ScalarValue>,
-    ) -> Result<LogicalPlan, DataFusionError> {
-        self.plan_of(query).await?.with_param_values(parameters)
-    }
-
-    /// The logical plan of `query` with its placeholders unbound: planned once per generation
-    /// (parse, bind, type the parameters), cloned per request.
-    async fn plan_of(&self, query: NamedQuery) -> Result<LogicalPlan, DataFusionError> {
+        parameters: &[ScalarValue],
+    ) -> Result<Arc<PreparedPlan>, DataFusionError> {
         if let Some(plan) = self.cached_plan(query.name) {
             return Ok(plan);
         }
-        let plan = self.context.state().create_logical_plan(query.sql).await?;
+        let state = self.context.state();
+        let plan = state.create_logical_plan(query.sql).await?;
         read_only_options().verify_plan(&plan)?;
+        let prepared = Arc::new(PreparedPlan::new(&state, plan, parameters)?);
         self.plans
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(query.name, plan.clone());
-        Ok(plan)
+            .insert(query.name, Arc::clone(&prepared));
+        Ok(prepared)
     }
 
-    fn cached_plan(&self, name: &str) -> Option<LogicalPlan> {
+    fn cached_plan(&self, name: &str) -> Option<Arc<PreparedPlan>> {
         self.plans
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -1,20 +1,19 @@
 //! The in-memory index tables of one store generation, `session_index` and `turn_index`: the
 //! hot columns of `sessions` and `turns` as DataFusion tables ([`KeyedTable`]) registered in the
-//! serving context, so list_sessions runs the same SQL (`queries/list_sessions_*.sql`) over
-//! memory as over Parquet. Until a generation's tables are loaded, each name is a view over its
-//! Parquet table (`queries/session_index.sql`, `queries/turn_index.sql`). The [`Directory`] is
-//! the keyed lookups over the loaded tables (session by id, turn by id, a session's turns)
-//! that search hits, scope checks and open(event) read. A commit's new generation carries the
-//! replaced directory over ([`Directory::refreshed_sessions`], [`Directory::refreshed_turns`]):
-//! only the rows of the buckets its commit rewrote are read again.
+//! serving context, so the same SQL answers over memory as over Parquet: list_sessions
+//! (`queries/list_sessions_*.sql`), search hits' turn and session columns
+//! (`queries/search_hit_parents.sql`), scope checks, and open's turn lookups
+//! (`queries/turn_by_id.sql`, `queries/turn_neighbourhood.sql`). A key filter there is a
+//! lookup. Until a generation's tables are loaded, each name is a view over its Parquet table
+//! (`queries/session_index.sql`, `queries/turn_index.sql`). A commit's new generation carries
+//! the replaced [`Directory`] over ([`Directory::refreshed_sessions`],
+//! [`Directory::refreshed_turns`]): only the rows of the buckets its commit rewrote are read
+//! again.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
-use datafusion::arrow::array::{
-    Array, ArrayRef, BooleanArray, Int64Array, TimestampNanosecondArray,
-};
 use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
@@ -26,9 +25,8 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 
 use crate::mcp::catalog::NamedQuery;
-use crate::mcp::chain::ChainBrief;
 use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
-use crate::mcp::rows::{RowError, normalize_column};
+use crate::mcp::rows::RowError;
 use crate::store::commit::{turn_bucket, turn_buckets};
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
@@ -81,6 +79,16 @@ pub const TURN_INDEX_BUCKET_ROWS: NamedQuery = NamedQuery {
     name: "turn_index_bucket_rows",
     sql: include_str!("../../queries/turn_index_bucket_rows.sql"),
 };
+/// A turn's session and ordinal by its id, a key lookup in `turn_index`.
+pub const TURN_BY_ID: NamedQuery = NamedQuery {
+    name: "turn_by_id",
+    sql: include_str!("../../queries/turn_by_id.sql"),
+};
+/// A turn and the turns around it, each with its session's title and source.
+pub const TURN_NEIGHBOURHOOD: NamedQuery = NamedQuery {
+    name: "turn_neighbourhood",
+    sql: include_str!("../../queries/turn_neighbourhood.sql"),
+};
 /// The ORDER BY of `queries/turn_index_rows.sql`.
 const TURN_ORDER: [(&str, SortOptions); 2] = [("session_id", ASCENDING), ("ordinal", ASCENDING)];
 
@@ -93,27 +101,6 @@ pub enum DirectoryError {
     Table(#[from] KeyedTableError),
     #[error("index table batches: {0}")]
     Arrow(#[from] ArrowError),
-}
-
-/// What a hit or an opened event shows of its session, read from the loaded `session_index`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionBrief<'a> {
-    pub title: &'a str,
-    pub source: &'a str,
-    /// UTC nanoseconds.
-    pub started_at: Option<i64>,
-    pub updated_at: Option<i64>,
-    pub completed: bool,
-    pub chain: Option<ChainBrief>,
-}
-
-/// What a hit or an opened event shows of its turn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnBrief {
-    pub session_id: Arc<str>,
-    pub ordinal: i64,
-    pub completed: bool,
-    pub event_count: i64,
 }
 
 /// One index table as registered in a generation's context: the view over Parquet until
@@ -217,42 +204,17 @@ impl TableProvider for IndexTable {
     }
 }
 
-/// The loaded index tables and the keyed lookups over them. Every value a lookup returns is
-/// read from the keyed tables' own (compacted) columns: nothing is held twice.
+/// A generation's loaded index tables, with what a later generation needs to carry them over.
+/// Tools read them only through SQL (the tables are registered as `session_index` and
+/// `turn_index`): a key filter there is a lookup ([`KeyedTable`]).
 #[derive(Debug)]
 pub struct Directory {
     sessions: Arc<KeyedTable>,
-    session_columns: SessionColumns,
     turns: Arc<KeyedTable>,
-    turn_columns: TurnColumns,
     /// The store bucket (`store::commit::turn_bucket`) of each row's session, per table: what
     /// a refresh keeps rows by.
     session_buckets: Vec<u8>,
     turn_buckets: Vec<u8>,
-}
-
-/// The `session_index` columns a [`SessionBrief`] reads, typed once. The strings are the
-/// table's own arrays; the numbers and times are normalized copies (8 bytes a row).
-#[derive(Debug)]
-struct SessionColumns {
-    titles: Texts,
-    sources: Texts,
-    started: TimestampNanosecondArray,
-    updated: TimestampNanosecondArray,
-    completed: BooleanArray,
-    chain_slugs: Texts,
-    chain_numbers: Int64Array,
-    chain_lengths: Int64Array,
-}
-
-/// The `turn_index` columns the lookups read, typed once.
-#[derive(Debug)]
-struct TurnColumns {
-    turn_ids: Texts,
-    session_ids: Texts,
-    ordinals: Int64Array,
-    completed: BooleanArray,
-    event_counts: Int64Array,
 }
 
 impl Directory {
@@ -282,7 +244,12 @@ impl Directory {
     ) -> Result<Directory, DirectoryError> {
         let session_buckets = buckets_of(&texts(sessions.rows(), "session_id")?);
         let turn_buckets = buckets_of(&texts(turns.rows(), "session_id")?);
-        Directory::with_buckets(sessions, turns, session_buckets, turn_buckets)
+        Ok(Directory::with_buckets(
+            sessions,
+            turns,
+            session_buckets,
+            turn_buckets,
+        ))
     }
 
     fn with_buckets(
@@ -290,15 +257,13 @@ impl Directory {
         turns: KeyedTable,
         session_buckets: Vec<u8>,
         turn_buckets: Vec<u8>,
-    ) -> Result<Directory, DirectoryError> {
-        Ok(Directory {
-            session_columns: SessionColumns::of(sessions.rows())?,
-            turn_columns: TurnColumns::of(turns.rows())?,
+    ) -> Directory {
+        Directory {
             sessions: Arc::new(sessions),
             turns: Arc::new(turns),
             session_buckets,
             turn_buckets,
-        })
+        }
     }
 
     /// `session_index` with the rows of the sessions in `buckets` replaced by `rows`, those
@@ -327,58 +292,12 @@ impl Directory {
         sessions: RefreshedTable,
         turns: RefreshedTable,
     ) -> Result<Directory, DirectoryError> {
-        Directory::with_buckets(sessions.table, turns.table, sessions.buckets, turns.buckets)
-    }
-
-    pub fn session(&self, session_id: &str) -> Option<SessionBrief<'_>> {
-        let row = *self.sessions.rows_with("session_id", session_id).first()? as usize;
-        Some(self.session_columns.brief(row))
-    }
-
-    pub fn turn(&self, turn_id: &str) -> Option<TurnBrief> {
-        let row = *self.turns.rows_with("turn_id", turn_id).first()? as usize;
-        let columns = &self.turn_columns;
-        Some(TurnBrief {
-            session_id: columns.session_ids.value(row).into(),
-            ordinal: columns.ordinals.value(row),
-            completed: columns.completed.value(row),
-            event_count: columns.event_counts.value(row),
-        })
-    }
-
-    /// The session's turn rows, in ordinal order.
-    fn turn_rows(&self, session_id: &str) -> &[u32] {
-        self.turns.rows_with("session_id", session_id)
-    }
-
-    /// The ids of the turns at `ordinal - 1` and `ordinal + 1` of the session.
-    pub fn adjacent_turns(&self, session_id: &str, ordinal: i64) -> (Option<&str>, Option<&str>) {
-        let rows = self.turn_rows(session_id);
-        let columns = &self.turn_columns;
-        let at = |wanted: i64| {
-            rows.binary_search_by_key(&wanted, |row| columns.ordinals.value(*row as usize))
-                .ok()
-                .map(|index| columns.turn_ids.value(rows[index] as usize))
-        };
-        (at(ordinal - 1), at(ordinal + 1))
-    }
-
-    /// How many events the session has before its turn `turn_ordinal` (turns hold contiguous
-    /// runs of the session's events, so an event's `seq` is this plus its ordinal); `None` when
-    /// the session has no turns here.
-    pub fn events_before_turn(&self, session_id: &str, turn_ordinal: i64) -> Option<i64> {
-        let rows = self.turn_rows(session_id);
-        if rows.is_empty() {
-            return None;
-        }
-        let columns = &self.turn_columns;
-        Some(
-            rows.iter()
-                .map(|row| *row as usize)
-                .take_while(|row| columns.ordinals.value(*row) < turn_ordinal)
-                .map(|row| columns.event_counts.value(row))
-                .sum(),
-        )
+        Ok(Directory::with_buckets(
+            sessions.table,
+            turns.table,
+            sessions.buckets,
+            turns.buckets,
+        ))
     }
 
     pub fn session_count(&self) -> usize {
@@ -439,54 +358,6 @@ fn carried_buckets(
         .collect())
 }
 
-impl SessionColumns {
-    fn of(rows: &RecordBatch) -> Result<SessionColumns, RowError> {
-        Ok(SessionColumns {
-            titles: texts(rows, "title")?,
-            sources: texts(rows, "source")?,
-            started: timestamps(rows, "started_at")?,
-            updated: timestamps(rows, "updated_at")?,
-            completed: booleans(rows, "completed")?,
-            chain_slugs: optional_texts(rows, "chain_slug")?,
-            chain_numbers: optional_integers(rows, "chain_number")?,
-            chain_lengths: optional_integers(rows, "chain_length")?,
-        })
-    }
-
-    fn brief(&self, row: usize) -> SessionBrief<'_> {
-        let nanos =
-            |array: &TimestampNanosecondArray| (!array.is_null(row)).then(|| array.value(row));
-        let chained = !self.chain_numbers.is_null(row) && !self.chain_lengths.is_null(row);
-        SessionBrief {
-            title: self.titles.value(row),
-            source: self.sources.value(row),
-            started_at: nanos(&self.started),
-            updated_at: nanos(&self.updated),
-            completed: self.completed.value(row),
-            chain: chained.then(|| ChainBrief {
-                slug: self
-                    .chain_slugs
-                    .is_valid(row)
-                    .then(|| self.chain_slugs.value(row).to_owned()),
-                number: self.chain_numbers.value(row),
-                length: self.chain_lengths.value(row),
-            }),
-        }
-    }
-}
-
-impl TurnColumns {
-    fn of(rows: &RecordBatch) -> Result<TurnColumns, RowError> {
-        Ok(TurnColumns {
-            turn_ids: texts(rows, "turn_id")?,
-            session_ids: texts(rows, "session_id")?,
-            ordinals: integers(rows, "ordinal")?,
-            completed: booleans(rows, "completed")?,
-            event_counts: integers(rows, "event_count")?,
-        })
-    }
-}
-
 /// A string column as it is stored (no copy), nulls rejected.
 fn texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
     let column = optional_texts(batch, name)?;
@@ -505,51 +376,4 @@ fn optional_texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
         column: name.to_owned(),
         expected: "a string",
     })
-}
-
-/// A column normalized as [`Rows`](crate::mcp::rows::Rows) normalizes it (strings to Utf8,
-/// integers to Int64, timestamps to UTC nanoseconds), nulls rejected unless `nullable`.
-fn column_as(batch: &RecordBatch, name: &str, nullable: bool) -> Result<ArrayRef, RowError> {
-    let column = batch
-        .column_by_name(name)
-        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
-    let normalized = normalize_column(column).map_err(|source| RowError::Cast {
-        column: name.to_owned(),
-        source,
-    })?;
-    if !nullable && normalized.null_count() > 0 {
-        return Err(RowError::UnexpectedNull(name.to_owned()));
-    }
-    Ok(normalized)
-}
-
-fn downcast<T: Clone + 'static>(
-    array: ArrayRef,
-    name: &str,
-    expected: &'static str,
-) -> Result<T, RowError> {
-    array
-        .as_any()
-        .downcast_ref::<T>()
-        .cloned()
-        .ok_or_else(|| RowError::WrongType {
-            column: name.to_owned(),
-            expected,
-        })
-}
-
-fn integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
-    downcast(column_as(batch, name, false)?, name, "an integer")
-}
-
-fn optional_integers(batch: &RecordBatch, name: &str) -> Result<Int64Array, RowError> {
-    downcast(column_as(batch, name, true)?, name, "an integer")
-}
-
-fn booleans(batch: &RecordBatch, name: &str) -> Result<BooleanArray, RowError> {
-    downcast(column_as(batch, name, false)?, name, "a boolean")
-}
-
-fn timestamps(batch: &RecordBatch, name: &str) -> Result<TimestampNanosecondArray, RowError> {
-    downcast(column_as(batch, name, true)?, name, "a timestamp")
 }

@@ -12,6 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::mcp::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::directory::TURN_BY_ID;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::file_attention::tail::{LaunchProject, launch_project, roots_pattern};
 use crate::mcp::validate::{IdKind, McpId};
@@ -20,12 +21,6 @@ use crate::mcp::validate::{IdKind, McpId};
 pub const SESSIONS_IN_SCOPE: NamedQuery = NamedQuery {
     name: "project_sessions",
     sql: include_str!("../../queries/project_sessions.sql"),
-};
-
-/// Where the turn named by an id lives, when neither the directory nor the index knows it.
-const TURN_SESSION: NamedQuery = NamedQuery {
-    name: "search_scope_turn",
-    sql: include_str!("../../queries/search_scope_turn.sql"),
 };
 
 /// The profiles whose every tool answers through the scoped service layer: the tantivy search
@@ -198,24 +193,18 @@ fn hide_traversal_links(traversal: &mut Value, in_scope: &HashSet<String>) {
     }
 }
 
-/// The session of a turn: from the directory, else the index, else SQL.
+/// The session of a turn (`queries/turn_by_id.sql`).
 async fn session_of_turn(
     snapshot: &WarmSnapshot,
     turn_id: &str,
 ) -> Result<Option<String>, ToolError> {
-    if let Some(turn) = snapshot.directory().and_then(|d| d.turn(turn_id)) {
-        return Ok(Some(turn.session_id.to_string()));
-    }
-    if let Some(location) = snapshot.locate_turn(turn_id)? {
-        return Ok(Some(location.session_id));
-    }
     let rows = snapshot
-        .run(TURN_SESSION, vec![text_parameter(turn_id)])
+        .run(TURN_BY_ID, vec![text_parameter(turn_id)])
         .await?;
     let session_id = match rows.first() {
         Some(row) => Some(
             row.string("session_id")
-                .map_err(|error| ToolError::internal(format!("{}: {error}", TURN_SESSION.name)))?
+                .map_err(|error| ToolError::internal(format!("{}: {error}", TURN_BY_ID.name)))?
                 .to_owned(),
         ),
         None => None,

@@ -92,7 +92,7 @@ fn normalize_batch(batch: &RecordBatch) -> Result<NormalizedBatch, RowError> {
 
 /// One column in the types [`Row`] reads (any string flavour to Utf8, integers to Int64,
 /// timestamps to nanoseconds).
-pub fn normalize_column(column: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+fn normalize_column(column: &ArrayRef) -> Result<ArrayRef, ArrowError> {
     let target = match column.data_type() {
         DataType::Utf8View | DataType::LargeUtf8 | DataType::Dictionary(_, _) => DataType::Utf8,
         DataType::Int8

@@ -6,6 +6,7 @@ pub mod keyed_scan;
 pub mod listed_files;
 pub mod output;
 pub mod page_index_reader;
+pub mod prepared;
 pub mod serving;
 pub mod session_bucket;
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{TURN, adjacent_turn_ids, row_error};
+use super::{neighbourhood, row_error};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
@@ -21,8 +21,8 @@ const ADJACENT_EVENTS: NamedQuery = NamedQuery {
 };
 
 /// open(event): the index locates the row (partition, session, seq); its row and its
-/// neighbours in the session are SQL, run at once; its turn, session and adjacent turns come
-/// from the directory once loaded, else by SQL.
+/// neighbours in the session are SQL, run at once; then its turn, session and adjacent turns
+/// (`queries/turn_neighbourhood.sql`).
 pub async fn open(snapshot: &WarmSnapshot, event_id: &str) -> Result<ToolSuccess, ToolError> {
     let Some(location) = snapshot.locate_event(event_id)? else {
         return Err(ToolError::not_found("event", event_id));
@@ -68,53 +68,34 @@ struct Parents {
     next_turn_id: Value,
 }
 
-/// The parents from the in-memory directory once loaded, else by SQL.
+/// The parents, from the turn's neighbourhood in its session.
 async fn parents(
     snapshot: &WarmSnapshot,
     position: &EventPosition,
     event_id: &str,
 ) -> Result<Parents, ToolError> {
-    if let Some(directory) = snapshot.directory()
-        && let (Some(turn), Some(session)) = (
-            directory.turn(&position.turn_id),
-            directory.session(&position.session_id),
-        )
-    {
-        let (previous_turn_id, next_turn_id) =
-            directory.adjacent_turns(&position.session_id, turn.ordinal);
-        return Ok(Parents {
-            session: json!({
-                "id": position.session_id,
-                "title": session.title,
-                "source": session.source,
-                "harness": harness_of(session.source),
-            }),
-            turn: json!({
-                "id": position.turn_id,
-                "ordinal": turn.ordinal,
-                "completed": turn.completed,
-            }),
-            previous_turn_id: json!(previous_turn_id),
-            next_turn_id: json!(next_turn_id),
-        });
-    }
-    let (turn_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
-        async {
-            Ok(snapshot
-                .run(TURN, vec![text_parameter(&position.turn_id)])
-                .await?)
-        },
-        adjacent_turn_ids(snapshot, &position.session_id, position.turn_ordinal),
-    )?;
-    let turn_row = turn_rows
-        .first()
-        .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
-    let (session, turn) = parents_json(&turn_row).map_err(row_error(TURN.name))?;
+    let around = neighbourhood(
+        snapshot,
+        &position.session_id,
+        &position.turn_id,
+        position.turn_ordinal,
+    )
+    .await?
+    .ok_or_else(|| ToolError::internal(format!("event {event_id} has no turn row")))?;
     Ok(Parents {
-        session,
-        turn,
-        previous_turn_id,
-        next_turn_id,
+        session: json!({
+            "id": position.session_id,
+            "title": around.title,
+            "source": around.source,
+            "harness": harness_of(&around.source),
+        }),
+        turn: json!({
+            "id": position.turn_id,
+            "ordinal": position.turn_ordinal,
+            "completed": around.completed,
+        }),
+        previous_turn_id: around.previous_turn_id,
+        next_turn_id: around.next_turn_id,
     })
 }
 
@@ -291,22 +272,6 @@ fn content_json(event: &EventView<'_>) -> Value {
     content.insert("text".into(), json!(event.text));
     content.insert("truncated".into(), json!(false));
     Value::Object(content)
-}
-
-/// The compact `session` and `turn` parents of the event.
-fn parents_json(turn_row: &Row<'_>) -> Result<(Value, Value), RowError> {
-    let session = json!({
-        "id": turn_row.string("session_id")?,
-        "title": turn_row.string("title")?,
-        "source": turn_row.string("source")?,
-        "harness": harness_of(turn_row.string("source")?),
-    });
-    let turn = json!({
-        "id": turn_row.string("turn_id")?,
-        "ordinal": turn_row.i64("ordinal")?,
-        "completed": turn_row.bool("completed")?,
-    });
-    Ok((session, turn))
 }
 
 /// The text summary carries the full content: text-only clients need the evidence too.

@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter};
+use crate::mcp::catalog::{Catalog, WarmSnapshot, text_parameter};
+use crate::mcp::directory::TURN_NEIGHBOURHOOD;
 use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::mcp::handler::ToolHandler;
 use crate::mcp::project_scope;
-use crate::mcp::rows::{Row, RowError};
+use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::format_timestamp;
 use crate::mcp::validate::{
     Arguments, IdKind, McpId, optional_string, parse_id_field, reject_unknown_fields,
@@ -32,16 +33,6 @@ const SLA_SESSION: SlaTarget = SlaTarget::ms(500);
 /// open(session) of a session with more than 100 (up to 1000) turns.
 const SLA_LARGE_SESSION: SlaTarget = SlaTarget::ms(1500);
 const LARGE_SESSION_TURNS: usize = 100;
-
-/// Shared by open(turn) and open(event): a turn row joined with its session.
-const TURN: NamedQuery = NamedQuery {
-    name: "open_turn",
-    sql: include_str!("../../../queries/open_turn.sql"),
-};
-const ADJACENT_TURNS: NamedQuery = NamedQuery {
-    name: "open_adjacent_turns",
-    sql: include_str!("../../../queries/open_adjacent_turns.sql"),
-};
 
 pub struct Open;
 
@@ -189,19 +180,55 @@ fn excerpt_json(row: &Row<'_>, prefix: &str) -> Result<Value, RowError> {
     }))
 }
 
-/// The ids of the turns at `ordinal - 1` and `ordinal + 1` in the session (null at the ends).
-async fn adjacent_turn_ids(
+/// What open(turn) and open(event) show of a turn's surroundings, from
+/// `queries/turn_neighbourhood.sql`.
+struct Neighbourhood {
+    completed: bool,
+    title: String,
+    source: String,
+    /// The ids of the turns at `ordinal - 1` and `ordinal + 1` (null at the ends).
+    previous_turn_id: Value,
+    next_turn_id: Value,
+}
+
+/// The turn `turn_id` at `ordinal` of the session, its session's names and the turns around
+/// it; `None` when the session has no such turn.
+async fn neighbourhood(
     snapshot: &WarmSnapshot,
     session_id: &str,
+    turn_id: &str,
     ordinal: i64,
-) -> Result<(Value, Value), ToolError> {
+) -> Result<Option<Neighbourhood>, ToolError> {
     let parameters = vec![
         text_parameter(session_id),
         ordinal_parameter(ordinal - 1),
+        ordinal_parameter(ordinal),
         ordinal_parameter(ordinal + 1),
     ];
-    let rows = snapshot.run(ADJACENT_TURNS, parameters).await?;
-    neighbours(&rows, "turn_id", ordinal).map_err(row_error(ADJACENT_TURNS.name))
+    let rows = snapshot.run(TURN_NEIGHBOURHOOD, parameters).await?;
+    Neighbourhood::of(&rows, turn_id, ordinal).map_err(row_error(TURN_NEIGHBOURHOOD.name))
+}
+
+impl Neighbourhood {
+    fn of(rows: &Rows, turn_id: &str, ordinal: i64) -> Result<Option<Neighbourhood>, RowError> {
+        let mut turn = None;
+        for row in rows.iter() {
+            if row.string("turn_id")? == turn_id && row.i64("ordinal")? == ordinal {
+                turn = Some(row);
+            }
+        }
+        let Some(turn) = turn else {
+            return Ok(None);
+        };
+        let (previous_turn_id, next_turn_id) = neighbours(rows, "turn_id", ordinal)?;
+        Ok(Some(Neighbourhood {
+            completed: turn.bool("completed")?,
+            title: turn.string("title")?.to_owned(),
+            source: turn.string("source")?.to_owned(),
+            previous_turn_id,
+            next_turn_id,
+        }))
+    }
 }
 
 /// An INT ordinal parameter.
@@ -210,11 +237,7 @@ fn ordinal_parameter(ordinal: i64) -> datafusion::scalar::ScalarValue {
 }
 
 /// From rows of `(id_column, ordinal)`, the ids just before and after `ordinal`.
-fn neighbours(
-    rows: &crate::mcp::rows::Rows,
-    id_column: &str,
-    ordinal: i64,
-) -> Result<(Value, Value), RowError> {
+fn neighbours(rows: &Rows, id_column: &str, ordinal: i64) -> Result<(Value, Value), RowError> {
     let mut previous = Value::Null;
     let mut next = Value::Null;
     for row in rows.iter() {

@@ -4,11 +4,10 @@
 use serde_json::{Value, json};
 
 use super::{
-    TURN, adjacent_turn_ids, excerpt_json, json_array_column, ordinal_parameter, row_error,
-    timestamp_json,
+    excerpt_json, json_array_column, neighbourhood, ordinal_parameter, row_error, timestamp_json,
 };
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::directory::Directory;
+use crate::mcp::directory::TURN_BY_ID;
 use crate::mcp::envelope::{ToolError, ToolSuccess};
 use crate::mcp::rows::{Row, RowError, Rows};
 use crate::mcp::text::{format_timestamp, one_line_summary, plain};
@@ -26,64 +25,40 @@ const EVENTS: NamedQuery = NamedQuery {
 /// Chars of event text `open_turn_events.sql` fetches (`left(text, 4000)`).
 const TEXT_HEAD_CHARS: i64 = 4000;
 
+/// open(turn): the turn's session and ordinal by its id (`queries/turn_by_id.sql`), then at
+/// once its row, its events and its neighbourhood (session names, adjacent turns).
 pub async fn open(snapshot: &WarmSnapshot, turn_id: &str) -> Result<ToolSuccess, ToolError> {
-    if let Some(directory) = snapshot.directory() {
-        return open_with_directory(snapshot, directory, turn_id).await;
-    }
-    let turn_rows = snapshot.run(TURN, vec![text_parameter(turn_id)]).await?;
-    let Some(row) = turn_rows.first() else {
+    let brief = snapshot
+        .run(TURN_BY_ID, vec![text_parameter(turn_id)])
+        .await?;
+    let Some(brief) = brief.first() else {
         return Err(ToolError::not_found("turn", turn_id));
     };
-    let session_id = row.string("session_id").map_err(row_error(TURN.name))?;
-    let ordinal = row.i64("ordinal").map_err(row_error(TURN.name))?;
-    let (event_rows, (previous_turn_id, next_turn_id)) = tokio::try_join!(
+    let session_id = brief
+        .string("session_id")
+        .map_err(row_error(TURN_BY_ID.name))?;
+    let ordinal = brief.i64("ordinal").map_err(row_error(TURN_BY_ID.name))?;
+    let (turn_rows, event_rows, around) = tokio::try_join!(
+        turn_row(snapshot, session_id, turn_id),
         turn_events(snapshot, session_id, turn_id, ordinal),
-        adjacent_turn_ids(snapshot, session_id, ordinal),
+        neighbourhood(snapshot, session_id, turn_id, ordinal),
     )?;
-    let events = summaries_of(&event_rows)?;
-    let session = SessionNames {
-        title: row.string("title").map_err(row_error(TURN.name))?,
-        source: row.string("source").map_err(row_error(TURN.name))?,
-    };
-    let mut data = turn_json(&row, &session).map_err(row_error(TURN.name))?;
-    data["events"] = Value::Array(events);
-    data["traversal"] = traversal_json(&row, previous_turn_id, next_turn_id)?;
-    let text = summarize(&data);
-    Ok(ToolSuccess::new(data, text))
-}
-
-/// open(turn) when the directory knows the turn's session: the turn row (no join) and its
-/// events run at once, and the session's names and adjacent turns come from the directory.
-async fn open_with_directory(
-    snapshot: &WarmSnapshot,
-    directory: &Directory,
-    turn_id: &str,
-) -> Result<ToolSuccess, ToolError> {
-    let Some(brief) = directory.turn(turn_id) else {
-        return Err(ToolError::not_found("turn", turn_id));
-    };
-    let session_id: &str = &brief.session_id;
-    let Some(session) = directory.session(session_id) else {
+    let Some(around) = around else {
         return Err(ToolError::internal(format!(
             "turn {turn_id} has no session {session_id}"
         )));
     };
-    let (turn_rows, event_rows) = tokio::try_join!(
-        turn_row(snapshot, session_id, turn_id),
-        turn_events(snapshot, session_id, turn_id, brief.ordinal),
-    )?;
-    let events = summaries_of(&event_rows)?;
     let Some(row) = turn_rows.first() else {
         return Err(ToolError::not_found("turn", turn_id));
     };
+    let events = summaries_of(&event_rows)?;
     let names = SessionNames {
-        title: session.title,
-        source: session.source,
+        title: &around.title,
+        source: &around.source,
     };
     let mut data = turn_json(&row, &names).map_err(row_error(TURN_ALONE.name))?;
     data["events"] = Value::Array(events);
-    let (previous_turn_id, next_turn_id) = directory.adjacent_turns(session_id, brief.ordinal);
-    data["traversal"] = traversal_json(&row, json!(previous_turn_id), json!(next_turn_id))?;
+    data["traversal"] = traversal_json(&row, around.previous_turn_id, around.next_turn_id)?;
     let text = summarize(&data);
     Ok(ToolSuccess::new(data, text))
 }
@@ -130,7 +105,7 @@ fn traversal_json(
     previous_turn_id: Value,
     next_turn_id: Value,
 ) -> Result<Value, ToolError> {
-    let column = |name: &str| row.string(name).map_err(row_error(TURN.name));
+    let column = |name: &str| row.string(name).map_err(row_error(TURN_ALONE.name));
     Ok(json!({
         "session_id": column("session_id")?,
         "previous_turn_id": previous_turn_id,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use esker::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot};
+use esker::mcp::directory::{TURN_BY_ID, TURN_NEIGHBOURHOOD};
 use esker::mcp::server::EskerServer;
 use esker::query::serving::metadata_hits;
 use esker::store::Store;
@@ -711,35 +712,62 @@ async fn first_column(snapshot: &WarmSnapshot, sql: &'static str) -> Vec<String>
         .collect()
 }
 
+/// `query`'s rows for `parameters` as a table of text.
+async fn served_for(
+    snapshot: &WarmSnapshot,
+    query: NamedQuery,
+    parameters: Vec<datafusion::scalar::ScalarValue>,
+) -> String {
+    let batches = snapshot.run_batches(query, parameters).await.unwrap();
+    datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+        .unwrap()
+        .to_string()
+}
+
+const SESSION_BY_ID: NamedQuery = NamedQuery {
+    name: "test_session_by_id",
+    sql: "SELECT * FROM session_index WHERE session_id = $1",
+};
+
 /// Asserts that `carried` (a directory carried over commits) serves what `read` (the same
-/// generation's directory read whole) serves: the tables row for row, and every lookup.
+/// generation's directory read whole) serves: the tables row for row, and every key lookup
+/// the tools make, each finding its row.
 async fn assert_same_directory(carried: &WarmSnapshot, read: &WarmSnapshot) {
     assert_eq!(carried.generation, read.generation);
     for query in [SESSION_INDEX_AS_SERVED, TURN_INDEX_AS_SERVED] {
         assert_eq!(served(carried, query).await, served(read, query).await);
     }
-    let (carried_directory, read_directory) = (
-        carried.directory().expect("loaded"),
-        read.directory().expect("loaded"),
-    );
+    let text = |value: &str| datafusion::scalar::ScalarValue::Utf8(Some(value.to_owned()));
     for session_id in first_column(read, "SELECT session_id FROM session_index").await {
+        let parameters = vec![text(&session_id)];
+        let looked_up = served_for(read, SESSION_BY_ID, parameters.clone()).await;
+        assert!(looked_up.contains(&session_id), "{session_id}: {looked_up}");
         assert_eq!(
-            carried_directory.session(&session_id),
-            read_directory.session(&session_id)
+            served_for(carried, SESSION_BY_ID, parameters).await,
+            looked_up
         );
     }
     for turn_id in first_column(read, "SELECT turn_id FROM turn_index").await {
-        let turn = read_directory
-            .turn(&turn_id)
+        let parameters = vec![text(&turn_id)];
+        let rows = read.run(TURN_BY_ID, parameters.clone()).await.unwrap();
+        let turn = rows
+            .first()
             .unwrap_or_else(|| panic!("turn {turn_id:?} is looked up"));
-        assert_eq!(carried_directory.turn(&turn_id).as_ref(), Some(&turn));
+        let session_id = turn.string("session_id").unwrap().to_owned();
+        let ordinal = turn.i64("ordinal").unwrap() as i32;
         assert_eq!(
-            carried_directory.adjacent_turns(&turn.session_id, turn.ordinal),
-            read_directory.adjacent_turns(&turn.session_id, turn.ordinal)
+            served_for(carried, TURN_BY_ID, parameters.clone()).await,
+            served_for(read, TURN_BY_ID, parameters).await
         );
+        let ordinals = [ordinal - 1, ordinal, ordinal + 1];
+        let around: Vec<_> = std::iter::once(text(&session_id))
+            .chain(ordinals.map(|ordinal| datafusion::scalar::ScalarValue::Int32(Some(ordinal))))
+            .collect();
+        let looked_up = served_for(read, TURN_NEIGHBOURHOOD, around.clone()).await;
+        assert!(looked_up.contains(&turn_id), "{turn_id}: {looked_up}");
         assert_eq!(
-            carried_directory.events_before_turn(&turn.session_id, turn.ordinal),
-            read_directory.events_before_turn(&turn.session_id, turn.ordinal)
+            served_for(carried, TURN_NEIGHBOURHOOD, around).await,
+            looked_up
         );
     }
 }

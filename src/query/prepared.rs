@@ -1,0 +1,316 @@
+//! A named statement planned and optimized once, its placeholders unbound, then bound per
+//! request: a request pays for binding, a constant-folding pass and physical planning, not
+//! for DataFusion's whole logical optimizer (analyzer, pushdowns, join planning) again.
+//!
+//! A placeholder whose type DataFusion cannot infer from the SQL (a list handed to
+//! `array_has`, say) takes the type of the first request's value; later values are cast to
+//! each placeholder's type before binding, so the optimized plan never meets a literal of
+//! another type than it was planned for. A statement the optimizer cannot plan with its
+//! placeholders unbound is optimized per request instead, as `SessionState` does.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::expr::Placeholder;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::optimizer::Optimizer;
+use datafusion::optimizer::simplify_expressions::SimplifyExpressions;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::scalar::ScalarValue;
+
+/// One statement's logical plan, prepared for binding.
+#[derive(Debug, Clone)]
+pub struct PreparedPlan {
+    plan: LogicalPlan,
+    /// Whether `plan` is already analyzed and optimized (with placeholders).
+    optimized: bool,
+    /// The type of each placeholder (`$1`, `$2`, ...), by position; `None` when unknown.
+    types: Vec<Option<DataType>>,
+}
+
+impl PreparedPlan {
+    /// Prepares `plan` (a statement as the SQL planner made it, placeholders unbound), typing
+    /// its untyped placeholders after `first_parameters`.
+    pub fn new(
+        state: &SessionState,
+        plan: LogicalPlan,
+        first_parameters: &[ScalarValue],
+    ) -> Result<PreparedPlan> {
+        // A placeholder the planner typed differently in two places (a Utf8 and a Utf8View
+        // column) has no one type: each of its occurrences keeps its own ([`with_values`]).
+        let inferred = plan.get_parameter_types().unwrap_or_default();
+        let types: Vec<Option<DataType>> = (1..=first_parameters.len())
+            .map(|position| {
+                inferred
+                    .get(&format!("${position}"))
+                    .cloned()
+                    .flatten()
+                    .or_else(|| Some(first_parameters[position - 1].data_type()))
+            })
+            .collect();
+        let typed = with_placeholder_types(plan.clone(), &types)?;
+        match state.optimize(&typed) {
+            Ok(optimized) => Ok(PreparedPlan {
+                plan: optimized,
+                optimized: true,
+                types,
+            }),
+            Err(error) => {
+                tracing::debug!(%error, "a statement is optimized per request");
+                Ok(PreparedPlan {
+                    plan,
+                    optimized: false,
+                    types,
+                })
+            }
+        }
+    }
+
+    /// Whether requests skip the logical optimizer.
+    pub fn is_optimized(&self) -> bool {
+        self.optimized
+    }
+
+    /// The logical plan with `parameters` bound (each cast to its placeholder's type), ready
+    /// for the physical planner of `state` ([`Self::physical_plan`]).
+    pub fn bound(&self, state: &SessionState, parameters: Vec<ScalarValue>) -> Result<LogicalPlan> {
+        if !self.optimized {
+            return self.plan.clone().with_param_values(parameters);
+        }
+        if parameters.len() != self.types.len() {
+            return Err(DataFusionError::Plan(format!(
+                "the statement was prepared for {} parameters, not {}",
+                self.types.len(),
+                parameters.len()
+            )));
+        }
+        let bound = with_values(self.plan.clone(), &parameters)?;
+        // Folds what binding made constant (casts of literals, `array_has` over a literal list
+        // into an IN list) so scans see plain literals to prune and look up by.
+        Optimizer::with_rules(vec![Arc::new(SimplifyExpressions::new())]).optimize(
+            bound,
+            state,
+            |_, _| {},
+        )
+    }
+
+    /// The physical plan of the statement with `parameters` bound.
+    pub async fn physical_plan(
+        &self,
+        state: &SessionState,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let bound = self.bound(state, parameters)?;
+        if self.optimized {
+            state
+                .query_planner()
+                .create_physical_plan(&bound, state)
+                .await
+        } else {
+            state.create_physical_plan(&bound).await
+        }
+    }
+}
+
+/// `plan` with each placeholder `$n` replaced by `parameters[n - 1]`, cast to that
+/// placeholder's type where the optimizer left it typed (DataFusion's own binding re-infers
+/// each placeholder's type from its neighbours, which an optimized plan may have changed:
+/// `CAST(column) = $1` unwrapped to `column = $1`).
+fn with_values(plan: LogicalPlan, parameters: &[ScalarValue]) -> Result<LogicalPlan> {
+    let value_of = |placeholder: &Placeholder| -> Result<ScalarValue> {
+        let value = placeholder
+            .id
+            .strip_prefix('$')
+            .and_then(|position| position.parse::<usize>().ok())
+            .and_then(|position| parameters.get(position.checked_sub(1)?))
+            .ok_or_else(|| {
+                DataFusionError::Plan(format!("no value for placeholder {}", placeholder.id))
+            })?;
+        match &placeholder.field {
+            Some(field) if value.data_type() != *field.data_type() => {
+                value.cast_to(field.data_type())
+            }
+            _ => Ok(value.clone()),
+        }
+    };
+    plan.transform_up_with_subqueries(|node| {
+        let names = NamePreserver::new(&node);
+        node.map_expressions(|expression| {
+            let name = names.save(&expression);
+            let bound = expression.transform_up(|expression| match expression {
+                Expr::Placeholder(placeholder) => Ok(Transformed::yes(Expr::Literal(
+                    value_of(&placeholder)?,
+                    None,
+                ))),
+                other => Ok(Transformed::no(other)),
+            })?;
+            Ok(bound.update_data(|expression| name.restore(expression)))
+        })
+    })
+    .map(|transformed| transformed.data)
+}
+
+/// `plan` with each untyped placeholder `$n` given `types[n - 1]`.
+fn with_placeholder_types(plan: LogicalPlan, types: &[Option<DataType>]) -> Result<LogicalPlan> {
+    let type_of = |id: &str| -> Option<DataType> {
+        let position: usize = id.strip_prefix('$')?.parse().ok()?;
+        types.get(position.checked_sub(1)?)?.clone()
+    };
+    plan.transform_up_with_subqueries(|node| {
+        node.map_expressions(|expression| {
+            expression.transform_up(|expression| match expression {
+                Expr::Placeholder(Placeholder { id, field: None }) => {
+                    let field =
+                        type_of(&id).map(|data_type| Arc::new(Field::new(&id, data_type, true)));
+                    let typed = field.is_some();
+                    let placeholder = Expr::Placeholder(Placeholder { id, field });
+                    Ok(if typed {
+                        Transformed::yes(placeholder)
+                    } else {
+                        Transformed::no(placeholder)
+                    })
+                }
+                other => Ok(Transformed::no(other)),
+            })
+        })
+    })
+    .map(|transformed| transformed.data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{Int32Array, RecordBatch, StringViewArray};
+    use datafusion::arrow::datatypes::Schema;
+    use datafusion::arrow::util::pretty::pretty_format_batches;
+    use datafusion::datasource::MemTable;
+    use datafusion::physical_plan::collect;
+    use datafusion::prelude::SessionContext;
+
+    fn context() -> SessionContext {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Utf8View, false),
+            Field::new("ordinal", DataType::Int32, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            Arc::clone(&schema),
+            vec![
+                Arc::new(StringViewArray::from(vec!["a", "b", "c", "d"])),
+                Arc::new(Int32Array::from(vec![1, 2, 3, 4])),
+            ],
+        )
+        .unwrap();
+        let context = SessionContext::new();
+        let table = MemTable::try_new(schema, vec![vec![batch]]).unwrap();
+        context.register_table("t", Arc::new(table)).unwrap();
+        context
+    }
+
+    fn text_list(values: &[&str]) -> ScalarValue {
+        let values: Vec<ScalarValue> = values
+            .iter()
+            .map(|value| ScalarValue::Utf8(Some((*value).to_owned())))
+            .collect();
+        ScalarValue::List(ScalarValue::new_list_nullable(&values, &DataType::Utf8))
+    }
+
+    /// The rows of `sql` with `parameters`, as DataFusion answers it unprepared.
+    async fn answered(context: &SessionContext, sql: &str, parameters: Vec<ScalarValue>) -> String {
+        let frame = context.sql(sql).await.unwrap();
+        let batches = frame
+            .with_param_values(parameters)
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        pretty_format_batches(&batches).unwrap().to_string()
+    }
+
+    async fn prepared_answer(
+        context: &SessionContext,
+        prepared: &PreparedPlan,
+        parameters: Vec<ScalarValue>,
+    ) -> String {
+        let state = context.state();
+        let plan = prepared.physical_plan(&state, parameters).await.unwrap();
+        let batches = collect(plan, state.task_ctx()).await.unwrap();
+        pretty_format_batches(&batches).unwrap().to_string()
+    }
+
+    #[tokio::test]
+    async fn a_prepared_statement_answers_each_binding_as_the_statement_planned_for_it() {
+        let context = context();
+        let sql = "SELECT id, ordinal FROM t \
+                   WHERE array_has($1, id) AND ordinal IN ($2, $3) ORDER BY id";
+        let first = vec![
+            text_list(&["a", "b", "c"]),
+            ScalarValue::Int32(Some(1)),
+            ScalarValue::Int32(Some(3)),
+        ];
+        let state = context.state();
+        let plan = state.create_logical_plan(sql).await.unwrap();
+        let prepared = PreparedPlan::new(&state, plan, &first).unwrap();
+        assert!(
+            prepared.is_optimized(),
+            "the list placeholder is typed by the first value"
+        );
+        // Later bindings, one with values of other types (Int64 for an INT placeholder).
+        let later = vec![
+            text_list(&["b", "c", "d"]),
+            ScalarValue::Int64(Some(4)),
+            ScalarValue::Int64(Some(2)),
+        ];
+        for parameters in [first, later] {
+            let expected = answered(&context, sql, parameters.clone()).await;
+            assert!(expected.lines().count() > 4, "{expected}");
+            assert_eq!(
+                prepared_answer(&context, &prepared, parameters).await,
+                expected
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_placeholder_typed_two_ways_binds_each_occurrence_to_its_own_type() {
+        let context = context();
+        // `$1` meets a Utf8 literal and a Utf8View column (as list_sessions' mode filter does):
+        // the planner types it twice.
+        let sql = "SELECT id FROM t WHERE ($1 = '' OR id = $1) ORDER BY id";
+        let first = vec![ScalarValue::Utf8(Some("c".to_owned()))];
+        let state = context.state();
+        let plan = state.create_logical_plan(sql).await.unwrap();
+        assert!(plan.get_parameter_types().is_err(), "$1 has two types");
+        let prepared = PreparedPlan::new(&state, plan, &first).unwrap();
+        for value in ["c", "", "a"] {
+            let parameters = vec![ScalarValue::Utf8(Some(value.to_owned()))];
+            let expected = answered(&context, sql, parameters.clone()).await;
+            assert!(expected.lines().count() > 4, "{expected}");
+            assert_eq!(
+                prepared_answer(&context, &prepared, parameters).await,
+                expected
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_binding_of_the_wrong_arity_is_an_error_not_a_wrong_answer() {
+        let context = context();
+        let state = context.state();
+        let plan = state
+            .create_logical_plan("SELECT id FROM t WHERE id = $1")
+            .await
+            .unwrap();
+        let text = ScalarValue::Utf8(Some("a".to_owned()));
+        let prepared = PreparedPlan::new(&state, plan, std::slice::from_ref(&text)).unwrap();
+        assert!(
+            prepared
+                .physical_plan(&state, vec![text.clone(), text])
+                .await
+                .is_err()
+        );
+    }
+}
