@@ -241,6 +241,23 @@ mod tests {
         pretty_format_batches(&batches).unwrap().to_string()
     }
 
+    /// Asserts `prepared` answers each binding (each with rows) as `sql` does unprepared.
+    async fn assert_answers_as_unprepared(
+        context: &SessionContext,
+        sql: &str,
+        prepared: &PreparedPlan,
+        bindings: impl IntoIterator<Item = Vec<ScalarValue>>,
+    ) {
+        for parameters in bindings {
+            let expected = answered(context, sql, parameters.clone()).await;
+            assert!(expected.lines().count() > 4, "{expected}");
+            assert_eq!(
+                prepared_answer(context, prepared, parameters).await,
+                expected
+            );
+        }
+    }
+
     #[tokio::test]
     async fn a_prepared_statement_answers_each_binding_as_the_statement_planned_for_it() {
         let context = context();
@@ -264,14 +281,7 @@ mod tests {
             ScalarValue::Int64(Some(4)),
             ScalarValue::Int64(Some(2)),
         ];
-        for parameters in [first, later] {
-            let expected = answered(&context, sql, parameters.clone()).await;
-            assert!(expected.lines().count() > 4, "{expected}");
-            assert_eq!(
-                prepared_answer(&context, &prepared, parameters).await,
-                expected
-            );
-        }
+        assert_answers_as_unprepared(&context, sql, &prepared, [first, later]).await;
     }
 
     #[tokio::test]
@@ -285,15 +295,8 @@ mod tests {
         let plan = state.create_logical_plan(sql).await.unwrap();
         assert!(plan.get_parameter_types().is_err(), "$1 has two types");
         let prepared = PreparedPlan::new(&state, plan, &first).unwrap();
-        for value in ["c", "", "a"] {
-            let parameters = vec![ScalarValue::Utf8(Some(value.to_owned()))];
-            let expected = answered(&context, sql, parameters.clone()).await;
-            assert!(expected.lines().count() > 4, "{expected}");
-            assert_eq!(
-                prepared_answer(&context, &prepared, parameters).await,
-                expected
-            );
-        }
+        let bindings = ["c", "", "a"].map(|value| vec![ScalarValue::Utf8(Some(value.to_owned()))]);
+        assert_answers_as_unprepared(&context, sql, &prepared, bindings).await;
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
-//! The fast answer path (the in-memory `session_index` and `turn_index` tables and the
-//! directory's keyed lookups over them) against the SQL-only reference (those tables as views
-//! over the Parquet tables, running the same SQL): every id of the fixture store (and a
+//! The fast answer path (the in-memory `session_index` and `turn_index` tables, whose key
+//! filters are lookups) against the SQL-only reference (those tables as views over the
+//! Parquet tables, running the same SQL): every id of the fixture store (and a
 //! sample of the real corpus) opens to the same envelope, searches, scoped or not, return
 //! the same hits, list_sessions pages (every mode and sort, window edges, slugs, following
 //! cursors) are the same, and keyed lookups over the index tables return the same rows.
@@ -69,7 +69,7 @@ async fn assert_same_answers(data_dir: &Path, calls: Vec<(&'static str, Value)>)
     snapshot.ready_directory().await.expect("directory loads");
     assert!(
         snapshot.directory().is_some(),
-        "a new store's index stores events, so the fast path is on"
+        "the index tables are in memory"
     );
     let fast = EskerServer::new(fast_catalog);
     let sql = EskerServer::new(Catalog::open_with(data_dir, AnswerPath::SqlOnly).unwrap());

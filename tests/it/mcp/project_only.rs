@@ -573,7 +573,10 @@ async fn both_answer_paths_keep_to_the_scope() {
         let snapshot = catalog.snapshot().await.expect("generation opens");
         if path == AnswerPath::Fastest {
             snapshot.ready_directory().await.expect("directory loads");
-            assert!(snapshot.directory().is_some(), "the fast path is on");
+            assert!(
+                snapshot.directory().is_some(),
+                "the index tables are in memory"
+            );
         }
         let server = EskerServer::new(catalog);
         let (listed, _) = call_in_process(&server, "list_sessions", every_session()).await;
