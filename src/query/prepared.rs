@@ -4,9 +4,10 @@
 //!
 //! A placeholder whose type DataFusion cannot infer from the SQL (a list handed to
 //! `array_has`, say) takes the type of the first request's value; later values are cast to
-//! each placeholder's type before binding, so the optimized plan never meets a literal of
-//! another type than it was planned for. A statement the optimizer cannot plan with its
-//! placeholders unbound is optimized per request instead, as `SessionState` does.
+//! each placeholder occurrence's type before binding, so the optimized plan never meets a
+//! literal of another type than it was planned for. A statement the optimizer cannot plan
+//! with its placeholders unbound, and a request whose values do not cast, are optimized per
+//! request instead, as `SessionState` does: never a different answer, at worst the old cost.
 
 use std::sync::Arc;
 
@@ -25,11 +26,13 @@ use datafusion::scalar::ScalarValue;
 /// One statement's logical plan, prepared for binding.
 #[derive(Debug, Clone)]
 pub struct PreparedPlan {
-    plan: LogicalPlan,
-    /// Whether `plan` is already analyzed and optimized (with placeholders).
-    optimized: bool,
-    /// The type of each placeholder (`$1`, `$2`, ...), by position; `None` when unknown.
-    types: Vec<Option<DataType>>,
+    /// The plan as the SQL planner made it: what a request the optimized plan cannot take is
+    /// bound to and optimized from, as `SessionState` does.
+    planned: LogicalPlan,
+    /// The plan analyzed and optimized with its placeholders unbound, when that succeeded.
+    optimized: Option<LogicalPlan>,
+    /// How many parameters the statement takes (as many as its first request gave).
+    arity: usize,
 }
 
 impl PreparedPlan {
@@ -50,69 +53,74 @@ impl PreparedPlan {
                     .cloned()
                     .flatten()
                     .or_else(|| Some(first_parameters[position - 1].data_type()))
+                    // A NULL of no type says nothing of the values to come.
+                    .filter(|data_type| *data_type != DataType::Null)
             })
             .collect();
-        let typed = with_placeholder_types(plan.clone(), &types)?;
-        match state.optimize(&typed) {
-            Ok(optimized) => Ok(PreparedPlan {
-                plan: optimized,
-                optimized: true,
-                types,
-            }),
-            Err(error) => {
-                tracing::debug!(%error, "a statement is optimized per request");
-                Ok(PreparedPlan {
-                    plan,
-                    optimized: false,
-                    types,
+        let optimized = if types.iter().all(Option::is_some) {
+            let typed = with_placeholder_types(plan.clone(), &types)?;
+            state
+                .optimize(&typed)
+                .inspect_err(|error| {
+                    tracing::debug!(%error, "a statement is optimized per request");
                 })
-            }
-        }
+                .ok()
+        } else {
+            None
+        };
+        Ok(PreparedPlan {
+            planned: plan,
+            optimized,
+            arity: first_parameters.len(),
+        })
     }
 
     /// Whether requests skip the logical optimizer.
     pub fn is_optimized(&self) -> bool {
-        self.optimized
+        self.optimized.is_some()
     }
 
-    /// The logical plan with `parameters` bound (each cast to its placeholder's type), ready
-    /// for the physical planner of `state` ([`Self::physical_plan`]).
-    pub fn bound(&self, state: &SessionState, parameters: Vec<ScalarValue>) -> Result<LogicalPlan> {
-        if !self.optimized {
-            return self.plan.clone().with_param_values(parameters);
-        }
-        if parameters.len() != self.types.len() {
-            return Err(DataFusionError::Plan(format!(
-                "the statement was prepared for {} parameters, not {}",
-                self.types.len(),
-                parameters.len()
-            )));
-        }
-        let bound = with_values(self.plan.clone(), &parameters)?;
-        // Folds what binding made constant (casts of literals, `array_has` over a literal list
-        // into an IN list) so scans see plain literals to prune and look up by.
-        Optimizer::with_rules(vec![Arc::new(SimplifyExpressions::new())]).optimize(
-            bound,
-            state,
-            |_, _| {},
-        )
-    }
-
-    /// The physical plan of the statement with `parameters` bound.
+    /// The physical plan of the statement with `parameters` bound: from the optimized plan,
+    /// or, when there is none or `parameters` do not fit it (a value that does not cast to its
+    /// placeholder's type), from the planned one, optimized for this request.
     pub async fn physical_plan(
         &self,
         state: &SessionState,
         parameters: Vec<ScalarValue>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let bound = self.bound(state, parameters)?;
-        if self.optimized {
-            state
+        if parameters.len() != self.arity {
+            return Err(DataFusionError::Plan(format!(
+                "the statement was prepared for {} parameters, not {}",
+                self.arity,
+                parameters.len()
+            )));
+        }
+        if let Some(bound) = self.bound_optimized(state, &parameters) {
+            return state
                 .query_planner()
                 .create_physical_plan(&bound, state)
-                .await
-        } else {
-            state.create_physical_plan(&bound).await
+                .await;
         }
+        let bound = self.planned.clone().with_param_values(parameters)?;
+        state.create_physical_plan(&bound).await
+    }
+
+    /// The optimized plan with `parameters` bound and folded; `None` when there is no
+    /// optimized plan or `parameters` do not fit it.
+    fn bound_optimized(
+        &self,
+        state: &SessionState,
+        parameters: &[ScalarValue],
+    ) -> Option<LogicalPlan> {
+        let optimized = self.optimized.as_ref()?;
+        let bound = with_values(optimized.clone(), parameters)
+            .inspect_err(|error| tracing::debug!(%error, "parameters bound unoptimized"))
+            .ok()?;
+        // Folds what binding made constant (casts of literals, `array_has` over a literal list
+        // into an IN list) so scans see plain literals to prune and look up by.
+        Optimizer::with_rules(vec![Arc::new(SimplifyExpressions::new())])
+            .optimize(bound, state, |_, _| {})
+            .ok()
     }
 }
 
@@ -297,6 +305,32 @@ mod tests {
         let prepared = PreparedPlan::new(&state, plan, &first).unwrap();
         let bindings = ["c", "", "a"].map(|value| vec![ScalarValue::Utf8(Some(value.to_owned()))]);
         assert_answers_as_unprepared(&context, sql, &prepared, bindings).await;
+    }
+
+    #[tokio::test]
+    async fn a_value_the_optimized_plan_cannot_take_is_answered_as_datafusion_answers_it() {
+        let context = context();
+        let sql = "SELECT id FROM t WHERE ordinal = $1 ORDER BY id";
+        let state = context.state();
+        let plan = state.create_logical_plan(sql).await.unwrap();
+        let prepared = PreparedPlan::new(&state, plan, &[ScalarValue::Int32(Some(2))]).unwrap();
+        assert!(prepared.is_optimized());
+        // A number as text casts to the INT placeholder; text that is no number does not,
+        // and fails as the unprepared statement fails.
+        let number = vec![ScalarValue::Utf8(Some("3".to_owned()))];
+        assert_answers_as_unprepared(&context, sql, &prepared, [number]).await;
+        let text = vec![ScalarValue::Utf8(Some("three".to_owned()))];
+        let unprepared = context
+            .sql(sql)
+            .await
+            .unwrap()
+            .with_param_values(text.clone());
+        let unprepared = match unprepared {
+            Ok(frame) => frame.collect().await.is_err(),
+            Err(_) => true,
+        };
+        assert!(unprepared, "DataFusion rejects the value");
+        assert!(prepared.physical_plan(&state, text).await.is_err());
     }
 
     #[tokio::test]
