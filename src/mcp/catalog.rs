@@ -74,7 +74,7 @@ impl From<CatalogError> for ToolError {
 }
 
 /// One SQL statement from `queries/`, compiled in, with `$1...` placeholders.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NamedQuery {
     pub name: &'static str,
     pub sql: &'static str,
@@ -112,8 +112,9 @@ pub struct WarmSnapshot {
     pub generation: u64,
     context: SessionContext,
     /// Each named query run on this generation, planned and optimized on first use and bound
-    /// to each request's parameters (plans hold this generation's tables).
-    plans: std::sync::Mutex<HashMap<&'static str, Arc<PreparedPlan>>>,
+    /// to each request's parameters (plans hold this generation's tables). Keyed by name and
+    /// text, so that two statements of one name never share a plan.
+    plans: std::sync::Mutex<HashMap<NamedQuery, Arc<PreparedPlan>>>,
     index: SearchIndex,
     /// `session_index` and `turn_index` as registered in `context`.
     index_tables: IndexTables,
@@ -622,7 +623,7 @@ impl WarmSnapshot {
         query: NamedQuery,
         parameters: &[ScalarValue],
     ) -> Result<Arc<PreparedPlan>, DataFusionError> {
-        if let Some(plan) = self.cached_plan(query.name) {
+        if let Some(plan) = self.cached_plan(&query) {
             return Ok(plan);
         }
         let state = self.context.state();
@@ -632,15 +633,15 @@ impl WarmSnapshot {
         self.plans
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(query.name, Arc::clone(&prepared));
+            .insert(query, Arc::clone(&prepared));
         Ok(prepared)
     }
 
-    fn cached_plan(&self, name: &str) -> Option<Arc<PreparedPlan>> {
+    fn cached_plan(&self, query: &NamedQuery) -> Option<Arc<PreparedPlan>> {
         self.plans
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(name)
+            .get(query)
             .cloned()
     }
 

@@ -6,8 +6,9 @@
 //! `array_has`, say) takes the type of the first request's value; later values are cast to
 //! each placeholder occurrence's type before binding, so the optimized plan never meets a
 //! literal of another type than it was planned for. A statement the optimizer cannot plan
-//! with its placeholders unbound, and a request whose values do not cast, are optimized per
-//! request instead, as `SessionState` does: never a different answer, at worst the old cost.
+//! with its placeholders unbound, and a request whose values do not cast without loss (text to
+//! text, a number to the same number), are optimized per request instead, as `SessionState`
+//! does: never a different answer, at worst the old cost.
 
 use std::sync::Arc;
 
@@ -140,7 +141,7 @@ fn with_values(plan: LogicalPlan, parameters: &[ScalarValue]) -> Result<LogicalP
             })?;
         match &placeholder.field {
             Some(field) if value.data_type() != *field.data_type() => {
-                value.cast_to(field.data_type())
+                cast_without_loss(value, field.data_type())
             }
             _ => Ok(value.clone()),
         }
@@ -160,6 +161,53 @@ fn with_values(plan: LogicalPlan, parameters: &[ScalarValue]) -> Result<LogicalP
         })
     })
     .map(|transformed| transformed.data)
+}
+
+/// `value` cast to `data_type` when that keeps both its meaning and its value: text stays text
+/// (DataFusion would compare a number with a text column by casting the column), and the
+/// value casts back to itself (`2.5` does not become the ordinal `2`). Otherwise an error, so
+/// that the request is optimized per request with the value as given.
+fn cast_without_loss(value: &ScalarValue, data_type: &DataType) -> Result<ScalarValue> {
+    let from = value.data_type();
+    if value_kind(&from) != value_kind(data_type) {
+        return Err(DataFusionError::Plan(format!(
+            "a {from} value is not bound to a {data_type} placeholder"
+        )));
+    }
+    let cast = value.cast_to(data_type)?;
+    if cast.cast_to(&from)? != *value {
+        return Err(DataFusionError::Plan(format!(
+            "{value} changes when cast to {data_type}"
+        )));
+    }
+    Ok(cast)
+}
+
+/// What a value means to a comparison, whatever its width or encoding.
+#[derive(Debug, PartialEq, Eq)]
+enum ValueKind {
+    Text,
+    Boolean,
+    Number,
+    Other,
+    ListOf(Box<ValueKind>),
+}
+
+fn value_kind(data_type: &DataType) -> ValueKind {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => ValueKind::Text,
+        DataType::Boolean => ValueKind::Boolean,
+        DataType::Dictionary(_, values) => value_kind(values),
+        DataType::List(field)
+        | DataType::LargeList(field)
+        | DataType::ListView(field)
+        | DataType::LargeListView(field)
+        | DataType::FixedSizeList(field, _) => {
+            ValueKind::ListOf(Box::new(value_kind(field.data_type())))
+        }
+        numeric if numeric.is_numeric() => ValueKind::Number,
+        _ => ValueKind::Other,
+    }
 }
 
 /// `plan` with each untyped placeholder `$n` given `types[n - 1]`.
@@ -331,6 +379,72 @@ mod tests {
         };
         assert!(unprepared, "DataFusion rejects the value");
         assert!(prepared.physical_plan(&state, text).await.is_err());
+        // A fraction is not bound as the ordinal it would truncate to; a whole one is.
+        for (value, rows) in [(2.5, 0), (3.0, 1)] {
+            let parameters = vec![ScalarValue::Float64(Some(value))];
+            let expected = outcome(&context, sql, None, parameters.clone()).await;
+            let got = outcome(&context, sql, Some(&prepared), parameters).await;
+            assert_eq!(got, expected, "{value}");
+            assert_eq!(expected.map(|rows| rows.len()), Ok(rows), "{value}");
+        }
+    }
+
+    #[tokio::test]
+    async fn text_is_never_bound_to_a_number_placeholder_nor_a_number_to_text() {
+        let context = context();
+        let state = context.state();
+        for (sql, first, later) in [
+            (
+                "SELECT id FROM t WHERE id = $1",
+                ScalarValue::Utf8(Some("b".to_owned())),
+                ScalarValue::Int64(Some(5)),
+            ),
+            (
+                "SELECT id FROM t WHERE ordinal = $1",
+                ScalarValue::Int32(Some(2)),
+                ScalarValue::Utf8(Some("02".to_owned())),
+            ),
+        ] {
+            let plan = state.create_logical_plan(sql).await.unwrap();
+            let prepared = PreparedPlan::new(&state, plan, std::slice::from_ref(&first)).unwrap();
+            assert!(prepared.is_optimized());
+            let expected = outcome(&context, sql, None, vec![later.clone()]).await;
+            let got = outcome(&context, sql, Some(&prepared), vec![later]).await;
+            assert_eq!(got, expected, "{sql}");
+        }
+    }
+
+    /// The ids `sql` answers with `parameters`, prepared or not, or `Err` when DataFusion
+    /// rejects them (at binding, planning or execution).
+    async fn outcome(
+        context: &SessionContext,
+        sql: &str,
+        prepared: Option<&PreparedPlan>,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Vec<String>, ()> {
+        let state = context.state();
+        let plan = match prepared {
+            Some(prepared) => prepared.physical_plan(&state, parameters).await,
+            None => match context
+                .sql(sql)
+                .await
+                .unwrap()
+                .with_param_values(parameters)
+            {
+                Ok(frame) => frame.create_physical_plan().await,
+                Err(error) => Err(error),
+            },
+        }
+        .map_err(|_| ())?;
+        let batches = collect(plan, state.task_ctx()).await.map_err(|_| ())?;
+        let mut ids = Vec::new();
+        for batch in &batches {
+            let column = datafusion::arrow::compute::cast(batch.column(0), &DataType::Utf8)
+                .map_err(|_| ())?;
+            let strings = datafusion::arrow::array::AsArray::as_string::<i32>(&column);
+            ids.extend(strings.iter().map(|id| id.unwrap_or_default().to_owned()));
+        }
+        Ok(ids)
     }
 
     #[tokio::test]

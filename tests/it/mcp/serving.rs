@@ -690,7 +690,7 @@ async fn served(snapshot: &WarmSnapshot, query: NamedQuery) -> String {
         .to_string()
 }
 
-/// Every value of the first column of `sql` (plans are cached by name: `sql` names itself).
+/// Every value of the first column of `sql` (`sql` names itself).
 async fn first_column(snapshot: &WarmSnapshot, sql: &'static str) -> Vec<String> {
     let batches = snapshot
         .run_batches(NamedQuery { name: sql, sql }, Vec::new())
@@ -773,6 +773,31 @@ async fn assert_same_directory(carried: &WarmSnapshot, read: &WarmSnapshot) {
 }
 
 /// The generation's directory read whole by a catalog of its own.
+#[tokio::test]
+async fn two_statements_of_one_name_never_share_a_plan() {
+    let snapshot = Catalog::open(fixture_store())
+        .unwrap()
+        .snapshot()
+        .await
+        .unwrap();
+    let name = "one name, two statements";
+    let sources = NamedQuery {
+        name,
+        sql: "SELECT DISTINCT source FROM sessions ORDER BY source",
+    };
+    let counted = NamedQuery {
+        name,
+        sql: "SELECT CAST(count(*) AS VARCHAR) AS sessions FROM sessions",
+    };
+    let first = served(&snapshot, sources).await;
+    assert!(first.contains("codex"), "{first}");
+    let second = served(&snapshot, counted).await;
+    assert!(!second.contains("codex"), "{second}");
+    assert!(second.contains("sessions"), "{second}");
+    let again = served(&snapshot, sources).await;
+    assert_eq!(again, first, "the first statement keeps its plan");
+}
+
 async fn read_whole(data_dir: &Path) -> Arc<WarmSnapshot> {
     let snapshot = Catalog::open(data_dir).unwrap().snapshot().await.unwrap();
     snapshot.ready_directory().await.unwrap();
