@@ -6,7 +6,10 @@
 //! queries, in the serving context and in variants of it (IN-list pruning off, page index
 //! off, two partitions), and for 10 and 50 hits spread over many partitions; then the three
 //! statements of open with a range over a 10-session chain (`open_session.sql`,
-//! `open_session_turns.sql`, `open_session_children.sql`), timed and explained.
+//! `open_session_turns.sql`, `open_session_children.sql`), timed and explained; then
+//! open(turn)'s two Parquet statements (`open_turn_alone.sql`, `open_turn_events.sql`) for the
+//! widest turns of at most 100 events, and agtrace's `agtrace_preview_events.sql` for the hits of
+//! the same real queries, timed and explained.
 
 use std::path::Path;
 use std::time::Instant;
@@ -119,22 +122,121 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
             })
             .collect();
         let label = format!(", query {text:?}");
-        let explained =
-            profile_hits(&serving, &hit_targets, 10, rounds, &label, &mut report).await?;
+        let explained = profile_hits(
+            &serving,
+            HIT_EVENTS,
+            &hit_targets,
+            10,
+            rounds,
+            &label,
+            &mut report,
+        )
+        .await?;
         eprintln!("{explained}");
         for (config_label, context) in &configured {
             let label = format!(", query {text:?},{config_label}");
-            profile_hits(context, &hit_targets, 10, rounds, &label, &mut report).await?;
+            profile_hits(
+                context,
+                HIT_EVENTS,
+                &hit_targets,
+                10,
+                rounds,
+                &label,
+                &mut report,
+            )
+            .await?;
         }
+        let explained = profile_hits(
+            &serving,
+            PREVIEW_EVENTS,
+            &hit_targets,
+            10,
+            rounds,
+            &label,
+            &mut report,
+        )
+        .await?;
+        eprintln!("{explained}");
     }
     for count in [10, 50] {
         let label = ", spread over partitions";
-        let explained = profile_hits(&serving, &targets, count, rounds, label, &mut report).await?;
+        let explained = profile_hits(
+            &serving,
+            HIT_EVENTS,
+            &targets,
+            count,
+            rounds,
+            label,
+            &mut report,
+        )
+        .await?;
         eprintln!("{explained}");
     }
     profile_chain_range(&analytic, &serving, rounds, &mut report).await?;
+    profile_open_turn(&analytic, &serving, rounds, &mut report).await?;
     Ok(report)
 }
+
+/// open(turn)'s statements over Parquet (`open_turn_alone.sql`, `open_turn_events.sql`) for the
+/// widest turns of at most 100 events (the scale run's "open(turn), ≤ 100 events" handles), each
+/// timed over `rounds` runs cycling through the turns, then the first turn's `EXPLAIN ANALYZE`.
+async fn profile_open_turn(
+    analytic: &SessionContext,
+    serving: &SessionContext,
+    rounds: usize,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let turns = crate::handles::strings(
+        analytic,
+        "SELECT source, month, session_id, CAST(min(turn_ordinal) AS VARCHAR), turn_id \
+         FROM events WHERE turn_id IN (SELECT turn_id FROM turns WHERE event_count <= 100 \
+         ORDER BY event_count DESC, turn_id LIMIT 20) \
+         GROUP BY source, month, session_id, turn_id ORDER BY turn_id",
+    )
+    .await?;
+    anyhow::ensure!(!turns.is_empty(), "no turn of at most 100 events");
+    let text = |value: &String| ScalarValue::Utf8(Some(value.clone()));
+    let alone = |turn: &Vec<String>| vec![text(&turn[2]), text(&turn[4])];
+    let events = |turn: &Vec<String>| -> anyhow::Result<Vec<ScalarValue>> {
+        Ok(vec![
+            text(&turn[0]),
+            text(&turn[1]),
+            text(&turn[2]),
+            ScalarValue::Int32(Some(turn[3].parse()?)),
+        ])
+    };
+    let mut statements: Vec<(&str, &str, Vec<Vec<ScalarValue>>)> = vec![
+        ("open_turn_alone.sql", OPEN_TURN_ALONE, Vec::new()),
+        ("open_turn_events.sql", OPEN_TURN_EVENTS, Vec::new()),
+    ];
+    for turn in &turns {
+        statements[0].2.push(alone(turn));
+        statements[1].2.push(events(turn)?);
+    }
+    for (name, sql, bindings) in statements {
+        let mut samples = Samples::default();
+        for round in 0..rounds {
+            let started = Instant::now();
+            context_rows(serving, sql, bindings[round % bindings.len()].clone()).await?;
+            samples.record(started.elapsed());
+        }
+        report.latency(
+            format!("profile {name}, {} turns of ≤ 100 events", bindings.len()),
+            samples,
+            None,
+        );
+        let explained = explain_analyze(serving, sql, bindings[0].clone()).await?;
+        eprintln!("{name}, turn {}:\n{explained}", turns[0][4]);
+    }
+    Ok(())
+}
+
+const OPEN_TURN_ALONE: &str = include_str!("../../queries/open_turn_alone.sql");
+const OPEN_TURN_EVENTS: &str = include_str!("../../queries/open_turn_events.sql");
+const PREVIEW_EVENTS: (&str, &str) = (
+    "agtrace_preview_events.sql",
+    include_str!("../../queries/agtrace_preview_events.sql"),
+);
 
 /// The statements open({id, sessions: "1-10"}) runs for the members of a 10-session chain
 /// once it knows them (`open_chain_id.sql` and `open_chain_members.sql` read the in-memory
@@ -271,19 +373,23 @@ async fn profile_context(
     Ok(())
 }
 
-const HIT_EVENTS: &str = include_str!("../../queries/search_hit_events.sql");
+const HIT_EVENTS: (&str, &str) = (
+    "search_hit_events.sql",
+    include_str!("../../queries/search_hit_events.sql"),
+);
 
-/// The hit-text statement of search_sessions (`queries/search_hit_events.sql`) for the first
-/// `count` targets, timed per phase in the serving context, then its `EXPLAIN ANALYZE`.
-pub async fn profile_hits(
+/// A statement over hit events bound like search_sessions' (`$1` event ids, `$2` their session
+/// ids, `$3` their partitions: `queries/search_hit_events.sql`, agtrace's previews) for the
+/// first `count` targets, timed per phase in `context`, then its `EXPLAIN ANALYZE`.
+async fn profile_hits(
     context: &SessionContext,
+    (name, sql): (&str, &str),
     targets: &[[String; 5]],
     count: usize,
     rounds: usize,
     context_label: &str,
     report: &mut Report,
 ) -> anyhow::Result<String> {
-    let sql = HIT_EVENTS;
     let chosen = &targets[..count.min(targets.len())];
     let list = |index: usize| {
         let values: Vec<ScalarValue> = chosen
@@ -324,14 +430,9 @@ pub async fn profile_hits(
             .map(|batch| batch.num_rows())
             .sum();
         execution.record(started.elapsed());
-        anyhow::ensure!(
-            rows == chosen.len(),
-            "search_hit_events.sql returned {rows} rows"
-        );
+        anyhow::ensure!(rows == chosen.len(), "{name} returned {rows} rows");
     }
-    let label = |phase: &str| {
-        format!("profile search_hit_events.sql{context_label}, {count} hits: {phase}")
-    };
+    let label = |phase: &str| format!("profile {name}{context_label}, {count} hits: {phase}");
     report.latency(label("parse + logical plan + optimize"), planning, None);
     report.latency(label("physical plan"), physical, None);
     report.latency(label("execute"), execution, None);
