@@ -121,23 +121,23 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
                 ]
             })
             .collect();
+        // The hit statement in the serving context (explained) and in each variant of it,
+        // then agtrace's previews statement over the same hits (explained).
         let label = format!(", query {text:?}");
-        let explained = profile_hits(
-            &serving,
-            HIT_EVENTS,
-            &hit_targets,
-            10,
-            rounds,
-            &label,
-            &mut report,
-        )
-        .await?;
-        eprintln!("{explained}");
+        let mut runs = vec![(&serving, HIT_EVENTS, label.clone(), true)];
         for (config_label, context) in &configured {
-            let label = format!(", query {text:?},{config_label}");
-            profile_hits(
+            runs.push((
                 context,
                 HIT_EVENTS,
+                format!("{label},{config_label}"),
+                false,
+            ));
+        }
+        runs.push((&serving, PREVIEW_EVENTS, label, true));
+        for (context, statement, label, explain) in runs {
+            let explained = profile_hits(
+                context,
+                statement,
                 &hit_targets,
                 10,
                 rounds,
@@ -145,18 +145,10 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
                 &mut report,
             )
             .await?;
+            if explain {
+                eprintln!("{explained}");
+            }
         }
-        let explained = profile_hits(
-            &serving,
-            PREVIEW_EVENTS,
-            &hit_targets,
-            10,
-            rounds,
-            &label,
-            &mut report,
-        )
-        .await?;
-        eprintln!("{explained}");
     }
     for count in [10, 50] {
         let label = ", spread over partitions";
