@@ -188,8 +188,8 @@ async fn profile_open_turn(
     .await?;
     anyhow::ensure!(!turns.is_empty(), "no turn of at most 100 events");
     let text = |value: &String| ScalarValue::Utf8(Some(value.clone()));
-    let alone = |turn: &Vec<String>| vec![text(&turn[2]), text(&turn[4])];
-    let events = |turn: &Vec<String>| -> anyhow::Result<Vec<ScalarValue>> {
+    let alone_of = |turn: &Vec<String>| vec![text(&turn[2]), text(&turn[4])];
+    let events_of = |turn: &Vec<String>| -> anyhow::Result<Vec<ScalarValue>> {
         Ok(vec![
             text(&turn[0]),
             text(&turn[1]),
@@ -197,27 +197,17 @@ async fn profile_open_turn(
             ScalarValue::Int32(Some(turn[3].parse()?)),
         ])
     };
-    let mut statements: Vec<(&str, &str, Vec<Vec<ScalarValue>>)> = vec![
-        ("open_turn_alone.sql", OPEN_TURN_ALONE, Vec::new()),
-        ("open_turn_events.sql", OPEN_TURN_EVENTS, Vec::new()),
-    ];
-    for turn in &turns {
-        statements[0].2.push(alone(turn));
-        statements[1].2.push(events(turn)?);
-    }
-    for (name, sql, bindings) in statements {
-        let mut samples = Samples::default();
-        for round in 0..rounds {
-            let started = Instant::now();
-            context_rows(serving, sql, bindings[round % bindings.len()].clone()).await?;
-            samples.record(started.elapsed());
-        }
-        report.latency(
-            format!("profile {name}, {} turns of ≤ 100 events", bindings.len()),
-            samples,
-            None,
-        );
-        let explained = explain_analyze(serving, sql, bindings[0].clone()).await?;
+    let alone: Vec<_> = turns.iter().map(alone_of).collect();
+    let events = turns
+        .iter()
+        .map(events_of)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for (name, sql, bindings) in [
+        ("open_turn_alone.sql", OPEN_TURN_ALONE, alone),
+        ("open_turn_events.sql", OPEN_TURN_EVENTS, events),
+    ] {
+        let label = format!("profile {name}, {} turns of ≤ 100 events", bindings.len());
+        let explained = timed_and_explained(serving, sql, &bindings, rounds, label, report).await?;
         eprintln!("{name}, turn {}:\n{explained}", turns[0][4]);
     }
     Ok(())
@@ -265,21 +255,32 @@ async fn profile_chain_range(
         ("open_session_turns.sql", OPEN_SESSION_TURNS),
         ("open_session_children.sql", OPEN_SESSION_CHILDREN),
     ] {
-        let mut samples = Samples::default();
-        for _ in 0..rounds {
-            let started = Instant::now();
-            context_rows(serving, sql, vec![list.clone()]).await?;
-            samples.record(started.elapsed());
-        }
-        report.latency(
-            format!("profile {name}, 10-session chain range"),
-            samples,
-            None,
-        );
-        let explained = explain_analyze(serving, sql, vec![list.clone()]).await?;
+        let label = format!("profile {name}, 10-session chain range");
+        let bindings = [vec![list.clone()]];
+        let explained = timed_and_explained(serving, sql, &bindings, rounds, label, report).await?;
         eprintln!("{name}, 10-session chain range:\n{explained}");
     }
     Ok(())
+}
+
+/// Runs `sql` `rounds` times in `context`, cycling through `bindings`, records the times as
+/// `label`, then returns the `EXPLAIN ANALYZE` of the first binding.
+async fn timed_and_explained(
+    context: &SessionContext,
+    sql: &str,
+    bindings: &[Vec<ScalarValue>],
+    rounds: usize,
+    label: String,
+    report: &mut Report,
+) -> anyhow::Result<String> {
+    let mut samples = Samples::default();
+    for round in 0..rounds {
+        let started = Instant::now();
+        context_rows(context, sql, bindings[round % bindings.len()].clone()).await?;
+        samples.record(started.elapsed());
+    }
+    report.latency(label, samples, None);
+    explain_analyze(context, sql, bindings[0].clone()).await
 }
 
 const OPEN_SESSION: &str = include_str!("../../queries/open_session.sql");
