@@ -3,6 +3,7 @@
 //! and times single-event appends committed through the library.
 
 use std::io::Write as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -68,14 +69,17 @@ pub fn proc_status_bytes(pid: u32, field: &str) -> Option<u64> {
     Some(kilobytes * 1024)
 }
 
-/// Bytes of all regular files under `path` (hard links counted once per path).
+/// Bytes of all regular files under `path`, each file counted once however many hard links
+/// name it (as `du` counts): a store's generations share their files through hard links.
 pub fn disk_bytes(path: &Path) -> u64 {
+    let mut seen = std::collections::HashSet::new();
     walkdir::WalkDir::new(path)
         .follow_links(false)
         .into_iter()
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_file())
         .filter_map(|entry| entry.metadata().ok())
+        .filter(|metadata| seen.insert((metadata.dev(), metadata.ino())))
         .map(|metadata| metadata.len())
         .sum()
 }
