@@ -2,7 +2,9 @@
 //! `esker` and with `agentsview` (`pip install agentsview`: Go, SQLite FTS, MCP server), in one
 //! run, and reports for each: full index time and peak RSS, the no-change re-run, append →
 //! searchable latency, `search_sessions` through each one's own MCP server over stdio (cold start
-//! and p50/p95/p99), bytes on disk, and the ratio agentsview / esker of each row.
+//! and p50/p95/p99), bytes on disk, and the ratio agentsview / esker of each row. Append →
+//! searchable is timed twice for esker: with a whole-corpus `esker index` after each append
+//! (as the peer's `sync`), and with a running `esker index --watch` that hears the file change.
 //!
 //! The peer runs under `ulimit -v` (`--peer-memory-gib`, default 8) with `HOME` pointed at an
 //! empty directory, so it reads only the corpus and a runaway parse cannot take the machine.
@@ -39,6 +41,8 @@ struct ToolFigures {
     search: Samples,
     searches_with_hits: usize,
     append_to_searchable: Samples,
+    /// esker only: appends picked up by a running `esker index --watch`.
+    append_watched: Samples,
     failure: Option<String>,
 }
 
@@ -112,8 +116,57 @@ async fn esker_steps(
         wait_until_found(&client, search(&word)).await?;
         figures.append_to_searchable.record(started.elapsed());
     }
+    let watcher = Watcher::start(&data_dir, parts)?;
+    for round in 0..APPENDS {
+        let word = format!("eskerwatchappend{round}q{}", std::process::id());
+        let started = Instant::now();
+        append_claude_line(&log, &word)?;
+        wait_until_found(&client, search(&word)).await?;
+        figures.append_watched.record(started.elapsed());
+    }
+    drop(watcher);
     client.cancel().await?;
     Ok(())
+}
+
+/// A running `esker index --watch` over the parts (what `esker serve` runs in the background
+/// for the default locations), stopped when dropped.
+struct Watcher(std::process::Child);
+
+/// How long the watcher's first pass (a no-change pass over the whole corpus) may take.
+const FIRST_PASS_WITHIN: Duration = Duration::from_secs(300);
+
+impl Watcher {
+    /// Starts the watcher and returns once its first pass has printed its summary.
+    fn start(data_dir: &Path, parts: &[PathBuf]) -> anyhow::Result<Watcher> {
+        let log_path = data_dir.with_extension("watch.log");
+        let log = std::fs::File::create(&log_path)?;
+        let child = Command::new(ESKER)
+            .args(["index", "--watch", "--quiet", "--data-dir"])
+            .arg(data_dir)
+            .args(parts)
+            .stdout(Stdio::from(log.try_clone()?))
+            .stderr(Stdio::from(log))
+            .spawn()?;
+        let watcher = Watcher(child);
+        let started = Instant::now();
+        while !std::fs::read_to_string(&log_path)?.contains("files:") {
+            anyhow::ensure!(
+                started.elapsed() < FIRST_PASS_WITHIN,
+                "esker index --watch: no first pass within {FIRST_PASS_WITHIN:?} (log: {})",
+                log_path.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(watcher)
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// Whether the peer's background server is up (it is once its MCP server has started).
@@ -433,6 +486,12 @@ fn add_rows(esker: &ToolFigures, peer: &ToolFigures, report: &mut Report) {
         p50(&esker.append_to_searchable),
         p50(&peer.append_to_searchable),
     );
+    compare(
+        report,
+        "append → searchable, esker's watcher, p50 (ms)",
+        p50(&esker.append_watched),
+        p50(&peer.append_to_searchable),
+    );
     report.figure(
         "searches with at least one hit (esker / agentsview)",
         format!(
@@ -457,6 +516,11 @@ fn add_rows(esker: &ToolFigures, peer: &ToolFigures, report: &mut Report) {
             None,
         );
     }
+    report.latency(
+        "esker: append → searchable through `esker index --watch`",
+        esker.append_watched.clone(),
+        None,
+    );
 }
 
 /// One row: both values and the ratio agentsview / esker (> 1: esker is ahead).
