@@ -148,9 +148,15 @@ impl Watcher {
             .stdout(Stdio::from(log.try_clone()?))
             .stderr(Stdio::from(log))
             .spawn()?;
-        let watcher = Watcher(child);
+        let mut watcher = Watcher(child);
         let started = Instant::now();
         while !std::fs::read_to_string(&log_path)?.contains("files:") {
+            if let Some(status) = watcher.0.try_wait()? {
+                anyhow::bail!(
+                    "esker index --watch exited with {status} (log: {})",
+                    log_path.display()
+                );
+            }
             anyhow::ensure!(
                 started.elapsed() < FIRST_PASS_WITHIN,
                 "esker index --watch: no first pass within {FIRST_PASS_WITHIN:?} (log: {})",
