@@ -368,16 +368,8 @@ mod tests {
         let number = vec![ScalarValue::Utf8(Some("3".to_owned()))];
         assert_answers_as_unprepared(&context, sql, &prepared, [number]).await;
         let text = vec![ScalarValue::Utf8(Some("three".to_owned()))];
-        let unprepared = context
-            .sql(sql)
-            .await
-            .unwrap()
-            .with_param_values(text.clone());
-        let unprepared = match unprepared {
-            Ok(frame) => frame.collect().await.is_err(),
-            Err(_) => true,
-        };
-        assert!(unprepared, "DataFusion rejects the value");
+        let unprepared = outcome(&context, sql, None, text.clone()).await;
+        assert!(unprepared.is_err(), "DataFusion rejects the value");
         assert!(prepared.physical_plan(&state, text).await.is_err());
         // A fraction is not bound as the ordinal it would truncate to; a whole one is.
         for (value, rows) in [(2.5, 0), (3.0, 1)] {

@@ -772,7 +772,6 @@ async fn assert_same_directory(carried: &WarmSnapshot, read: &WarmSnapshot) {
     }
 }
 
-/// The generation's directory read whole by a catalog of its own.
 #[tokio::test]
 async fn two_statements_of_one_name_never_share_a_plan() {
     let snapshot = Catalog::open(fixture_store())
@@ -798,6 +797,7 @@ async fn two_statements_of_one_name_never_share_a_plan() {
     assert_eq!(again, first, "the first statement keeps its plan");
 }
 
+/// The generation's directory read whole by a catalog of its own.
 async fn read_whole(data_dir: &Path) -> Arc<WarmSnapshot> {
     let snapshot = Catalog::open(data_dir).unwrap().snapshot().await.unwrap();
     snapshot.ready_directory().await.unwrap();
