@@ -310,6 +310,7 @@ fn chain_keys(range: std::ops::Range<usize>) -> anyhow::Result<RecordBatch> {
             parent: (number % 10 == 7).then(|| id(number - 1)),
             forked_from: (number % 50 == 11).then(|| id(number - 5)),
             started_at_micros: number as i64 * 1_000,
+            updated_at_micros: number as i64 * 1_000 + 500,
         })
         .collect();
     chain_key_batch(&rows).map_err(anyhow::Error::msg)

@@ -1,6 +1,16 @@
 //! Continuation chains across sessions (Claude sessions sharing a slug, forks and resumes):
 //! fills `previous_session_id` / `next_session_id` and the chain's slug, each member's
-//! 1-based number and the chain's length, ordered by start time.
+//! 1-based number and the chain's length, ordered by start time, then end time.
+//!
+//! The end time breaks ties because Claude Code's continued sessions start together: a
+//! continued session is a new file whose first records are copies of the whole previous
+//! conversation, timestamps included, so every member of such a chain starts at the first
+//! session's first record and only its end tells it apart (issue #48: ranges picked members
+//! by session id among equal starts). The end time is read, not compared by a commit
+//! (`commit::chain_keys` keeps the six keys before it): an append moves a session's end
+//! later, which reorders nothing unless two members that started together are appended in
+//! turn (two continuations of one session run side by side); those settle at the next
+//! commit that relinks their chain (a new member, a changed slug or fork).
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,15 +23,17 @@ use super::parquet_io::{
 };
 
 /// The columns [`link_continuations`] reads: who is in which chain, and in what order. A commit
-/// whose touched sessions keep these values keeps every chain (`commit::chain_keys` compares
-/// them: a column added here is added there).
-pub const CHAIN_KEY_COLUMNS: [&str; 6] = [
+/// whose touched sessions keep the first six keeps every chain (`commit::chain_keys` compares
+/// them: a column added before `updated_at` is added there); `updated_at`, the tie-break of
+/// equal starts, is read only (see the module doc).
+pub const CHAIN_KEY_COLUMNS: [&str; 7] = [
     "session_id",
     "source",
     "session_slug",
     "parent_session_id",
     "forked_from_session_id",
     "started_at",
+    "updated_at",
 ];
 /// The columns [`link_continuations`] fills.
 pub const CHAIN_COLUMNS: [&str; 6] = [
@@ -120,6 +132,7 @@ pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String>
     let parents = column_strings(sessions, "parent_session_id")?;
     let forked_from = column_strings(sessions, "forked_from_session_id")?;
     let started_at = column_micros(sessions, "started_at")?;
+    let updated_at = column_micros(sessions, "updated_at")?;
 
     let row_count = session_ids.len();
     let row_of: HashMap<&str, usize> = session_ids
@@ -156,6 +169,7 @@ pub fn link_continuations(sessions: &RecordBatch) -> Result<RecordBatch, String>
         chain.sort_by(|left, right| {
             started_at[*left]
                 .cmp(&started_at[*right])
+                .then_with(|| updated_at[*left].cmp(&updated_at[*right]))
                 .then_with(|| session_ids[*left].cmp(&session_ids[*right]))
         });
         for pair in chain.windows(2) {
@@ -301,6 +315,7 @@ pub struct ChainKeyRow {
     pub parent: Option<String>,
     pub forked_from: Option<String>,
     pub started_at_micros: i64,
+    pub updated_at_micros: i64,
 }
 
 /// The key columns of `rows` with empty chain columns: what [`link_continuations`] and
@@ -316,11 +331,13 @@ pub fn chain_key_batch(rows: &[ChainKeyRow]) -> Result<RecordBatch, String> {
         .iter()
         .map(|name| text(name))
         .collect();
-    fields.push(Field::new(
-        CHAIN_KEY_COLUMNS[5],
-        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-        false,
-    ));
+    fields.extend(CHAIN_KEY_COLUMNS[5..].iter().map(|name| {
+        Field::new(
+            *name,
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        )
+    }));
     fields.extend(CHAIN_COLUMNS[..4].iter().map(|name| text(name)));
     fields.extend(
         CHAIN_COLUMNS[4..]
@@ -331,6 +348,7 @@ pub fn chain_key_batch(rows: &[ChainKeyRow]) -> Result<RecordBatch, String> {
         Arc::new(StringArray::from(rows.iter().map(pick).collect::<Vec<_>>()))
     };
     let started: Vec<i64> = rows.iter().map(|row| row.started_at_micros).collect();
+    let updated: Vec<i64> = rows.iter().map(|row| row.updated_at_micros).collect();
     let empty_text: ArrayRef = Arc::new(StringArray::from(vec![None::<&str>; rows.len()]));
     let empty_number: ArrayRef = Arc::new(Int32Array::from(vec![None; rows.len()]));
     RecordBatch::try_new(
@@ -342,6 +360,7 @@ pub fn chain_key_batch(rows: &[ChainKeyRow]) -> Result<RecordBatch, String> {
             strings(|row| row.parent.as_deref()),
             strings(|row| row.forked_from.as_deref()),
             Arc::new(TimestampMicrosecondArray::from(started).with_timezone("UTC")),
+            Arc::new(TimestampMicrosecondArray::from(updated).with_timezone("UTC")),
             empty_text.clone(),
             empty_text.clone(),
             empty_text.clone(),
@@ -431,7 +450,45 @@ mod tests {
             parent,
             forked_from,
             started_at_micros: random.below(50) as i64,
+            updated_at_micros: 50 + random.below(50) as i64,
         }
+    }
+
+    #[test]
+    fn continued_sessions_that_start_together_are_ordered_by_their_end() {
+        // Claude Code's continuations copy the conversation they continue, timestamps
+        // included: the chain's members all start at the first one's first record.
+        let member = |id: &str, updated_at_micros: i64| ChainKeyRow {
+            session_id: id.to_string(),
+            source: "claude".to_string(),
+            slug: Some("humble-doodling-wolf".to_string()),
+            started_at_micros: 1_000,
+            updated_at_micros,
+            ..ChainKeyRow::default()
+        };
+        let rows = [
+            member("s-d", 4_000),
+            member("s-a", 3_000),
+            member("s-c", 1_500),
+            member("s-b", 2_000),
+        ];
+        let positions = positions_by_id(&link_continuations(&batch(&rows)).expect("link"));
+        let order: Vec<(&str, Option<i32>)> = ["s-c", "s-b", "s-a", "s-d"]
+            .into_iter()
+            .map(|id| (id, positions[id].number))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                ("s-c", Some(1)),
+                ("s-b", Some(2)),
+                ("s-a", Some(3)),
+                ("s-d", Some(4))
+            ]
+        );
+        assert_eq!(positions["s-b"].previous.as_deref(), Some("s-c"));
+        assert_eq!(positions["s-b"].next.as_deref(), Some("s-a"));
+        assert_eq!(positions["s-d"].chain_id.as_deref(), Some("s-c"));
     }
 
     #[test]

@@ -75,12 +75,26 @@ fn kept_temp_dir(prefix: &str) -> PathBuf {
         .keep()
 }
 
-/// A store built once from `tests/fixtures`.
+/// Fixture folders that only their own tests index (the shared fixture store leaves them
+/// out, so the figures other tests assert stay as they are).
+pub const STANDALONE_FIXTURES: [&str; 1] = ["claude-resumed-chain"];
+
+/// A store built once from `tests/fixtures` (but the [`STANDALONE_FIXTURES`]).
 pub fn fixture_store() -> &'static Path {
     static STORE: OnceLock<PathBuf> = OnceLock::new();
     STORE.get_or_init(|| {
         let data_dir = kept_temp_dir("esker-fixtures-");
-        index_into(&data_dir, &[&fixtures_dir()]);
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+            .expect("tests/fixtures")
+            .map(|entry| entry.expect("a fixture folder").path())
+            .filter(|path| {
+                let name = path.file_name().and_then(|name| name.to_str());
+                !name.is_some_and(|name| STANDALONE_FIXTURES.contains(&name))
+            })
+            .collect();
+        folders.sort();
+        let folders: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+        index_into(&data_dir, &folders);
         data_dir
     })
 }

@@ -1,13 +1,14 @@
 //! Continuation chains (seed 002 in the default profile): the `chain` object of every session
 //! object, and `open({id, sessions})` narrowing a chain to a relay-style session range, over a
-//! chain of four Claude sessions sharing a slug, and over the real corpus.
+//! chain of four Claude sessions sharing a slug, over a chain as Claude Code continues one
+//! (each session a copy of the previous conversation, then its own), and over the real corpus.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::client::EskerClient;
-use crate::support::{corpus_store, index_into, query_rows};
+use crate::support::{corpus_store, fixtures_dir, index_into, query_rows};
 
 const SLUG: &str = "quiet-amber-fox";
 
@@ -206,5 +207,121 @@ fn corpus_chains_are_numbered_by_start_time() {
             row["chains"], 1,
             "sessions sharing a slug are one chain: {row:?}"
         );
+    }
+}
+
+/// The sessions of `tests/fixtures/claude-resumed-chain`, in the order Claude Code wrote them,
+/// with the prompt each one added to the conversation it copied.
+const RESUMED_CHAIN: [(&str, &str); 4] = [
+    (
+        "a7da6a22-facc-4fcd-8bab-f83c87862004",
+        "It's been a while - I see that I have pending changes",
+    ),
+    (
+        "5c0e1d3b-7f2a-4b8e-9d61-2a4f8c3e7b10",
+        "Is everything OK with this project?",
+    ),
+    (
+        "9e4b7a12-3c5d-4f6e-8a9b-0c1d2e3f4a5b",
+        "The above \"status report\" is very interesting",
+    ),
+    (
+        "d2f81c47-6b3a-4e95-a0c8-71e5b9d4f326",
+        "New feature: we support .zip",
+    ),
+];
+
+/// Issue #48: a range over a real continued chain gave the wrong members (every member starts
+/// at the first one's first record, and equal starts were ordered by session id), so
+/// `sessions: "2-3"` opened session 3 and the first session, never session 2's own turn.
+#[tokio::test]
+async fn a_continued_claude_chain_is_numbered_in_the_order_it_was_written() {
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[&fixtures_dir().join("claude-resumed-chain")]);
+    let esker_id = |native: &str| format!("session:claude-{native}");
+    let rows = query_rows(
+        data.path(),
+        "SELECT session_id, chain_number, chain_length, started_at FROM sessions \
+         ORDER BY chain_number",
+    );
+    let numbered: Vec<(String, i64)> = rows
+        .iter()
+        .map(|row| {
+            let id = row["session_id"].as_str().unwrap().to_owned();
+            (id, row["chain_number"].as_i64().unwrap())
+        })
+        .collect();
+    let expected: Vec<(String, i64)> = RESUMED_CHAIN
+        .iter()
+        .zip(1..)
+        .map(|((native, _), number)| (esker_id(native), number))
+        .collect();
+    assert_eq!(numbered, expected, "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|row| row["started_at"] == rows[0]["started_at"]),
+        "the fixture's members all start at the copied first record: {rows:?}"
+    );
+
+    let client = EskerClient::start(data.path()).await;
+    for (native, _) in RESUMED_CHAIN {
+        let range = client
+            .success("open", json!({"id": esker_id(native), "sessions": "2-3"}))
+            .await;
+        let members = range["data"]["members"].as_array().unwrap();
+        assert_eq!(members.len(), 2, "{range:#}");
+        for (member, position) in members.iter().zip(1..) {
+            let (member_native, own_prompt) = RESUMED_CHAIN[position];
+            assert_eq!(member["session_number"], position as i64 + 1);
+            assert_eq!(member["session"]["id"], esker_id(member_native));
+            let last_prompt = member["turns"]
+                .as_array()
+                .and_then(|turns| turns.last())
+                .and_then(|turn| turn["user_input"]["text"].as_str())
+                .unwrap_or_else(|| panic!("member has turns: {member:#}"));
+            assert!(
+                last_prompt.starts_with(own_prompt),
+                "session {} ends with its own prompt {own_prompt:?}, not {last_prompt:?}",
+                position + 1
+            );
+        }
+    }
+    drop(client);
+
+    // relay-search's get_conversation reads the same members for the slug's range.
+    let relay = EskerClient::start_with(
+        data.path(),
+        &["--no-index", "--profile", "relay"],
+        "/nonexistent-esker-test-home",
+    )
+    .await;
+    let result = relay
+        .call(
+            "get_conversation",
+            json!({"session_id_or_slug": "humble-doodling-wolf", "session": "2-3",
+                   "format": "json"}),
+        )
+        .await;
+    let answer = result.structured_content.expect("structured content");
+    let sessions: Vec<&str> = answer["sessions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer:#}"))
+        .iter()
+        .filter_map(|session| session["session_id"].as_str())
+        .collect();
+    assert_eq!(sessions, vec![RESUMED_CHAIN[1].0, RESUMED_CHAIN[2].0]);
+    for (native, own_prompt) in &RESUMED_CHAIN[1..3] {
+        let own = answer["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|message| {
+                message["session_id"] == *native
+                    && message["role"] == "user"
+                    && message["content"]
+                        .as_str()
+                        .is_some_and(|text| text.starts_with(own_prompt))
+            });
+        assert!(own, "{native}'s own prompt is in the range: {answer:#}");
     }
 }
