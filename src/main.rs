@@ -697,7 +697,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 tracing::warn!("{notice}");
             }
             let data_dir = plan.location.data_dir.clone();
-            let store = if no_index {
+            // Memory entries need no logs: a memory server on a fresh machine starts on an
+            // empty store (issue #48) instead of exiting for want of an index.
+            let store = if no_index && !profiles.names().contains(&"memory") {
                 Store::open_existing(&data_dir)?
             } else {
                 // Create the store (if new) before the indexer and the server both open it.

@@ -530,3 +530,39 @@ async fn memory_serves_beside_the_default_profile_and_stays_out_of_search_sessio
         "{logs:#}"
     );
 }
+
+/// Issue #48: `esker serve --no-index --profile moraine,memory` on a data dir with no store
+/// exited 2 ("no esker store"). Memory entries need no logs: the server starts on an empty
+/// store, saves and finds entries, and the retrieval tools answer (nothing indexed yet).
+#[tokio::test]
+async fn a_memory_server_starts_on_a_fresh_data_dir() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let data_dir = root.path().join("never-indexed");
+    let client = crate::mcp::client::EskerClient::start_with(
+        &data_dir,
+        &["--no-index", "--profile", "moraine,memory"],
+        "/nonexistent-esker-test-home",
+    )
+    .await;
+    let saved = client
+        .call(
+            "save_memory",
+            json!({"text": "wallabyfern: the staging database is read-only on Fridays"}),
+        )
+        .await;
+    assert_eq!(saved.is_error, Some(false), "{saved:?}");
+    let saved = saved.structured_content.expect("structured content");
+    assert_eq!(saved["status"], "saved", "{saved:#}");
+    let found = client
+        .call("search", json!({"query": "wallabyfern"}))
+        .await
+        .structured_content
+        .expect("structured content");
+    assert_eq!(found["total"], 1, "{found:#}");
+    assert_eq!(found["items"][0]["id"], saved["id"]);
+    let sessions = client
+        .success("search_sessions", json!({"query": "wallabyfern"}))
+        .await;
+    assert_eq!(sessions["data"]["result_count"], 0, "{sessions:#}");
+    wait_until_folded(&data_dir, 1);
+}
