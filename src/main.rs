@@ -536,11 +536,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .await,
         ),
         Command::Pull { data_dir, url } => {
-            let data_dir = data_dir.unwrap_or_else(|| {
-                let mut default = resolve_data_dir(None).into_os_string();
-                default.push("-team");
-                PathBuf::from(default)
-            });
+            let data_dir = data_dir
+                .unwrap_or_else(|| esker::cli::team::default_pull_dir(&resolve_data_dir(None)));
             finish(esker::cli::team::run_pull(&data_dir, &url).await)
         }
         Command::Setup {

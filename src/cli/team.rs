@@ -60,6 +60,21 @@ pub async fn run_pull(data_dir: &Path, url: &str) -> Result<Outcome, CliError> {
     Ok(Outcome::Found)
 }
 
+/// Where `esker pull` builds its store when given no `--data-dir`: beside the data dir, named
+/// after it with `-team` (`~/.local/share/esker-team`). The name is taken from the last
+/// component, so a data dir given with a trailing slash (`ESKER_DATA_DIR=/data/esker/`) gets
+/// `/data/esker-team`, not a `-team` directory inside the store (issue #48).
+pub fn default_pull_dir(data_dir: &Path) -> PathBuf {
+    match data_dir.file_name() {
+        Some(name) => {
+            let mut team_name = name.to_os_string();
+            team_name.push("-team");
+            data_dir.with_file_name(team_name)
+        }
+        None => data_dir.join("team-store"),
+    }
+}
+
 /// `esker query --data-dir URL "SQL"`: read-only SQL over every machine's tables.
 pub async fn run_dataset_query(
     url: &str,
@@ -116,4 +131,20 @@ pub fn cache_dir(url: &str) -> PathBuf {
     base.join("esker")
         .join("datasets")
         .join(crate::ids::stable_hash_hex(&[url.as_bytes()]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pulled_store_sits_beside_the_data_dir() {
+        for data_dir in ["/home/u/.local/share/esker", "/home/u/.local/share/esker/"] {
+            assert_eq!(
+                default_pull_dir(Path::new(data_dir)),
+                PathBuf::from("/home/u/.local/share/esker-team"),
+                "{data_dir}"
+            );
+        }
+    }
 }

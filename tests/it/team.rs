@@ -547,3 +547,118 @@ fn publish_watch_publishes_again_after_each_commit() {
         event_ids(utf8(&data_dir), &[], root.path())
     );
 }
+
+/// The `esker pull … && esker serve …` line of README's "Team setup", as words.
+fn readme_pull_and_serve() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).expect("README.md");
+    let section = readme
+        .split("## Team setup")
+        .nth(1)
+        .expect("a Team setup section");
+    let line = section
+        .lines()
+        .find(|line| line.starts_with("esker pull "))
+        .expect("an `esker pull` line in Team setup");
+    line.split(" && ")
+        .map(|command| command.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+/// Runs `esker` with `home` as HOME and `env` added, from `cwd`.
+fn esker_at_home(args: &[&str], home: &Path, env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(esker_bin());
+    command
+        .args(args)
+        .current_dir(home)
+        .env("HOME", home)
+        .env_remove("ESKER_DATA_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    clear_harness_env(&mut command);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("esker runs");
+    assert!(
+        output.status.success(),
+        "esker {args:?} failed: {}",
+        stderr(&output)
+    );
+    output
+}
+
+/// Issue #48: README's team commands as written — publish to a directory, then its
+/// `esker pull … && esker serve --no-index --data-dir …` line — give a server that finds the
+/// published sessions; and `esker pull URL` with no `--data-dir` builds the store beside the
+/// data dir, which `serve` answers from, even when the data dir is given with a trailing slash
+/// (it used to build `<data dir>/-team`, inside the store).
+#[test]
+fn the_readme_team_commands_pull_a_store_that_serve_answers_from() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let dataset = root.path().join("dataset");
+    let codex_logs = fixtures_dir().join("codex");
+    esker_at_home(&["index", utf8(&codex_logs)], &home, &[]);
+    esker_at_home(&["publish", utf8(&dataset)], &home, &[]);
+
+    // README: `esker pull --data-dir DIR URL && esker serve --no-index --data-dir DIR`, the
+    // bucket URL replaced by the directory and `~` by HOME.
+    let expand = |word: &str| -> String {
+        if word.starts_with("s3://") {
+            utf8(&dataset).to_owned()
+        } else if let Some(rest) = word.strip_prefix("~/") {
+            utf8(&home.join(rest)).to_owned()
+        } else {
+            word.to_owned()
+        }
+    };
+    let commands = readme_pull_and_serve();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let pull: Vec<String> = commands[0][1..].iter().map(|word| expand(word)).collect();
+    assert_eq!(pull[0], "pull", "{commands:?}");
+    let pull_args: Vec<&str> = pull.iter().map(String::as_str).collect();
+    esker_at_home(&pull_args, &home, &[]);
+    let serve: Vec<String> = commands[1][1..].iter().map(|word| expand(word)).collect();
+    assert_eq!(serve[0], "serve", "{commands:?}");
+    let data_dir_at = serve
+        .iter()
+        .position(|word| word == "--data-dir")
+        .expect("serve names its --data-dir");
+    let served = PathBuf::from(&serve[data_dir_at + 1]);
+    let other_args: Vec<&str> = serve[1..]
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| *index + 1 != data_dir_at && *index + 1 != data_dir_at + 1)
+        .map(|(_, word)| word.as_str())
+        .collect();
+
+    // The default: `esker pull URL` beside a data dir named with a trailing slash.
+    let slashed = format!("{}/", utf8(&root.path().join("store")));
+    let slashed_dir = PathBuf::from(&slashed);
+    esker_at_home(
+        &["pull", utf8(&dataset)],
+        &home,
+        &[("ESKER_DATA_DIR", slashed_dir.as_path())],
+    );
+    let beside = root.path().join("store-team");
+    assert!(
+        !root.path().join("store").join("-team").exists(),
+        "pulled into the data dir"
+    );
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        for data_dir in [&served, &beside] {
+            let client = EskerClient::start_with(data_dir, &other_args, utf8(&home)).await;
+            let data = client
+                .search(json!({"query": "parquet", "n_hits": 5}))
+                .await;
+            assert!(
+                data["result_count"].as_u64().is_some_and(|count| count > 0),
+                "{}: {data:#}",
+                data_dir.display()
+            );
+        }
+    });
+}
