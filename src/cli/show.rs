@@ -2,6 +2,11 @@
 //! and replies as paragraphs, each tool call on one line with its result's first lines,
 //! reasoning folded to one line; `--full` shows every payload untruncated, `--chain` goes on
 //! through the sessions that continue this one.
+//!
+//! An event without text still shows what it holds (issue #48: a search for a tool's name finds
+//! its empty results, since the index holds the tool name with the text): a tool result that
+//! printed nothing says so and names the call it answers, and any event's structured payload
+//! (OpenCode keeps an edit's diff there) is printed in place of the text.
 
 use serde_json::{Value, json};
 
@@ -83,7 +88,7 @@ impl Renderer<'_> {
                 out.push_str(&self.turn_events(data).await?);
                 Ok(out)
             }
-            _ => Ok(self.event(data)),
+            _ => self.event(data).await,
         }
     }
 
@@ -205,6 +210,13 @@ impl Renderer<'_> {
             "tool_response" => {
                 let output = self.event_text(event).await?;
                 let mut block = String::new();
+                if output.trim().is_empty() {
+                    block.push_str(&format!(
+                        "  {} {}\n",
+                        paint(style::DIM, "│", self.colors),
+                        paint(style::DIM, NO_OUTPUT, self.colors)
+                    ));
+                }
                 let (lines, hidden) = self.cut(&output, RESULT_LINES);
                 for line in lines {
                     block.push_str(&format!(
@@ -269,7 +281,7 @@ impl Renderer<'_> {
         }
     }
 
-    fn event(&self, data: &Value) -> String {
+    async fn event(&self, data: &Value) -> Result<String, CliError> {
         let event = &data["event"];
         let mut out = format!(
             "{}\n{}\n",
@@ -304,7 +316,12 @@ impl Renderer<'_> {
             let arguments = serde_json::to_string_pretty(&content["arguments"]).unwrap_or_default();
             out.push_str(&self.paragraph(style::TOOL, "arguments", &arguments));
         }
-        out.push_str(&self.paragraph(style::ASSISTANT, "text", &text(&content["text"])));
+        let body = text(&content["text"]);
+        if body.trim().is_empty() {
+            out.push_str(&self.textless_event(data).await?);
+        } else {
+            out.push_str(&self.paragraph(style::ASSISTANT, "text", &body));
+        }
         if content["truncated"] == true {
             out.push_str(&paint(
                 style::DIM,
@@ -326,9 +343,53 @@ impl Renderer<'_> {
                 ));
             }
         }
-        out
+        Ok(out)
+    }
+
+    /// What an event without text shows in its place: for a tool result, that the tool
+    /// printed nothing and the call it answers; the structured payload when there is one.
+    async fn textless_event(&self, data: &Value) -> Result<String, CliError> {
+        let event = &data["event"];
+        let content = &data["content"];
+        let mut lines = Vec::new();
+        if event["type"] == "tool_response" {
+            lines.push(NO_OUTPUT.to_owned());
+            if let Some(call) = self.answered_call(data).await? {
+                lines.push(format!("call: {call}"));
+            }
+        } else {
+            lines.push("(no text)".to_owned());
+        }
+        let payload = &content["payload"];
+        if !payload.is_null() {
+            let shown = match payload {
+                Value::String(raw) => raw.clone(),
+                other => serde_json::to_string_pretty(other).unwrap_or_default(),
+            };
+            lines.push(String::new());
+            lines.extend(shown.lines().map(str::to_owned));
+        }
+        Ok(self.paragraph(style::ASSISTANT, "text", &lines.join("\n")))
+    }
+
+    /// The call a tool result answers (its text), when it is the event just before it in the
+    /// turn with the same call id.
+    async fn answered_call(&self, data: &Value) -> Result<Option<String>, CliError> {
+        let (Some(previous), Some(call_id)) = (
+            data["traversal"]["previous_event_id"].as_str(),
+            data["event"]["tool_call_id"].as_str(),
+        ) else {
+            return Ok(None);
+        };
+        let opened = open(self.reader, previous).await?;
+        let is_the_call = opened["event"]["type"] == "tool_call"
+            && opened["event"]["tool_call_id"].as_str() == Some(call_id);
+        Ok(is_the_call.then(|| style::one_line(&text(&opened["content"]["text"]), 160)))
     }
 }
+
+/// What a tool result that printed nothing shows.
+const NO_OUTPUT: &str = "(no output)";
 
 /// The values that are present, joined with ` · `.
 fn dotted(values: &[&Value]) -> String {

@@ -8,7 +8,10 @@ use std::process::Output;
 use serde_json::Value;
 
 use super::{assert_plain, stdout_of};
-use crate::support::{corpus_store, fixture_store, query_count, query_rows, run_esker, stderr_of};
+use crate::support::{
+    corpus_store, fixture_store, fixtures_dir, index_into, query_count, query_rows, run_esker,
+    stderr_of,
+};
 
 fn esker_on(data_dir: &Path, command: &str, args: &[&str]) -> Output {
     let mut full = vec![command, "--data-dir", data_dir.to_str().unwrap()];
@@ -317,4 +320,84 @@ fn on_the_real_corpus_search_and_usage_agree_with_the_tables() {
         )
     );
     assert_usage_matches_sql(store);
+}
+
+/// What `esker show EVENT` prints under `text` (up to the traversal lines), trimmed.
+fn shown_text(output: &str) -> String {
+    let mut lines = output.lines().skip_while(|line| *line != "text").skip(1);
+    let body: Vec<&str> = lines
+        .by_ref()
+        .take_while(|line| {
+            ![
+                "previous: esker show",
+                "next: esker show",
+                "turn: esker show",
+            ]
+            .iter()
+            .any(|traversal| line.starts_with(traversal))
+        })
+        .collect();
+    body.join("\n").trim().to_owned()
+}
+
+/// `esker show` of every event id `esker search --json -n N QUERY` prints: each prints text.
+fn assert_every_hit_shows_text(store: &Path, queries: &[&str], per_query: &str) -> Vec<String> {
+    let mut shown = Vec::new();
+    for query in queries {
+        let output = esker_on(store, "search", &["--json", "-n", per_query, query]);
+        if output.status.code() == Some(1) {
+            continue;
+        }
+        for hit in hits(&json_of(&output)) {
+            let event_id = hit["id"].as_str().unwrap();
+            let show = esker_on(store, "show", &[event_id]);
+            assert_eq!(show.status.code(), Some(0), "{}", stderr_of(&show));
+            let text = stdout_of(&show);
+            assert!(
+                !shown_text(&text).is_empty(),
+                "`esker show {event_id}` (a hit for {query:?}) prints no text:\n{text}"
+            );
+            shown.push(text);
+        }
+    }
+    shown
+}
+
+/// Issue #48: a search for a tool's name finds its results even when they are empty (the
+/// index holds the tool name with the text), and `esker show` printed nothing for them.
+#[test]
+fn show_prints_text_for_every_hit_even_a_tool_result_that_printed_nothing() {
+    let data = tempfile::tempdir().expect("temp dir");
+    index_into(data.path(), &[&fixtures_dir().join("claude-resumed-chain")]);
+    let shown = assert_every_hit_shows_text(data.path(), &["bash", "staged changes"], "50");
+    let empty_result = shown
+        .iter()
+        .find(|text| text.contains("(no output)"))
+        .unwrap_or_else(|| panic!("the empty `git diff --cached` result is a hit: {shown:#?}"));
+    assert!(
+        shown_text(empty_result).contains("call: Bash")
+            && empty_result.contains("git diff --cached"),
+        "{empty_result}"
+    );
+
+    // In a turn, the empty result is a line of its own.
+    let rows = query_rows(
+        data.path(),
+        "SELECT turn_id FROM events WHERE type = 'tool_response' AND text = '' LIMIT 1",
+    );
+    let turn_id = rows[0]["turn_id"].as_str().unwrap();
+    let turn = stdout_of(&esker_on(data.path(), "show", &[turn_id]));
+    assert!(turn.contains("│ (no output)"), "{turn}");
+}
+
+#[test]
+fn on_the_real_corpus_show_prints_text_for_every_hit() {
+    let Some((store, _)) = corpus_store() else {
+        return;
+    };
+    let queries = [
+        "bash", "shell", "edit", "error", "test", "git", "install", "readme", "plan",
+    ];
+    let shown = assert_every_hit_shows_text(store, &queries, "10");
+    assert!(shown.len() > 40, "only {} hits", shown.len());
 }
