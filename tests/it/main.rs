@@ -16,3 +16,4 @@ mod reliability;
 mod sqlite_harnesses;
 mod support;
 mod team;
+mod tool_names;
