@@ -23,15 +23,12 @@ pub fn resolve_data_dir(explicit: Option<&Path>) -> PathBuf {
     home.join(".local").join("share").join("esker")
 }
 
-/// The sample corpus shipped in `data/sample` (used when a machine has no agent history).
+/// The sample corpus of a checkout, `data/sample` under the working directory (a clean clone's
+/// `cargo run -- index`); elsewhere the copy built into the binary is unpacked instead
+/// (`cli::sample`), so an installed binary needs no source tree.
 pub fn sample_corpus_dir() -> Option<PathBuf> {
-    let candidates = [
-        PathBuf::from("data/sample"),
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data")
-            .join("sample"),
-    ];
-    candidates.into_iter().find(|dir| dir.is_dir())
+    let checkout = PathBuf::from("data/sample");
+    checkout.is_dir().then_some(checkout)
 }
 
 /// Where the bundled sample corpus is indexed: `<data dir>-sample` beside the data dir, so its

@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -22,9 +23,19 @@ use esker::store::{Store, StoreError};
 // jemalloc returns freed memory to the OS (see `esker::heap`).
 esker::shipped_allocator!();
 
+/// `esker --version`: the release, the commit it was built from and the store format it writes.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (commit {}, store format {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("ESKER_COMMIT"),
+        esker::store::FORMAT_VERSION
+    )
+});
+
 /// Index AI coding-agent session logs into Parquet + tantivy and serve them over MCP.
 #[derive(Debug, Parser)]
-#[command(name = "esker", version, about)]
+#[command(name = "esker", version = VERSION.as_str(), about)]
 struct Cli {
     /// When to colour the output: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, global = true, value_enum, default_value = "auto")]

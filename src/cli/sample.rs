@@ -7,9 +7,15 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use include_dir::{Dir, include_dir};
+
 use crate::config::{sample_corpus_dir, sample_data_dir};
 use crate::indexer::run::default_locations;
 use crate::store::Store;
+
+/// The bundled sample sessions, built into the binary so an installed esker (a release
+/// archive, a wheel) has them without its source tree.
+static BUNDLED_SAMPLE: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/data/sample");
 
 /// A file that marks a store as the sample store; only a directory holding it is ever removed.
 pub const SAMPLE_MARKER: &str = crate::store::SAMPLE_MARKER;
@@ -72,8 +78,11 @@ pub fn plan_index(data_dir: &Path, paths: Vec<PathBuf>) -> Result<IndexPlan, Sam
             location: StoreLocation::real(data_dir),
         });
     }
-    let sample = sample_corpus_dir().ok_or(SampleError::NoHistory)?;
     let sample_store = sample_data_dir(data_dir);
+    let sample = match sample_corpus_dir() {
+        Some(checkout) => checkout,
+        None => unpack_bundled_sample(&sample_store)?,
+    };
     mark_sample_store(&sample_store)?;
     Ok(IndexPlan {
         paths: vec![sample],
@@ -108,7 +117,49 @@ pub fn discard_sample_store(data_dir: &Path) -> io::Result<bool> {
         return Ok(false);
     }
     fs::remove_dir_all(&sample_store)?;
+    let unpacked = unpacked_sample_dir(&sample_store);
+    if unpacked.is_dir() {
+        fs::remove_dir_all(&unpacked)?;
+    }
     Ok(true)
+}
+
+/// Where the built-in sample is unpacked: beside the sample store (`<data dir>-sample-corpus`),
+/// never inside it, so `--rebuild` of the sample store keeps the logs it reads.
+fn unpacked_sample_dir(sample_store: &Path) -> PathBuf {
+    let mut name = sample_store
+        .file_name()
+        .map(|name| name.to_os_string())
+        .unwrap_or_default();
+    name.push("-corpus");
+    sample_store.with_file_name(name)
+}
+
+/// Unpacks the built-in sample once (into a temporary directory renamed into place, so a
+/// crash never leaves half a corpus) and returns its directory.
+fn unpack_bundled_sample(sample_store: &Path) -> Result<PathBuf, SampleError> {
+    let target = unpacked_sample_dir(sample_store);
+    if target.is_dir() {
+        return Ok(target);
+    }
+    if BUNDLED_SAMPLE.entries().is_empty() {
+        return Err(SampleError::NoHistory);
+    }
+    let failed = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SampleError::Io { path, source }
+    };
+    let parent = target.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(failed(parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".esker-sample-unpack")
+        .tempdir_in(parent)
+        .map_err(failed(parent))?;
+    BUNDLED_SAMPLE
+        .extract(staging.path())
+        .map_err(failed(staging.path()))?;
+    fs::rename(staging.keep(), &target).map_err(failed(&target))?;
+    Ok(target)
 }
 
 fn store_exists(data_dir: &Path) -> bool {

@@ -42,6 +42,30 @@ impl Server {
         }
         Server { command, args }
     }
+
+    /// The server for the running binary: its absolute path, or `uvx esker serve` when it runs
+    /// from uv's cache (`uvx esker setup`), whose copy uv may delete at any time.
+    pub fn for_executable(executable: &Path, profile: Option<&str>) -> Server {
+        if !runs_from_uv_cache(executable) {
+            return Server::serve(executable.display().to_string(), profile);
+        }
+        let mut server = Server::serve("uvx".to_owned(), profile);
+        server.args.insert(0, "esker".to_owned());
+        server
+    }
+}
+
+/// Whether `executable` lies in uv's cache (`~/.cache/uv/archive-v0/<hash>/bin/esker`,
+/// `%LOCALAPPDATA%\uv\cache\archive-v0\…`), where `uvx` runs packages from.
+fn runs_from_uv_cache(executable: &Path) -> bool {
+    let names: Vec<String> = executable
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().to_lowercase())
+        .collect();
+    let Some(uv) = names.iter().position(|name| name == "uv") else {
+        return false;
+    };
+    names[uv..].iter().any(|name| name.starts_with("archive-v"))
 }
 
 /// What `esker setup` was asked to do.
@@ -134,13 +158,14 @@ pub struct Report {
 /// Runs `esker setup`; prints one block per client.
 pub fn run(options: &SetupOptions) -> Result<Outcome, super::CliError> {
     let environment = Environment::from_process();
-    let command = match &options.command {
-        Some(command) => command.clone(),
+    let server = match &options.command {
+        Some(command) => Server::serve(command.display().to_string(), options.profile.as_deref()),
         None => {
-            std::env::current_exe().map_err(|error| SetupError::io(Path::new("esker"), error))?
+            let executable = std::env::current_exe()
+                .map_err(|error| SetupError::io(Path::new("esker"), error))?;
+            Server::for_executable(&executable, options.profile.as_deref())
         }
     };
-    let server = Server::serve(command.display().to_string(), options.profile.as_deref());
     let reports = setup_clients(&environment, &server, options)?;
     if options.json {
         super::print_json(&Value::Array(reports.iter().map(report_json).collect()))?;
@@ -449,5 +474,32 @@ fn diff_line(line: &str, colors: bool) -> String {
         paint(style::ERROR, line, colors)
     } else {
         line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_installed_binary_is_registered_by_its_absolute_path() {
+        let server = Server::for_executable(Path::new("/home/ada/.venv/bin/esker"), None);
+        assert_eq!(server.command, "/home/ada/.venv/bin/esker");
+        assert_eq!(server.args, ["serve"]);
+    }
+
+    #[test]
+    fn a_binary_run_by_uvx_is_registered_as_uvx_esker() {
+        let cached = Path::new("/home/ada/.cache/uv/archive-v0/Xk2m/bin/esker");
+        let server = Server::for_executable(cached, Some("agtrace"));
+        assert_eq!(server.command, "uvx");
+        assert_eq!(server.args, ["esker", "serve", "--profile", "agtrace"]);
+        let nested = Path::new("/Users/ada/Library/Caches/uv/cache/archive-v0/Xk2m/bin/esker");
+        assert_eq!(Server::for_executable(nested, None).command, "uvx");
+        let archived_elsewhere = Path::new("/srv/archive-v2/bin/esker");
+        assert_eq!(
+            Server::for_executable(archived_elsewhere, None).command,
+            "/srv/archive-v2/bin/esker"
+        );
     }
 }

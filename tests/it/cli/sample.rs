@@ -114,3 +114,38 @@ fn a_real_store_without_history_gets_no_sample() {
     assert!(stderr_of(&again).contains("no agent history found"));
     assert!(!home.path().join(".local/share/esker-sample").exists());
 }
+
+#[test]
+fn an_installed_binary_outside_a_checkout_indexes_the_sample_built_into_it() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        super::esker_command(home.path(), args)
+            .current_dir(home.path())
+            .output()
+            .expect("esker binary runs")
+    };
+    let first = run(&["index", "-q"]);
+    assert!(first.status.success(), "{}", stderr_of(&first));
+    assert!(
+        stderr_of(&first).contains("SAMPLE"),
+        "{}",
+        stderr_of(&first)
+    );
+    let unpacked = home.path().join(".local/share/esker-sample-corpus");
+    assert!(
+        unpacked.join("claude").is_dir(),
+        "the built-in sample was not unpacked"
+    );
+    let (sessions, _) = session_ids(home.path());
+    assert!(sessions.len() > 10, "{sessions:?}");
+    let search = run(&["search", "--json", "parquet migration"]);
+    assert!(search.status.success(), "{}", stderr_of(&search));
+
+    write_real_codex_history(home.path());
+    let second = run(&["index", "-q"]);
+    assert!(second.status.success(), "{}", stderr_of(&second));
+    assert!(
+        !unpacked.exists(),
+        "the unpacked sample outlived real history"
+    );
+}
