@@ -15,6 +15,13 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Fixtures only their own tests index (`tests/standalone-fixtures`): kept out of
+/// `tests/fixtures`, which the shared fixture store, the crash tests and the bundled sample
+/// corpus (`data/sample`) read whole.
+pub fn standalone_fixture(name: &str) -> PathBuf {
+    manifest_dir().join("tests/standalone-fixtures").join(name)
+}
+
 pub fn fixtures_dir() -> PathBuf {
     manifest_dir().join("tests").join("fixtures")
 }
@@ -75,26 +82,12 @@ fn kept_temp_dir(prefix: &str) -> PathBuf {
         .keep()
 }
 
-/// Fixture folders that only their own tests index (the shared fixture store leaves them
-/// out, so the figures other tests assert stay as they are).
-pub const STANDALONE_FIXTURES: [&str; 1] = ["claude-resumed-chain"];
-
-/// A store built once from `tests/fixtures` (but the [`STANDALONE_FIXTURES`]).
+/// A store built once from `tests/fixtures`.
 pub fn fixture_store() -> &'static Path {
     static STORE: OnceLock<PathBuf> = OnceLock::new();
     STORE.get_or_init(|| {
         let data_dir = kept_temp_dir("esker-fixtures-");
-        let mut folders: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
-            .expect("tests/fixtures")
-            .map(|entry| entry.expect("a fixture folder").path())
-            .filter(|path| {
-                let name = path.file_name().and_then(|name| name.to_str());
-                !name.is_some_and(|name| STANDALONE_FIXTURES.contains(&name))
-            })
-            .collect();
-        folders.sort();
-        let folders: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
-        index_into(&data_dir, &folders);
+        index_into(&data_dir, &[&fixtures_dir()]);
         data_dir
     })
 }

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::{assert_plain, stdout_of};
 use crate::support::{
-    corpus_store, fixture_store, fixtures_dir, index_into, query_count, query_rows, run_esker,
-    stderr_of,
+    corpus_store, fixture_store, index_into, query_count, query_rows, run_esker,
+    standalone_fixture, stderr_of,
 };
 
 fn esker_on(data_dir: &Path, command: &str, args: &[&str]) -> Output {
@@ -368,7 +368,7 @@ fn assert_every_hit_shows_text(store: &Path, queries: &[&str], per_query: &str) 
 #[test]
 fn show_prints_text_for_every_hit_even_a_tool_result_that_printed_nothing() {
     let data = tempfile::tempdir().expect("temp dir");
-    index_into(data.path(), &[&fixtures_dir().join("claude-resumed-chain")]);
+    index_into(data.path(), &[&standalone_fixture("claude-resumed-chain")]);
     let shown = assert_every_hit_shows_text(data.path(), &["bash", "staged changes"], "50");
     let empty_result = shown
         .iter()

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::client::EskerClient;
-use crate::support::{corpus_store, fixtures_dir, index_into, query_rows};
+use crate::support::{corpus_store, index_into, query_rows, standalone_fixture};
 
 const SLUG: &str = "quiet-amber-fox";
 
@@ -210,7 +210,7 @@ fn corpus_chains_are_numbered_by_start_time() {
     }
 }
 
-/// The sessions of `tests/fixtures/claude-resumed-chain`, in the order Claude Code wrote them,
+/// The sessions of `tests/standalone-fixtures/claude-resumed-chain`, in the order Claude Code wrote them,
 /// with the prompt each one added to the conversation it copied.
 const RESUMED_CHAIN: [(&str, &str); 4] = [
     (
@@ -237,7 +237,7 @@ const RESUMED_CHAIN: [(&str, &str); 4] = [
 #[tokio::test]
 async fn a_continued_claude_chain_is_numbered_in_the_order_it_was_written() {
     let data = tempfile::tempdir().expect("temp dir");
-    index_into(data.path(), &[&fixtures_dir().join("claude-resumed-chain")]);
+    index_into(data.path(), &[&standalone_fixture("claude-resumed-chain")]);
     let esker_id = |native: &str| format!("session:claude-{native}");
     let rows = query_rows(
         data.path(),
