@@ -27,6 +27,12 @@ pub trait ToolHandler {
     /// The SLA target reported when the arguments did not validate.
     fn rejected_sla(arguments: &Arguments) -> SlaTarget;
 
+    /// `request` of an answer to arguments that did not validate: by default the raw
+    /// arguments (nesting cut at [`MAX_ECHO_DEPTH`]).
+    fn rejected_request(arguments: &Arguments) -> Value {
+        echo_arguments(arguments)
+    }
+
     /// The request after defaults are applied, as echoed in `request`.
     fn canonical(request: &Self::Request) -> Value;
 
@@ -60,7 +66,7 @@ pub async fn handle<T: ToolHandler>(
     let request = match parsed {
         Ok(request) => request,
         Err(error) => {
-            let raw_request = echo_arguments(arguments);
+            let raw_request = T::rejected_request(arguments);
             return ToolReply::failure(
                 T::NAME,
                 raw_request,

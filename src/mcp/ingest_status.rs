@@ -2,9 +2,15 @@
 //! additions to spec 000): the store's health, historical coverage, freshness and readiness,
 //! derived from what the indexer reports ([`IngestMonitor`]) or, when another process
 //! indexes, from the writer lock. Counts and times only: no paths, hosts or error text.
+//!
+//! `data` holds exactly Moraine's keys (its smoke test compares the key sets of `data` and of
+//! each object in it, issue #48); esker's own indexer facts ([`Observation::indexer_json`]) go
+//! in the result's `_meta` under [`INDEXER_META_KEY`], where MCP lets a server put what the
+//! tool's contract does not name, and in the text summary.
 
 use std::time::Duration;
 
+use rmcp::model::MetaObject;
 use serde_json::{Value, json};
 
 use crate::indexer::status::{IngestSnapshot, PassRecord, Watching, unix_now_ms, writer_lock_held};
@@ -20,6 +26,9 @@ const STALE_AFTER_MS: i64 = 5 * 60 * 1000;
 
 pub const COVERAGE_PARTIAL_WARNING: &str =
     "coverage_partial: historical ingestion is incomplete; retrieval results may be incomplete.";
+/// The `_meta` key of `get_ingest_status`'s result holding esker's indexer facts.
+pub const INDEXER_META_KEY: &str = "esker/indexer";
+
 pub const COVERAGE_UNKNOWN_WARNING: &str =
     "coverage_unknown: ingestion coverage is unavailable; retrieval results may be incomplete.";
 
@@ -193,7 +202,6 @@ impl Observation {
             "rate": self.rate_json(),
             "eta": self.eta_json(),
             "history": self.ingest.history.iter().map(history_point).collect::<Vec<_>>(),
-            "indexer": self.indexer_json(),
         })
     }
 
@@ -272,8 +280,9 @@ impl Observation {
         })
     }
 
-    /// esker's own counts beside Moraine's shape: what the last pass did.
-    fn indexer_json(&self) -> Value {
+    /// esker's own counts, outside Moraine's shape: how the store is kept fresh and what the
+    /// last pass did (`_meta["esker/indexer"]` of `get_ingest_status`).
+    pub fn indexer_json(&self) -> Value {
         let ingest = &self.ingest;
         json!({
             "mode": if ingest.in_process { "in_process" } else { "external" },
@@ -363,6 +372,12 @@ impl ToolHandler for GetIngestStatus {
         SLA
     }
 
+    /// Moraine rejects arguments "without reflection": its smoke test wants `request: {}` and
+    /// no argument value anywhere in the answer.
+    fn rejected_request(_arguments: &Arguments) -> Value {
+        json!({})
+    }
+
     fn canonical(_request: &()) -> Value {
         json!({})
     }
@@ -406,7 +421,45 @@ fn status_text(observation: &Observation) -> String {
             pass.files_completed, pass.files_total, pass.bytes_completed, pass.bytes_total
         ));
     }
+    text.push('\n');
+    text.push_str(&indexer_text(&observation.ingest));
     text
+}
+
+/// esker's indexer facts in a sentence (the same as `_meta["esker/indexer"]`).
+fn indexer_text(ingest: &IngestSnapshot) -> String {
+    if !ingest.in_process {
+        return "Indexer: another process (esker index) keeps this store.".to_owned();
+    }
+    let mut text = format!(
+        "Indexer: in this process, watching {}, {} passes.",
+        ingest.watching.as_str(),
+        ingest.history.len()
+    );
+    if let Some(pass) = ingest.last_pass() {
+        text.push_str(&format!(
+            " Last pass {}: {} files seen, {} ingested, {} failed, {} bytes read, {} new events in {} ms.",
+            if pass.succeeded { "succeeded" } else { "failed" },
+            pass.files_seen,
+            pass.files_ingested,
+            pass.files_failed,
+            pass.bytes_read,
+            pass.new_events,
+            pass.duration_ms
+        ));
+    }
+    text
+}
+
+/// The `_meta` of a `get_ingest_status` result: esker's indexer facts, which Moraine's `data`
+/// has no place for ([`INDEXER_META_KEY`]).
+pub fn indexer_meta(catalog: &Catalog) -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.insert(
+        INDEXER_META_KEY.to_owned(),
+        Observation::of(catalog).indexer_json(),
+    );
+    meta
 }
 
 #[cfg(test)]
@@ -482,6 +535,125 @@ mod tests {
         }
         assert_eq!(status["current"]["progress"]["files_completed"], 1);
         assert_eq!(status["conditions"].as_array().unwrap().len(), 4);
+    }
+
+    fn key_set(value: &Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = value
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {value}"))
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    fn sorted(mut keys: Vec<&str>) -> Vec<&str> {
+        keys.sort_unstable();
+        keys
+    }
+
+    /// Moraine's smoke test (`scripts/ci/mcp_smoke.py`) compares these key sets exactly: one
+    /// more key (esker's `indexer`, issue #48) fails it. Every optional object is present here:
+    /// a pass in progress after one that read bytes and failed a file.
+    #[test]
+    fn status_data_holds_exactly_moraines_keys_at_every_level() {
+        let monitor = IngestMonitor::in_process();
+        monitor.pass_started(2, 4_096);
+        monitor.file_done(4_096);
+        monitor.pass_finished(&IndexSummary {
+            files_seen: 2,
+            files_failed: 1,
+            bytes_read: 4_096,
+            elapsed: Duration::from_millis(1_500),
+            ..IndexSummary::default()
+        });
+        monitor.pass_started(3, 9_000);
+        monitor.file_done(1_000);
+        let status = observe(&monitor, true).status_json();
+        assert_eq!(
+            key_set(&status),
+            sorted(vec![
+                "observed_at_unix_ms",
+                "current",
+                "conditions",
+                "alerts",
+                "rate",
+                "eta",
+                "history",
+            ])
+        );
+        for condition in status["conditions"].as_array().unwrap() {
+            assert_eq!(
+                key_set(condition),
+                sorted(vec![
+                    "condition_type",
+                    "state",
+                    "reason",
+                    "observed_at_unix_ms"
+                ])
+            );
+        }
+        let alerts = status["alerts"].as_array().unwrap();
+        assert!(!alerts.is_empty());
+        for alert in alerts {
+            assert_eq!(key_set(alert), sorted(vec!["code", "observed_at_unix_ms"]));
+        }
+        assert_eq!(
+            key_set(&status["rate"]),
+            sorted(vec!["bytes_per_second", "sample_seconds"])
+        );
+        assert_eq!(
+            key_set(&status["eta"]),
+            sorted(vec!["scope", "low_seconds", "high_seconds"])
+        );
+        let history = status["history"].as_array().unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(
+            key_set(&history[0]),
+            sorted(vec![
+                "ts_unix_ms",
+                "queue_depth",
+                "files_active",
+                "queue_capacity",
+                "sink_pending_rows",
+                "sink_retrying",
+                "discovery_complete",
+                "files_total",
+                "files_completed",
+                "bytes_total",
+                "bytes_completed",
+            ])
+        );
+        assert_eq!(
+            key_set(&status["current"]),
+            sorted(vec![
+                "heartbeat_observed_at_unix_ms",
+                "queue_depth",
+                "files_active",
+                "files_watched",
+                "progress",
+            ])
+        );
+        assert_eq!(
+            key_set(&status["current"]["progress"]),
+            sorted(vec![
+                "discovery_complete",
+                "queue_capacity",
+                "sink_pending_rows",
+                "sink_pending_bytes",
+                "sink_retrying",
+                "oldest_pending_unix_ms",
+                "last_durable_progress_unix_ms",
+                "files_total",
+                "files_completed",
+                "bytes_total",
+                "bytes_completed",
+            ])
+        );
+        let indexer = observe(&monitor, true).indexer_json();
+        assert_eq!(indexer["last_pass"]["files_failed"], 1);
+        assert_eq!(indexer["pass_running"], true);
     }
 
     fn collect_keys(value: &Value, keys: &mut Vec<String>) {

@@ -1,7 +1,8 @@
 //! The rmcp server: identifies itself as `esker`, lists the tools of its profiles (default:
 //! `moraine`'s three) and routes each call to the profile that owns the tool. Tool failures are
 //! in-band results; only an unknown tool name, or a `tools/call` whose params are not shaped as
-//! MCP requires, is a protocol error.
+//! MCP requires, is a protocol error. A `get_ingest_status` result carries esker's indexer
+//! facts in its `_meta` (`esker/indexer`), outside Moraine's `data`.
 
 use std::sync::Arc;
 
@@ -15,7 +16,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{Timer, ToolReply};
+use crate::mcp::envelope::{Timer, ToolName, ToolReply};
+use crate::mcp::ingest_status::indexer_meta;
 use crate::mcp::profiles::ProfileSet;
 use crate::mcp::validate::Arguments;
 
@@ -92,7 +94,14 @@ impl ServerHandler for EskerServer {
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
         match self.call(&request.name, &arguments).await {
-            Some(reply) => Ok(reply.into_call_tool_result().into()),
+            Some(reply) => {
+                // esker's indexer facts travel beside Moraine's exact `data` (issue #48).
+                let meta = (request.name == ToolName::GetIngestStatus.as_str() && !reply.is_error)
+                    .then(|| indexer_meta(&self.catalog));
+                let mut result = reply.into_call_tool_result();
+                result.meta = meta;
+                Ok(result.into())
+            }
             None => Err(McpError::invalid_params(
                 format!("unknown tool: {}", request.name),
                 None,

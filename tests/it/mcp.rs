@@ -6,6 +6,7 @@ mod agtrace;
 mod answer_paths;
 mod chains;
 pub(crate) mod client;
+mod contract;
 mod exact_words;
 mod file_attention;
 mod fuzz;

@@ -35,15 +35,16 @@ pub fn launch_project(launch_dir: &Path) -> Option<LaunchProject> {
             .filter_map(|root| root.canonicalize().ok())
             .collect::<Vec<_>>(),
     );
-    let mut roots: Vec<String> = roots
-        .iter()
-        .filter_map(|root| root.to_str().map(paths::normalize))
-        .collect();
+    // A name that is not UTF-8 is spelled lossily (U+FFFD) rather than refused: a
+    // `--project-only` server still starts there and says it is scoped (issue #48), it just
+    // matches no session (logs record their directories as UTF-8 text).
+    let text = |path: &Path| paths::normalize(&path.to_string_lossy());
+    let mut roots: Vec<String> = roots.iter().map(|root| text(root)).collect();
     roots.sort();
     roots.dedup();
     Some(LaunchProject {
-        launch_dir: paths::normalize(launch_dir.to_str()?),
-        root: paths::normalize(root.to_str()?),
+        launch_dir: text(launch_dir),
+        root: text(&root),
         roots,
     })
 }

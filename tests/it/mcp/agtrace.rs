@@ -1218,3 +1218,238 @@ async fn the_seed_flows_on_the_real_corpus() {
 fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A Claude Code session of [`MANY_TURNS`] turns of varied sizes (issue #48: a real session of
+/// 61 turns had only 59 reachable through cursors): small turns, turns of many steps, and turns
+/// whose single tool result or steps exceed every page budget.
+const MANY_TURNS: i64 = 61;
+const MANY_TURNS_SESSION: &str = "61616161-0000-4000-8000-000000000061";
+
+fn many_turns_log(dir: &Path) -> PathBuf {
+    let project = dir.join("projects").join("-tmp-many");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut log = ClaudeLog::new(MANY_TURNS_SESSION);
+    for turn in 0..MANY_TURNS {
+        // A deterministic mix: result sizes from 10 bytes to 160 KB, 1 to 25 steps.
+        // (Turn 17, among others, is one step whose result alone exceeds the full level's page.)
+        let result_bytes = [10, 400, 3_000, 12_000, 40_000, 160_000][(turn % 6) as usize];
+        let steps = [1, 2, 6, 25][(turn / 2 % 4) as usize];
+        let prompt_pad = "p".repeat([5, 300][(turn % 2) as usize]);
+        log.user(&format!("turn {turn}: do the thing {prompt_pad}"));
+        for step in 0..steps {
+            log.tool(
+                &format!("{turn}_{step}"),
+                "Bash",
+                json!({"command": format!("echo {turn} {step}")}),
+                &"r".repeat(result_bytes / steps),
+                false,
+                10,
+            );
+        }
+        log.reply(
+            &format!("turn {turn} done {}", "d".repeat(turn as usize * 50)),
+            10,
+        );
+    }
+    let path = project.join(format!("{MANY_TURNS_SESSION}.jsonl"));
+    std::fs::write(&path, log.lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[tokio::test]
+async fn cursors_reach_every_turn_once_and_in_order_at_every_level() {
+    let logs = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    many_turns_log(logs.path());
+    index_into(data.path(), &[logs.path()]);
+    let client = AgClient::start(data.path()).await;
+    for (level, budget, with_steps) in [
+        ("summary", SUMMARY_BUDGET, false),
+        ("turns", TURNS_BUDGET, true),
+        ("steps", STEPS_BUDGET, true),
+        ("full", FULL_BUDGET, true),
+    ] {
+        let turns = walk_details(&client, MANY_TURNS_SESSION, level, budget).await;
+        assert_complete(&turns, MANY_TURNS, with_steps);
+        // Each turn starts once (a turn cut between steps continues with first_step_index),
+        // and turn_index runs 0..n-1 in order across the pages.
+        let starts: Vec<i64> = turns
+            .iter()
+            .filter(|turn| turn["first_step_index"].as_u64().unwrap_or(0) == 0)
+            .map(|turn| turn["turn_index"].as_i64().unwrap())
+            .collect();
+        assert_eq!(starts, (0..MANY_TURNS).collect::<Vec<_>>(), "{level}");
+        let in_order: Vec<i64> = turns
+            .iter()
+            .map(|turn| turn["turn_index"].as_i64().unwrap())
+            .collect();
+        assert!(
+            in_order.windows(2).all(|pair| pair[0] <= pair[1]),
+            "{level}: {in_order:?}"
+        );
+        if level == "summary" {
+            let ids: Vec<&str> = turns.iter().map(|turn| text(&turn["id"])).collect();
+            let expected: Vec<String> = (0..MANY_TURNS)
+                .map(|index| format!("turn-{index}"))
+                .collect();
+            assert_eq!(ids, expected);
+        }
+    }
+}
+
+#[tokio::test]
+async fn session_stats_are_the_seeds_three_figures() {
+    let logs = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    many_turns_log(logs.path());
+    index_into(data.path(), &[logs.path()]);
+    let client = AgClient::start(data.path()).await;
+    let listed = client.ok("list_sessions", json!({})).await;
+    let listed = &listed["sessions"][0];
+    for level in ["summary", "turns", "steps", "full"] {
+        let details = client
+            .ok(
+                "get_session_details",
+                json!({"session_id": MANY_TURNS_SESSION, "detail_level": level}),
+            )
+            .await;
+        let stats = details["stats"].as_object().unwrap();
+        let keys: BTreeSet<&str> = stats.keys().map(String::as_str).collect();
+        // Seed 004, "Detail Level: summary": stats {total_turns, total_tokens, duration_seconds}.
+        assert_eq!(
+            keys,
+            BTreeSet::from(["total_turns", "total_tokens", "duration_seconds"]),
+            "{level}"
+        );
+        assert_eq!(stats["total_turns"], MANY_TURNS);
+        assert_eq!(stats["total_turns"], listed["turn_count"]);
+        assert_eq!(stats["duration_seconds"], listed["duration_seconds"]);
+        assert_eq!(stats["total_tokens"], listed["total_tokens"]);
+        if has_token_columns(data.path()) {
+            assert!(stats["total_tokens"].as_i64().unwrap() > 0);
+        }
+    }
+}
+
+/// Every session `list_sessions` reaches through its cursors, `limit` at a time.
+async fn list_all(client: &AgClient, filter: Value, limit: usize) -> Vec<Value> {
+    let mut sessions = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let mut arguments = filter.clone();
+        arguments["limit"] = json!(limit);
+        arguments["cursor"] = cursor;
+        let page = client.ok("list_sessions", arguments).await;
+        sessions.extend(page["sessions"].as_array().unwrap().iter().cloned());
+        cursor = page["next_cursor"].clone();
+        if cursor.is_null() {
+            return sessions;
+        }
+    }
+}
+
+/// get_project_info's `session_count` is the number of sessions list_sessions pages through for
+/// that `project_hash`, and the projects add up to every listed session (issue #48: 80 vs 89).
+async fn assert_projects_count_what_is_listed(data_dir: &Path) {
+    let client = AgClient::start(data_dir).await;
+    let every = list_all(&client, json!({}), 7).await;
+    let ids: BTreeSet<&str> = every.iter().map(|session| text(&session["id"])).collect();
+    assert_eq!(ids.len(), every.len(), "no session is listed twice");
+    let projects = client.ok("get_project_info", json!({})).await;
+    let projects = projects["projects"].as_array().unwrap();
+    assert!(
+        projects.len() < 60,
+        "every project is shown (a store this small)"
+    );
+    let mut counted = 0;
+    for project in projects {
+        let hash = text(&project["hash"]);
+        let listed = list_all(&client, json!({"project_hash": hash}), 7).await;
+        let in_full_list = every
+            .iter()
+            .filter(|session| session["project_hash"] == hash)
+            .count();
+        assert_eq!(
+            project["session_count"].as_u64().unwrap() as usize,
+            listed.len(),
+            "{project}"
+        );
+        assert_eq!(listed.len(), in_full_list, "{project}");
+        counted += listed.len();
+    }
+    assert_eq!(counted, every.len());
+}
+
+#[tokio::test]
+async fn project_session_counts_are_what_list_sessions_lists() {
+    assert_projects_count_what_is_listed(fixture_store()).await;
+    if let Some((corpus, _)) = corpus_store() {
+        assert_projects_count_what_is_listed(corpus).await;
+    }
+}
+
+/// Seed 004's `Provider` enum is `claude_code | codex | gemini`: those three exactly; every
+/// other harness reports its esker source name (docs/MCP.md, "Providers").
+#[tokio::test]
+async fn providers_are_the_seeds_three_and_others_their_source_name() {
+    let client = AgClient::start(fixture_store()).await;
+    let sources: HashMap<String, String> =
+        fixture_rows_of(fixture_store(), "SELECT native_id, source FROM sessions")
+            .into_iter()
+            .map(|row| {
+                (
+                    text(&row["native_id"]).to_owned(),
+                    text(&row["source"]).to_owned(),
+                )
+            })
+            .collect();
+    let every = list_all(&client, json!({}), 50).await;
+    let mut providers = BTreeSet::new();
+    for session in &every {
+        let source = &sources[text(&session["id"])];
+        let provider = text(&session["provider"]);
+        let expected = match source.as_str() {
+            "claude" => "claude_code",
+            other => other,
+        };
+        assert_eq!(provider, expected, "{session}");
+        providers.insert(provider.to_owned());
+    }
+    for seed_provider in ["claude_code", "codex", "gemini"] {
+        assert!(providers.contains(seed_provider), "{providers:?}");
+        let filtered = list_all(&client, json!({"provider": seed_provider}), 50).await;
+        assert!(!filtered.is_empty());
+        assert!(
+            filtered
+                .iter()
+                .all(|session| session["provider"] == seed_provider)
+        );
+    }
+    assert!(
+        providers.len() > 3,
+        "the fixtures hold other harnesses: {providers:?}"
+    );
+    let error = client
+        .error(
+            "list_sessions",
+            json!({"provider": "copilot"}),
+            "invalid_parameter",
+        )
+        .await;
+    assert_eq!(
+        error["details"]["allowed"],
+        json!(["claude_code", "codex", "gemini"])
+    );
+    let tools = client.client.service().list_all_tools().await.unwrap();
+    for tool in tools {
+        let schema = Value::Object(tool.input_schema.as_ref().clone());
+        if let Some(enumeration) = schema.pointer("/properties/provider/enum") {
+            assert_eq!(
+                enumeration,
+                &json!(["claude_code", "codex", "gemini"]),
+                "{}",
+                tool.name
+            );
+        }
+    }
+}

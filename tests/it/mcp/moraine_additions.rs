@@ -39,6 +39,23 @@ fn condition<'a>(status: &'a Value, kind: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {kind} condition in {status}"))
 }
 
+/// esker's indexer facts: `_meta["esker/indexer"]` of a `get_ingest_status` result (issue #48:
+/// Moraine's `data` holds only Moraine's keys).
+async fn indexer_meta(client: &EskerClient) -> Value {
+    let result = client.call("get_ingest_status", json!({})).await;
+    assert_eq!(result.is_error, Some(false));
+    let meta = result.meta.expect("get_ingest_status carries _meta");
+    let text = result.content[0]
+        .as_text()
+        .expect("a text summary")
+        .text
+        .clone();
+    assert!(text.contains("Indexer: "), "{text}");
+    meta.get("esker/indexer")
+        .cloned()
+        .unwrap_or_else(|| panic!("no esker/indexer in {meta:?}"))
+}
+
 /// A home with one Claude Code session in its default location.
 fn home_with_a_claude_session() -> tempfile::TempDir {
     let home = tempfile::tempdir().expect("temp home");
@@ -98,8 +115,13 @@ async fn get_ingest_status_reports_the_background_pass_in_moraines_shape() {
     }
     assert_eq!(condition(&status, "health")["state"], "true");
     assert_eq!(condition(&status, "readiness")["state"], "true");
-    assert_eq!(data["indexer"]["mode"], "in_process");
-    let last_pass = &data["indexer"]["last_pass"];
+    assert!(
+        data.get("indexer").is_none(),
+        "Moraine's data has no indexer"
+    );
+    let indexer = indexer_meta(&client).await;
+    assert_eq!(indexer["mode"], "in_process");
+    let last_pass = &indexer["last_pass"];
     assert_eq!(last_pass["files_ingested"], 1, "{last_pass}");
     assert_eq!(last_pass["files_failed"], 0);
     assert!(!data["history"].as_array().unwrap().is_empty());
@@ -131,9 +153,14 @@ async fn get_ingest_status_reports_the_background_pass_in_moraines_shape() {
     assert!(search["warnings"].as_array().unwrap().is_empty());
 
     let extra = client
-        .failure("get_ingest_status", json!({"verbose": true}))
+        .failure(
+            "get_ingest_status",
+            json!({"verbose": "SECRET_STATUS_ARGUMENT"}),
+        )
         .await;
     assert_eq!(extra["error"]["code"], "invalid_request");
+    assert_eq!(extra["request"], json!({}), "rejected without reflection");
+    assert!(!extra.to_string().contains("SECRET_STATUS_ARGUMENT"));
 }
 
 /// Holds the store's writer lock the way another `esker index` would.
@@ -200,7 +227,7 @@ async fn a_server_that_does_not_index_sees_another_writer_as_partial_coverage() 
     let client = EskerClient::start(data.path()).await;
     let idle = client.success("get_ingest_status", json!({})).await;
     assert_eq!(condition(&idle, "coverage")["reason"], "store_committed");
-    assert_eq!(idle["data"]["indexer"]["mode"], "external");
+    assert_eq!(indexer_meta(&client).await["mode"], "external");
     let lock = hold_writer_lock(data.path());
     let busy = client
         .success("search_sessions", json!({"query": "parquet"}))

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use esker::mcp::catalog::{AnswerPath, Catalog};
-use esker::mcp::project_scope::ProjectScope;
+use esker::mcp::project_scope::{ProjectScope, SCOPED_PROFILES};
 use esker::mcp::server::EskerServer;
 use serde_json::{Value, json};
 
@@ -598,4 +598,67 @@ async fn both_answer_paths_keep_to_the_scope() {
             call_in_process(&server, "open", json!({"id": projects.sessions_a[0]})).await;
         assert!(!is_error, "{path:?}: {opened}");
     }
+}
+
+/// Moraine's smoke test launches `--project-only` in a project directory and checks only that
+/// the initialize instructions say `scoped` (issue #48): so they must wherever the server
+/// starts — a plain directory outside any Git checkout, or one whose name is not UTF-8 — for
+/// every profile it can scope.
+#[tokio::test]
+async fn project_only_instructions_say_scoped_outside_git_too() {
+    let projects = projects();
+    let base = tempfile::Builder::new()
+        .prefix("esker-no-git-")
+        .tempdir()
+        .expect("temp dir");
+    let plain = base.path().canonicalize().expect("canonical").join("plain");
+    fs::create_dir_all(&plain).expect("plain dir");
+    let mut launch_dirs = vec![plain.clone()];
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9-project");
+        let not_utf8 = base.path().join(name);
+        fs::create_dir_all(&not_utf8).expect("non-UTF-8 dir");
+        launch_dirs.push(not_utf8);
+    }
+    for launch_dir in &launch_dirs {
+        assert!(
+            launch_dir.ancestors().all(|dir| !dir.join(".git").exists()),
+            "{} is outside any Git checkout",
+            launch_dir.display()
+        );
+        for profile in SCOPED_PROFILES {
+            let client = EskerClient::start_in_with(
+                &projects.data,
+                launch_dir,
+                &["--project-only", "--profile", profile],
+            )
+            .await;
+            let instructions = client
+                .service()
+                .peer_info()
+                .and_then(|info| info.instructions.clone())
+                .unwrap_or_default();
+            assert!(
+                instructions.contains("scoped"),
+                "{profile} in {}: {instructions}",
+                launch_dir.display()
+            );
+        }
+    }
+    let client = EskerClient::start_in_with(&projects.data, &plain, &["--project-only"]).await;
+    let instructions = client
+        .service()
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .unwrap_or_default();
+    assert!(
+        instructions.contains(&format!("scoped to the project at {}", text(&plain))),
+        "outside Git the launch directory is the project: {instructions}"
+    );
+    assert!(
+        listed_sessions(&client).await.is_empty(),
+        "no session ran there"
+    );
 }

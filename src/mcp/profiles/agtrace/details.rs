@@ -3,7 +3,6 @@
 //! `next_cursor` and a hint saying so, never a silent cut.
 
 use std::collections::HashMap;
-use std::ops::Range;
 
 use datafusion::scalar::ScalarValue;
 use serde_json::{Map, Value, json};
@@ -14,7 +13,8 @@ use super::cursor;
 use super::reply::AgError;
 use super::sessions::SessionKey;
 use super::steps::{
-    EventLine, Step, Tokens, TurnSteps, by_turn, load_events, split_turn, turn_tokens,
+    EventLine, Step, Tokens, TurnSteps, by_turn, load_events, session_totals, split_turn,
+    turn_tokens,
 };
 use super::{AgTool, Context};
 use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
@@ -171,9 +171,8 @@ impl AgTool for SessionDetails {
             },
         };
         let turn_count = key.turn_count;
-        let first_ordinal = start.turn_index + 1;
-        let window = first_ordinal..(first_ordinal + request.level.window()).min(turn_count + 1);
-        let (session_rows, page) = tokio::try_join!(
+        let session_ids = [key.session_id.as_ref()];
+        let (session_rows, totals, page) = tokio::try_join!(
             async {
                 Ok::<_, AgError>(
                     snapshot
@@ -181,32 +180,43 @@ impl AgTool for SessionDetails {
                         .await?,
                 )
             },
-            PageSource::load(snapshot, &key, window.clone(), request.level),
+            session_totals(snapshot, &session_ids),
+            PageSource::load(
+                snapshot,
+                &key,
+                start.turn_index + 1,
+                request.level.window(),
+                request.level
+            ),
         )?;
         let session = session_rows
             .first()
             .ok_or_else(|| AgError::internal("resolved session has no sessions row"))?;
-        let mut response = skeleton(&session, request.level)?;
+        let total_tokens = totals.get(key.session_id.as_ref()).copied();
+        let mut response = skeleton(&session, request.level, total_tokens)?;
         let budget = request.level.budget() - size_of(&response) - TAIL_RESERVE;
         let mut packed = pack(page.pieces(request), start.step_index, budget, 0);
         let mut turns = std::mem::take(&mut packed.turns);
-        let mut window = window;
+        let mut next_ordinal = page.next_ordinal;
         // A page that used less than half its budget takes more turns (up to
         // MORE_WINDOWS more reads, each twice as wide as the last).
         for round in 1..=MORE_WINDOWS {
-            let more_turns = window.end <= turn_count;
-            if packed.resume.is_some() || !more_turns || packed.used * 2 > budget {
+            let Some(from_ordinal) = next_ordinal else {
+                break;
+            };
+            if packed.resume.is_some() || packed.used * 2 > budget {
                 break;
             }
             let width = request.level.window() << round;
-            window = window.end..(window.end + width).min(turn_count + 1);
-            let page = PageSource::load(snapshot, &key, window.clone(), request.level).await?;
+            let page = PageSource::load(snapshot, &key, from_ordinal, width, request.level).await?;
             packed = pack(page.pieces(request), 0, budget, packed.used);
             turns.append(&mut packed.turns);
+            next_ordinal = page.next_ordinal;
         }
+        // Where the page stopped: inside what it read, else at the first turn it did not read.
         let resume = packed.resume.or_else(|| {
-            (window.end <= turn_count).then_some(Resume {
-                turn_index: window.end - 1,
+            next_ordinal.map(|ordinal| Resume {
+                turn_index: ordinal - 1,
                 step_index: 0,
             })
         });
@@ -243,8 +253,14 @@ fn size_of(fields: &Map<String, Value>) -> usize {
     serde_json::to_string(fields).map_or(0, |text| text.len())
 }
 
-/// The session fields of a response, before its turns.
-fn skeleton(session: &Row<'_>, level: Level) -> Result<Map<String, Value>, AgError> {
+/// The session fields of a response, before its turns. `stats` is the seed's
+/// `{total_turns, total_tokens, duration_seconds}` (`total_tokens` null when the harness records
+/// no usage), the same figures `list_sessions` shows for the session.
+fn skeleton(
+    session: &Row<'_>,
+    level: Level,
+    total_tokens: Option<i64>,
+) -> Result<Map<String, Value>, AgError> {
     let started = session.opt_timestamp_nanos("started_at")?;
     let updated = session.opt_timestamp_nanos("updated_at")?;
     let duration_seconds = started
@@ -267,7 +283,7 @@ fn skeleton(session: &Row<'_>, level: Level) -> Result<Map<String, Value>, AgErr
         "stats".into(),
         json!({
             "total_turns": session.i64("turn_count")?,
-            "total_events": session.i64("event_count")?,
+            "total_tokens": total_tokens,
             "duration_seconds": duration_seconds,
         }),
     );
@@ -280,6 +296,8 @@ struct PageSource {
     turns: Vec<TurnRow>,
     events: Vec<EventLine>,
     tokens: HashMap<i64, Tokens>,
+    /// The ordinal of the first stored turn after the window, when there is one.
+    next_ordinal: Option<i64>,
 }
 
 struct TurnRow {
@@ -289,32 +307,30 @@ struct TurnRow {
 }
 
 impl PageSource {
+    /// The next `count` stored turns of `session` from ordinal `from_ordinal` on, with their
+    /// events and token sums.
     async fn load(
         snapshot: &WarmSnapshot,
         session: &SessionKey,
-        window: Range<i64>,
+        from_ordinal: i64,
+        count: i64,
         level: Level,
     ) -> Result<PageSource, AgError> {
         let session_id: &str = &session.session_id;
-        if window.is_empty() {
-            return Ok(PageSource {
-                level,
-                turns: Vec::new(),
-                events: Vec::new(),
-                tokens: HashMap::new(),
-            });
-        }
         let turn_parameters = vec![
             text_parameter(session_id),
-            ScalarValue::Int32(Some(window.start as i32)),
-            ScalarValue::Int32(Some(window.end as i32)),
+            ScalarValue::Int32(Some(from_ordinal.clamp(0, i64::from(i32::MAX)) as i32)),
+            ScalarValue::Int64(Some(count + 1)),
         ];
+        // Ordinals run 1..n without gaps, so the window's events are read beside its turns;
+        // should the turns say otherwise, the events of the turns read are read again.
+        let guessed = from_ordinal..from_ordinal + count;
         let (turn_rows, events, tokens) = tokio::try_join!(
             async { Ok::<_, AgError>(snapshot.run(TURNS, turn_parameters).await?) },
-            load_events(snapshot, session, window.clone(), level.head_chars()),
-            turn_tokens(snapshot, session_id, window.clone()),
+            load_events(snapshot, session, guessed.clone(), level.head_chars()),
+            turn_tokens(snapshot, session_id, guessed.clone()),
         )?;
-        let turns = turn_rows
+        let mut turns = turn_rows
             .iter()
             .map(|row| {
                 Ok(TurnRow {
@@ -324,11 +340,28 @@ impl PageSource {
                 })
             })
             .collect::<Result<Vec<_>, crate::mcp::rows::RowError>>()?;
+        let next_ordinal = (turns.len() as i64 > count)
+            .then(|| turns.pop().map(|turn| turn.ordinal))
+            .flatten();
+        let read = match (turns.first(), turns.last()) {
+            (Some(first), Some(last)) => first.ordinal..last.ordinal + 1,
+            _ => guessed.clone(),
+        };
+        let within_guess = read.start >= guessed.start && read.end <= guessed.end;
+        let (events, tokens) = if within_guess || turns.is_empty() {
+            (events, tokens)
+        } else {
+            tokio::try_join!(
+                load_events(snapshot, session, read.clone(), level.head_chars()),
+                turn_tokens(snapshot, session_id, read),
+            )?
+        };
         Ok(PageSource {
             level,
             turns,
             events,
             tokens,
+            next_ordinal,
         })
     }
 
@@ -375,6 +408,7 @@ fn user_message(turn: &TurnRow, steps: &TurnSteps<'_>, max_chars: Option<usize>)
     }
 }
 
+/// A summary turn's `stats`: the seed's `{input_tokens, output_tokens}`, null without usage.
 fn tokens_json(tokens: &Tokens) -> Value {
     if tokens.is_empty() {
         return Value::Null;
@@ -382,7 +416,6 @@ fn tokens_json(tokens: &Tokens) -> Value {
     json!({
         "input_tokens": tokens.input,
         "output_tokens": tokens.output,
-        "total_tokens": tokens.best_total(),
     })
 }
 

@@ -18,13 +18,22 @@ use crate::mcp::rows::RowError;
 use crate::mcp::text::{collapse_whitespace, format_timestamp};
 use crate::mcp::validate::Arguments;
 
+/// Both queries read the sessions of one definition, `queries/agtrace_sessions.sql` (the
+/// scope is its `$1`, `$2`), so a project's `session_count` is what `list_sessions` lists for
+/// its hash.
 const LIST: NamedQuery = NamedQuery {
     name: "agtrace_list_sessions",
-    sql: include_str!("../../../../queries/agtrace_list_sessions.sql"),
+    sql: concat!(
+        include_str!("../../../../queries/agtrace_sessions.sql"),
+        include_str!("../../../../queries/agtrace_list_sessions.sql")
+    ),
 };
 const PROJECTS: NamedQuery = NamedQuery {
     name: "agtrace_projects",
-    sql: include_str!("../../../../queries/agtrace_projects.sql"),
+    sql: concat!(
+        include_str!("../../../../queries/agtrace_sessions.sql"),
+        include_str!("../../../../queries/agtrace_projects.sql")
+    ),
 };
 
 const LIST_FIELDS: [&str; 6] = [
@@ -96,8 +105,8 @@ impl AgTool for ListSessions {
 
     async fn execute(context: &Context<'_>, request: &ListRequest) -> Result<Value, AgError> {
         let snapshot = &context.snapshot;
-        let mut parameters = parameters(request);
-        parameters.extend(scope_parameters(snapshot.project_scope()));
+        let mut parameters = scope_parameters(snapshot.project_scope()).to_vec();
+        parameters.extend(list_parameters(request));
         let rows = snapshot.run(LIST, parameters).await?;
         let session_ids: Vec<&str> = rows
             .iter()
@@ -141,9 +150,9 @@ impl AgTool for ListSessions {
     }
 }
 
-/// `$1..$10` of `queries/agtrace_list_sessions.sql` (the scope, `$11` and `$12`, follows); one
-/// row beyond the limit tells if more exist.
-fn parameters(request: &ListRequest) -> Vec<ScalarValue> {
+/// `$3..$12` of `queries/agtrace_list_sessions.sql` (after the scope, `$1` and `$2`); one row
+/// beyond the limit tells if more exist.
+fn list_parameters(request: &ListRequest) -> Vec<ScalarValue> {
     let bound = |time: Option<DateTime<Utc>>| {
         let nanos = time.map(|time| time.timestamp_nanos_opt().unwrap_or(i64::MAX));
         (
