@@ -730,7 +730,7 @@ fn index_watch_follows_appends_within_seconds() {
     };
     let wait_for = |needle: &str| {
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(20) {
+        while started.elapsed() < crate::support::BACKGROUND_WAIT {
             if count_of(needle) > 0 {
                 return Some(started.elapsed());
             }

@@ -4,8 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
+
+/// How long a test waits for something a background server or watcher does (a pass finishing,
+/// an append showing up). CI runs the whole suite at once on two cores, where a debug server's
+/// first pass has taken longer than 15 s; every wait ends as soon as it sees what it waits for,
+/// so the bound costs nothing when the behaviour is right.
+pub const BACKGROUND_WAIT: Duration = Duration::from_secs(120);
+
+/// [`BACKGROUND_WAIT`] as a number of polls `interval` apart.
+pub fn background_polls(interval: Duration) -> u32 {
+    (BACKGROUND_WAIT.as_millis() / interval.as_millis().max(1)) as u32
+}
 
 pub fn esker_bin() -> &'static str {
     env!("CARGO_BIN_EXE_esker")

@@ -275,7 +275,7 @@ async fn check_ingest_status_of_an_indexing_server(seen: &mut Seen) {
         home.path().to_str().unwrap(),
     )
     .await;
-    for _ in 0..150 {
+    for _ in 0..crate::support::background_polls(Duration::from_millis(100)) {
         let (status, _) = structured(&client, "get_ingest_status", json!({})).await;
         check(&MORAINE_INGEST_STATUS, &status, seen);
         if status["data"]["history"]

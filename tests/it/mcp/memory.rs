@@ -126,9 +126,9 @@ impl MemoryClient {
     }
 }
 
-/// Waits (up to 30 s) until `esker query` counts `count` memories.
+/// Waits (up to [`crate::support::BACKGROUND_WAIT`]) until `esker query` counts `count` memories.
 pub fn wait_until_folded(data_dir: &Path, count: i64) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + crate::support::BACKGROUND_WAIT;
     loop {
         let folded = query_count(data_dir, "SELECT count(*) FROM memories");
         if folded == count {

@@ -78,7 +78,7 @@ fn home_with_a_claude_session() -> tempfile::TempDir {
 /// Polls `get_ingest_status` until its coverage condition is `state`.
 async fn wait_for_coverage(client: &EskerClient, state: &str) -> Value {
     let mut status = Value::Null;
-    for _ in 0..150 {
+    for _ in 0..crate::support::background_polls(Duration::from_millis(100)) {
         status = client.success("get_ingest_status", json!({})).await;
         if condition(&status, "coverage")["state"] == state {
             return status;

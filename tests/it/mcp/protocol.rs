@@ -138,7 +138,7 @@ async fn serve_keeps_indexing_the_default_locations_in_the_background() {
         }
     };
     let mut found_first = false;
-    for _ in 0..100 {
+    for _ in 0..crate::support::background_polls(std::time::Duration::from_millis(100)) {
         if hits_for("pelican").await == 1 {
             found_first = true;
             break;
@@ -160,7 +160,7 @@ async fn serve_keeps_indexing_the_default_locations_in_the_background() {
     )
     .expect("append");
     let mut found_second = false;
-    for _ in 0..100 {
+    for _ in 0..crate::support::background_polls(std::time::Duration::from_millis(100)) {
         if hits_for("flamingo").await == 1 {
             found_second = true;
             break;
