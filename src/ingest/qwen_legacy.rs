@@ -48,10 +48,13 @@ fn recordings_of(chats: &Path, id: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A `chats` folder's mtime when listed, and its legacy recording names.
+type Listing = (Option<SystemTime>, Vec<String>);
+
 thread_local! {
     /// The legacy recording names of each `chats` folder seen, with the folder's mtime: a
     /// discovery pass asks once per file, and a folder can hold thousands of recordings.
-    static LISTINGS: RefCell<HashMap<PathBuf, (Option<SystemTime>, Vec<String>)>> =
+    static LISTINGS: RefCell<HashMap<PathBuf, Listing>> =
         RefCell::new(HashMap::new());
 }
 

@@ -215,7 +215,12 @@ fn copilot_tokens(path: &Path) -> Tokens {
 /// count like Gemini's.
 fn qwen_tokens(path: &Path) -> Tokens {
     if path.extension().is_some_and(|ext| ext == "json") {
-        return gemini_tokens(path);
+        // A legacy session's later chats (same id suffix) are read with it as one session.
+        let mut sum = Tokens::default();
+        for recording in qwen_recordings(path) {
+            sum.add(gemini_tokens(&recording));
+        }
+        return sum;
     }
     let mut sum = Tokens::default();
     for record in json_lines(path) {
