@@ -1595,3 +1595,109 @@ fn corpus_event_counts_match_an_independent_count_per_file() {
         );
     }
 }
+
+// ---- The newest formats, as a person indexes them (issue #48) ----
+
+/// Prompts, calls, results and replies per source of the store.
+fn counts_by_source(data_dir: &Path) -> BTreeMap<String, Counts> {
+    stored_counts_by_file(data_dir).into_values().fold(
+        BTreeMap::new(),
+        |mut by_source, (source, counts)| {
+            let sum = by_source.entry(source).or_insert_with(Counts::default);
+            sum.prompts += counts.prompts;
+            sum.tool_calls += counts.tool_calls;
+            sum.tool_results += counts.tool_results;
+            sum.replies += counts.replies;
+            by_source
+        },
+    )
+}
+
+fn texts_of(data_dir: &Path, source: &str, kind: &str) -> Vec<String> {
+    query_rows(
+        data_dir,
+        &format!(
+            "SELECT text FROM events WHERE source = '{source}' AND type = '{kind}' \
+             ORDER BY timestamp, event_id"
+        ),
+    )
+    .into_iter()
+    .map(|row| row["text"].as_str().unwrap_or_default().to_owned())
+    .collect()
+}
+
+/// Small logs in the shapes the newest versions write (`tests/standalone-fixtures/newest-versions`):
+/// Claude Code 2.1.2xx streaming tool results between records of one API message, with peer and
+/// task-notification records and a record type no version esker knows wrote; a Gemini CLI A2A
+/// server session; a Cline `api_conversation_history.json` alone; an aider history whose replies
+/// span paragraphs and code; a legacy Qwen session written to two chat files. `esker index` keeps
+/// every count exact and reports the unknown record type.
+#[test]
+fn the_newest_formats_count_exactly_as_esker_index_reads_them() {
+    let data = tempfile::tempdir().expect("temp data");
+    let logs = crate::support::standalone_fixture("newest-versions");
+    let stderr = crate::support::index_into(data.path(), &[&logs]);
+    assert!(
+        stderr.contains("claude: 1 unknown record type: brand-new-record \u{d7}1"),
+        "esker index reports the unknown record type: {stderr}"
+    );
+    let counts = |prompts, tool_calls, tool_results, replies| Counts {
+        prompts,
+        tool_calls,
+        tool_results,
+        replies,
+    };
+    let expected = BTreeMap::from([
+        ("aider".to_owned(), counts(2, 0, 0, 2)),
+        ("claude".to_owned(), counts(1, 2, 2, 1)),
+        ("cline".to_owned(), counts(1, 1, 1, 2)),
+        ("gemini".to_owned(), counts(1, 0, 0, 1)),
+        ("qwen".to_owned(), counts(3, 0, 0, 4)),
+    ]);
+    assert_eq!(counts_by_source(data.path()), expected);
+
+    // Injected records are kept, as what they are; the unknown one is kept, named.
+    let subtypes = query_rows(
+        data.path(),
+        "SELECT type, subtype FROM events WHERE source = 'claude' \
+         AND type IN ('system', 'unknown') ORDER BY subtype",
+    );
+    let subtypes: Vec<(String, String)> = subtypes
+        .iter()
+        .map(|row| {
+            let text = |name: &str| row[name].as_str().unwrap_or_default().to_owned();
+            (text("type"), text("subtype"))
+        })
+        .collect();
+    assert_eq!(
+        subtypes,
+        [
+            ("unknown".to_owned(), "brand-new-record".to_owned()),
+            ("system".to_owned(), "peer_message".to_owned()),
+            ("system".to_owned(), "task_notification".to_owned()),
+        ]
+    );
+    assert_eq!(
+        texts_of(data.path(), "gemini", "user_input"),
+        ["add a --dry-run flag to the kestrel importer"]
+    );
+    assert_eq!(
+        texts_of(data.path(), "cline", "user_input"),
+        ["rename the plover flag"]
+    );
+    let aider_replies = texts_of(data.path(), "aider", "assistant_response");
+    assert!(
+        aider_replies[0].starts_with("The test fails because")
+            && aider_replies[0].contains(">>>>>>> REPLACE")
+            && aider_replies[1].contains("It explains the zero start."),
+        "one aider reply per prompt, whole: {aider_replies:?}"
+    );
+    assert_eq!(
+        query_count(
+            data.path(),
+            "SELECT count(DISTINCT session_id) FROM events WHERE source = 'qwen'"
+        ),
+        1,
+        "a legacy Qwen session's two chat files are one session"
+    );
+}
