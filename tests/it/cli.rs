@@ -3,8 +3,10 @@
 //! search/show/sessions answers checked against the tables, colour only on a terminal.
 
 mod commands;
+mod recall;
 mod sample;
 mod setup;
+mod setup_hooks;
 mod terminal;
 
 use std::path::Path;
