@@ -234,6 +234,9 @@ enum Command {
         /// Read this agent's hook JSON from stdin and answer in its format.
         #[arg(long, value_name = "AGENT", value_parser = esker::cli::recall::hook::AGENT_NAMES)]
         hook: Option<String>,
+        /// Give up (printing nothing) after this many milliseconds [default: 1000].
+        #[arg(long, value_name = "MS", hide = true)]
+        deadline_ms: Option<u64>,
     },
     /// Show a session, turn or event as readable text.
     Show {
@@ -640,6 +643,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cwd,
             budget,
             hook,
+            deadline_ms,
         } => {
             let options = esker::cli::recall::RecallOptions {
                 prompt,
@@ -649,6 +653,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 hook: hook
                     .as_deref()
                     .and_then(esker::cli::recall::hook::Agent::parse),
+                deadline: deadline_ms.map(Duration::from_millis),
             };
             let text = esker::cli::recall::run_guarded(options).await;
             print_and_exit_quietly(&text)

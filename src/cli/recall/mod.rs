@@ -33,7 +33,8 @@ use hook::{Agent, HookInput, HookInputError};
 /// The token budget of a block unless `--budget` says otherwise.
 pub const DEFAULT_BUDGET: usize = 1500;
 
-/// The whole recall, stdin included, ends by then (a hook's answer comes late or never).
+/// The whole recall, stdin included, ends by then unless told otherwise (a hook's answer comes
+/// in time or never).
 pub const DEADLINE: Duration = Duration::from_secs(1);
 
 /// Least normalized score (`raw / (raw + 1)`) of a search hit worth showing: a raw BM25 of 1,
@@ -50,6 +51,9 @@ const MAX_STDIN_BYTES: u64 = 1 << 20;
 const MEMORY_LIMIT: usize = 5;
 const RECENT_SESSIONS: usize = 5;
 
+/// Pages of the session listing looked through for the project's recent sessions.
+const MAX_SESSION_PAGES: usize = 10;
+
 /// What `esker recall` was asked.
 #[derive(Debug, Clone, Default)]
 pub struct RecallOptions {
@@ -59,6 +63,8 @@ pub struct RecallOptions {
     pub data_dir: PathBuf,
     /// Read the agent's hook JSON from stdin and answer in its format.
     pub hook: Option<Agent>,
+    /// When to give up ([`DEADLINE`] unless set).
+    pub deadline: Option<Duration>,
 }
 
 /// Why a recall printed nothing.
@@ -94,11 +100,12 @@ struct Request {
 
 /// The text to print: the agent's answer, or nothing on any failure (logged at debug).
 pub async fn run_guarded(options: RecallOptions) -> String {
+    let deadline = options.deadline.unwrap_or(DEADLINE);
     let task = tokio::spawn(async move { recall(&options).await });
-    let outcome = match tokio::time::timeout(DEADLINE, task).await {
+    let outcome = match tokio::time::timeout(deadline, task).await {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(join_error)) => Err(RecallError::Panicked(join_error.to_string())),
-        Err(_) => Err(RecallError::Deadline(DEADLINE)),
+        Err(_) => Err(RecallError::Deadline(deadline)),
     };
     outcome.unwrap_or_else(|error| {
         tracing::debug!("esker recall printed nothing: {error}");
@@ -344,47 +351,61 @@ async fn event_items(
         .collect())
 }
 
-/// With no prompt: the project's most recently updated sessions (one page of the listing).
+/// With no prompt: the project's most recently updated sessions (the listing's pages, newest
+/// first, until [`RECENT_SESSIONS`] are found or [`MAX_SESSION_PAGES`] are read).
 async fn session_items(
     reader: &Reader,
     request: &Request,
     project: &Project,
 ) -> Result<Vec<Recalled>, RecallError> {
-    let mut page = reader
-        .call::<ListSessions>(json!({
-            "start_datetime": "1970-01-01T00:00:00Z",
-            "end_datetime": "9999-12-31T00:00:00Z",
-            "limit": MAX_LIMIT,
-        }))
-        .await?;
-    let sessions: Vec<Value> = match page["sessions"].take() {
-        Value::Array(sessions) => sessions,
-        _ => Vec::new(),
-    };
-    let facts = facts_of(reader, &sessions, |item| item["id"].as_str()).await?;
-    Ok(sessions
-        .iter()
-        .filter(|item| !is_running(request, item["id"].as_str()))
-        .filter_map(|item| {
-            let facts = session_facts(&facts, item["id"].as_str());
-            project.holds(&facts).then(|| Recalled {
-                kind: Kind::History,
-                date: item["session"]["updated_at"]
-                    .as_str()
-                    .and_then(block::date_of),
-                harness: harness(&item["session"]),
-                project: facts.project.clone(),
-                text: item["session"]["title"]
-                    .as_str()
-                    .unwrap_or("(untitled)")
-                    .to_owned(),
-                id: item["id"].as_str().unwrap_or_default().to_owned(),
-                in_project: true,
-            })
-        })
-        .filter(|item| !item.id.is_empty())
-        .take(RECENT_SESSIONS)
-        .collect())
+    let mut arguments = json!({
+        "start_datetime": "1970-01-01T00:00:00Z",
+        "end_datetime": "9999-12-31T00:00:00Z",
+        "limit": MAX_LIMIT,
+    });
+    let mut items = Vec::new();
+    for _ in 0..MAX_SESSION_PAGES {
+        let mut page = reader.call::<ListSessions>(arguments.clone()).await?;
+        let sessions: Vec<Value> = match page["sessions"].take() {
+            Value::Array(sessions) => sessions,
+            _ => Vec::new(),
+        };
+        let facts = facts_of(reader, &sessions, |item| item["id"].as_str()).await?;
+        items.extend(
+            sessions
+                .iter()
+                .filter(|item| !is_running(request, item["id"].as_str()))
+                .filter_map(|item| {
+                    let facts = session_facts(&facts, item["id"].as_str());
+                    project.holds(&facts).then(|| session_item(item, &facts))
+                })
+                .filter(|item| !item.id.is_empty()),
+        );
+        let next_cursor = page["next_cursor"].take();
+        if items.len() >= RECENT_SESSIONS || next_cursor.is_null() {
+            break;
+        }
+        arguments["cursor"] = next_cursor;
+    }
+    items.truncate(RECENT_SESSIONS);
+    Ok(items)
+}
+
+fn session_item(item: &Value, facts: &SessionFacts) -> Recalled {
+    Recalled {
+        kind: Kind::History,
+        date: item["session"]["updated_at"]
+            .as_str()
+            .and_then(block::date_of),
+        harness: harness(&item["session"]),
+        project: facts.project.clone(),
+        text: item["session"]["title"]
+            .as_str()
+            .unwrap_or("(untitled)")
+            .to_owned(),
+        id: item["id"].as_str().unwrap_or_default().to_owned(),
+        in_project: true,
+    }
 }
 
 async fn facts_of(

@@ -15,8 +15,21 @@ use crate::support::{
     stderr_of,
 };
 
-/// `esker recall` with `args` and `stdin`, isolated like [`run_esker`] (and with no ESKER_LOG).
+/// How long a test lets recall run: the 1 s default is for release builds on an idle machine,
+/// not a debug build sharing two cores with the suite. The failure tests keep the default,
+/// and one sets a deadline nothing can meet.
+const GENEROUS_DEADLINE_MS: &str = "60000";
+
+/// `esker recall` with `args` and `stdin`, isolated like [`run_esker`] (and with no ESKER_LOG),
+/// under [`GENEROUS_DEADLINE_MS`].
 fn recall(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut full = vec!["--deadline-ms", GENEROUS_DEADLINE_MS];
+    full.extend_from_slice(args);
+    recall_with_default_deadline(data_dir, &full, stdin)
+}
+
+/// `esker recall` as [`recall`] runs it, with recall's own deadline.
+fn recall_with_default_deadline(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
     let mut command = Command::new(esker_bin());
     command
         .arg("recall")
@@ -280,7 +293,7 @@ fn nothing_relevant_prints_nothing() {
 fn garbage_stdin_or_a_missing_store_prints_nothing_and_exits_0() {
     let store = fixture_store();
     for stdin in ["", "not json", "[1, 2]", "{\"cwd\": 3}"] {
-        let output = recall(store, &["--hook", "claude-code"], stdin);
+        let output = recall_with_default_deadline(store, &["--hook", "claude-code"], stdin);
         assert_eq!(output.status.code(), Some(0), "{stdin}");
         assert_eq!(stdout_of(&output), "", "{stdin}");
         assert_eq!(stderr_of(&output), "", "{stdin}");
@@ -299,6 +312,19 @@ fn garbage_stdin_or_a_missing_store_prints_nothing_and_exits_0() {
 }
 
 #[test]
+fn a_missed_deadline_prints_nothing_and_exits_0() {
+    let store = fixture_store();
+    let output = recall_with_default_deadline(
+        store,
+        &["--hook", "claude-code", "--deadline-ms", "0"],
+        &claude_prompt("/home/dev/webapp", "s", "migration"),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+    assert_eq!(stderr_of(&output), "");
+}
+
+#[test]
 fn a_broken_store_prints_nothing_and_exits_0() {
     let data = tempfile::tempdir().expect("temp data");
     index_into(data.path(), &[&fixtures_dir()]);
@@ -310,7 +336,7 @@ fn a_broken_store_prints_nothing_and_exits_0() {
         json!({"session_id": "s", "cwd": "/home/dev/webapp", "hook_event_name": "SessionStart"})
             .to_string(),
     ] {
-        let output = recall(data.path(), &["--hook", "claude-code"], &stdin);
+        let output = recall_with_default_deadline(data.path(), &["--hook", "claude-code"], &stdin);
         assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
         assert_eq!(stdout_of(&output), "", "{stdin}");
         assert_eq!(stderr_of(&output), "");
