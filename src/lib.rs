@@ -25,8 +25,9 @@
 //!   the MCP tools' own code, and the sample-store rules.
 //!
 //! - [`heap`]: this process's resident memory, and returning freed heap to the OS.
+//! - [`resume`]: the harness's own resume command for a session (`esker resume`, `esker show`).
 //!
-//! Imports point down only: model, config, heap → ids → redact → ingest → store → search, query →
+//! Imports point down only: model, config, heap → ids, resume → redact → ingest → store → search, query →
 //! semantic, memory → engine → indexer, team → mcp → cli (`tests/it/layering.rs` checks it).
 
 pub mod cli;
@@ -41,6 +42,7 @@ pub mod memory;
 pub mod model;
 pub mod query;
 pub mod redact;
+pub mod resume;
 pub mod search;
 pub mod semantic;
 pub mod store;

@@ -225,6 +225,17 @@ enum Command {
         /// A session:..., turn:... or event:... id.
         id: String,
     },
+    /// Resume a session in its own harness (`claude --resume`, `codex resume`, ...), run in
+    /// the session's working directory.
+    Resume {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Print the command (`cd DIR && COMMAND`) instead of running it.
+        #[arg(long)]
+        print: bool,
+        /// A session:... id, or a turn:... or event:... id of the session.
+        id: String,
+    },
     /// Recent sessions as a table, newest first.
     Sessions {
         #[arg(long, value_name = "DIR")]
@@ -618,6 +629,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let outcome =
                 match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
                     Ok(reader) => esker::cli::show::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
+            finish(outcome)
+        }
+        Command::Resume {
+            data_dir,
+            print,
+            id,
+        } => {
+            let options = esker::cli::resume::ResumeOptions { id, print };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::resume::run(&reader, &options).await,
                     Err(error) => Err(error),
                 };
             finish(outcome)

@@ -1,5 +1,5 @@
-//! The commands for people at a terminal: `setup`, `search`, `show`, `sessions`, `usage`,
-//! `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
+//! The commands for people at a terminal: `setup`, `search`, `show`, `resume`, `sessions`,
+//! `usage`, `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
 //! share: opening the store for reading, calling the MCP tools' own code, colour and exit
 //! codes (0 results, 1 no results, 2 error).
 //!
@@ -8,6 +8,7 @@
 //! the envelope's `data`.
 
 pub mod memory;
+pub mod resume;
 pub mod sample;
 pub mod search;
 pub mod sessions;
@@ -81,6 +82,9 @@ pub enum CliError {
     /// Publishing to or reading from object storage failed.
     #[error(transparent)]
     Team(#[from] crate::team::TeamError),
+    /// A session cannot be resumed (`esker resume`).
+    #[error(transparent)]
+    Resume(#[from] resume::ResumeError),
 }
 
 /// The store a reading command opens (the sample store when only the sample was indexed),

@@ -11,7 +11,7 @@ use crate::support::manifest_dir;
 /// The layers, lowest first.
 const LAYERS: &[&[&str]] = &[
     &["model", "config", "heap"],
-    &["ids"],
+    &["ids", "resume"],
     &["redact"],
     // Log formats: recognised, read and parsed into the model.
     &["ingest"],
