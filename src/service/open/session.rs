@@ -9,13 +9,13 @@ use super::{
     LARGE_SESSION_TURNS, SLA_LARGE_SESSION, excerpt_json, json_array_column, row_error,
     timestamp_json,
 };
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
-use crate::mcp::chain::row_chain_json;
-use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::plain;
-use crate::mcp::usage::row_usage_json;
 use crate::model::harness_of;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
+use crate::service::chain::row_chain_json;
+use crate::service::envelope::{ToolError, ToolSuccess};
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::plain;
+use crate::service::usage::row_usage_json;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "open_session",
