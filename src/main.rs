@@ -1025,10 +1025,10 @@ async fn run_index_watch(
 /// profiles that can be scoped.
 fn project_scope_here(
     profiles: &esker::mcp::profiles::ProfileSet,
-) -> anyhow::Result<esker::mcp::project_scope::ProjectScope> {
-    esker::mcp::project_scope::check_profiles(&profiles.names())?;
+) -> anyhow::Result<esker::service::project_scope::ProjectScope> {
+    esker::service::project_scope::check_profiles(&profiles.names())?;
     let launch_dir = std::env::current_dir().context("cannot read the working directory")?;
-    let scope = esker::mcp::project_scope::ProjectScope::of_launch_dir(&launch_dir)?;
+    let scope = esker::service::project_scope::ProjectScope::of_launch_dir(&launch_dir)?;
     tracing::info!(
         root = scope.root(),
         "serving the sessions of one project only"

@@ -4,7 +4,7 @@
 //! codes (0 results, 1 no results, 2 error).
 //!
 //! `search`, `show` and `sessions` run the same tool handlers as the MCP server
-//! ([`crate::mcp::handler::handle`]), so a person sees what an agent sees; `--json` prints
+//! ([`crate::service::handler::handle`]), so a person sees what an agent sees; `--json` prints
 //! the envelope's `data`.
 
 pub mod memory;
@@ -26,9 +26,9 @@ use std::process::ExitCode;
 use serde_json::{Map, Value};
 
 use crate::cli::sample::{StoreLocation, reading_location};
-use crate::mcp::catalog::{AnswerPath, Catalog, CatalogError, NamedQuery, text_list_parameter};
-use crate::mcp::envelope::Timer;
-use crate::mcp::handler::{ToolHandler, handle};
+use crate::service::catalog::{AnswerPath, Catalog, CatalogError, NamedQuery, text_list_parameter};
+use crate::service::envelope::Timer;
+use crate::service::handler::{ToolHandler, handle};
 use crate::store::{Store, StoreError};
 
 /// How a command ended, as the exit code scripts read.

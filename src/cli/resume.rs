@@ -16,7 +16,7 @@ use std::process::Command;
 
 use crate::cli::{CliError, Outcome, Reader};
 use crate::ids::{IdKind, classify_id};
-use crate::mcp::catalog::{NamedQuery, text_parameter};
+use crate::service::catalog::{NamedQuery, text_parameter};
 use crate::model::harness_of;
 use crate::resume::{NativeSession, ResumeCommand, resume_command};
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::cli::style::{self, paint};
 use crate::cli::{CliError, Outcome, Reader, print_json, resume};
-use crate::mcp::open::Open;
+use crate::service::open::Open;
 
 /// Lines of a prompt or reply shown without `--full`.
 const TEXT_LINES: usize = 30;

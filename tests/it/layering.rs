@@ -24,6 +24,8 @@ const LAYERS: &[&[&str]] = &[
     &["engine"],
     // The indexing pass and the team datasets.
     &["indexer", "team"],
+    // The service layer every front end adapts (tools, catalog, envelopes, validation).
+    &["service"],
     &["mcp"],
     &["cli"],
 ];
