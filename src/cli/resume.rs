@@ -16,9 +16,9 @@ use std::process::Command;
 
 use crate::cli::{CliError, Outcome, Reader};
 use crate::ids::{IdKind, classify_id};
-use crate::service::catalog::{NamedQuery, text_parameter};
 use crate::model::harness_of;
 use crate::resume::{NativeSession, ResumeCommand, resume_command};
+use crate::service::catalog::{NamedQuery, text_parameter};
 
 const RESUME_SESSION: NamedQuery = NamedQuery {
     name: "resume_session",

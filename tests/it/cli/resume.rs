@@ -342,3 +342,34 @@ fn run_hands_over_to_the_harness_in_the_session_directory() {
         format!("{} --session otter-parent-0001\n", physical.display())
     );
 }
+
+/// `open(session)` over MCP carries the line `esker resume --print` prints, for every harness
+/// with a resume command; null for a harness without one.
+#[tokio::test]
+async fn open_session_carries_the_resume_line_over_mcp() {
+    let client = crate::mcp::client::EskerClient::fixtures().await;
+    for case in CASES {
+        let row = session_row(case.source, case.native_id);
+        let session_id = text(&row, "session_id").expect("session id");
+        let opened = client
+            .success("open", serde_json::json!({"id": session_id}))
+            .await;
+        let printed = stdout_of(&resume(&["--print", session_id]));
+        assert_eq!(
+            opened["data"]["session"]["resume_command"].as_str(),
+            Some(printed.trim_end()),
+            "{} {}",
+            case.source,
+            case.native_id
+        );
+    }
+    let aider = query_rows(
+        fixture_store(),
+        "SELECT session_id FROM sessions WHERE source = 'aider' LIMIT 1",
+    );
+    let aider = text(&aider[0], "session_id").expect("an aider fixture session");
+    let opened = client
+        .success("open", serde_json::json!({"id": aider}))
+        .await;
+    assert!(opened["data"]["session"]["resume_command"].is_null());
+}
