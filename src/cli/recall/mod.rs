@@ -18,11 +18,11 @@ use serde_json::{Value, json};
 
 use crate::cli::sample::{StoreLocation, reading_location};
 use crate::cli::{CliError, Reader, SessionFacts};
-use crate::mcp::catalog::{AnswerPath, Catalog};
-use crate::mcp::file_attention::tail::LaunchProject;
-use crate::mcp::list_sessions::{ListSessions, MAX_LIMIT};
-use crate::mcp::project_scope::{ProjectScope, ProjectScopeError};
-use crate::mcp::search_sessions::{MAX_N_HITS, SearchSessions};
+use crate::service::catalog::{AnswerPath, Catalog};
+use crate::service::file_attention::tail::LaunchProject;
+use crate::service::list_sessions::{ListSessions, MAX_LIMIT};
+use crate::service::project_scope::{ProjectScope, ProjectScopeError};
+use crate::service::search_sessions::{MAX_N_HITS, SearchSessions};
 use crate::memory::MemoryError;
 use crate::memory::policy::Policy;
 use crate::memory::service::{MemoryService, MemorySettings, SearchRequest, project_of_dir};

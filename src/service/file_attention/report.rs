@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Value, json};
 
-use crate::mcp::file_attention::page::{ItemKey, encode_cursor, page_of};
-use crate::mcp::file_attention::request::{AttentionRequest, Granularity};
-use crate::mcp::file_attention::tail::ResolvedTail;
-use crate::mcp::rows::{Row, RowError};
-use crate::mcp::text::{format_timestamp, plain};
 use crate::model::harness_of;
+use crate::service::file_attention::page::{ItemKey, encode_cursor, page_of};
+use crate::service::file_attention::request::{AttentionRequest, Granularity};
+use crate::service::file_attention::tail::ResolvedTail;
+use crate::service::rows::{Row, RowError};
+use crate::service::text::{format_timestamp, plain};
 
 /// Most touches read for one call; the summary and roots cover these (the newest) and
 /// `summary.scan_truncated` says when there were more.
@@ -338,7 +338,7 @@ pub fn summarize(data: &Value, warnings: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::file_attention::request::parse;
+    use crate::service::file_attention::request::parse;
 
     fn touch(session: &str, event: &str, tool: &str, root: Option<&str>, ts: i64) -> MatchedTouch {
         MatchedTouch {

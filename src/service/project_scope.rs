@@ -11,11 +11,11 @@ use datafusion::scalar::ScalarValue;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::mcp::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::directory::TURN_BY_ID;
-use crate::mcp::envelope::ToolError;
-use crate::mcp::file_attention::tail::{LaunchProject, launch_project, roots_pattern};
-use crate::mcp::validate::{IdKind, McpId};
+use crate::service::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::directory::TURN_BY_ID;
+use crate::service::envelope::ToolError;
+use crate::service::file_attention::tail::{LaunchProject, launch_project, roots_pattern};
+use crate::service::validate::{IdKind, McpId};
 
 /// The sessions whose working directory matches the scope's pattern.
 pub const SESSIONS_IN_SCOPE: NamedQuery = NamedQuery {

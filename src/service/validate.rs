@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
 
 use crate::ids::classify_id;
-use crate::mcp::envelope::ToolError;
+use crate::service::envelope::ToolError;
 
 /// Raw tool arguments as the client sent them.
 pub type Arguments = Map<String, Value>;
@@ -145,7 +145,7 @@ pub fn parse_datetime_field(field: &str, text: &str) -> Result<DateTime<Utc>, To
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::envelope::ErrorCode;
+    use crate::service::envelope::ErrorCode;
     use serde_json::json;
 
     fn arguments(value: Value) -> Arguments {

@@ -6,9 +6,9 @@ use datafusion::common::ScalarValue;
 use serde_json::{Value, json};
 
 use super::{row_error, session};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::chain::parse_session_range;
-use crate::mcp::envelope::{ToolError, ToolSuccess};
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::chain::parse_session_range;
+use crate::service::envelope::{ToolError, ToolSuccess};
 
 const CHAIN_ID: NamedQuery = NamedQuery {
     name: "open_chain_id",

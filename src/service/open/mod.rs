@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::{Catalog, WarmSnapshot, text_parameter};
-use crate::mcp::directory::TURN_NEIGHBOURHOOD;
-use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
-use crate::mcp::handler::ToolHandler;
-use crate::mcp::project_scope;
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::format_timestamp;
-use crate::mcp::validate::{
+use crate::service::catalog::{Catalog, WarmSnapshot, text_parameter};
+use crate::service::directory::TURN_NEIGHBOURHOOD;
+use crate::service::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::service::handler::ToolHandler;
+use crate::service::project_scope;
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::format_timestamp;
+use crate::service::validate::{
     Arguments, IdKind, McpId, optional_string, parse_id_field, reject_unknown_fields,
     required_string,
 };

@@ -1,7 +1,7 @@
 //! The opaque `list_sessions` cursor: the keyset position (updated_at, session id) of the last
 //! session of a page, bound to a fingerprint of the filter and sort that produced it.
 
-use crate::mcp::validate::{IdKind, McpId};
+use crate::service::validate::{IdKind, McpId};
 
 /// Cursor layout: `lsc1.<filter fingerprint>.<updated_at nanos>.<rank>.<session id>` (session
 /// ids never contain `.`). Opaque to callers; readable for debugging.

@@ -5,8 +5,10 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::envelope::ToolError;
-use crate::mcp::validate::{Arguments, IdKind, McpId, optional_integer_in_range, optional_string};
+use crate::service::envelope::ToolError;
+use crate::service::validate::{
+    Arguments, IdKind, McpId, optional_integer_in_range, optional_string,
+};
 
 /// Most children one page may hold.
 pub const MAX_LIMIT: i64 = 1000;

@@ -24,9 +24,9 @@ use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 
-use crate::mcp::catalog::NamedQuery;
-use crate::mcp::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
-use crate::mcp::rows::RowError;
+use crate::service::catalog::NamedQuery;
+use crate::service::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
+use crate::service::rows::RowError;
 use crate::store::commit::{turn_bucket, turn_buckets};
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.

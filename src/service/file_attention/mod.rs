@@ -16,11 +16,11 @@ use datafusion::scalar::ScalarValue;
 use serde_json::Value;
 
 use crate::indexer::touches::paths;
-use crate::mcp::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
-use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
-use crate::mcp::handler::ToolHandler;
-use crate::mcp::origin::Contradictory;
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{Catalog, NamedQuery, text_parameter, timestamp_parameter};
+use crate::service::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::service::handler::ToolHandler;
+use crate::service::origin::Contradictory;
+use crate::service::validate::Arguments;
 use report::{MatchedTouch, SCAN_CAP};
 use request::{AttentionRequest, Scope};
 use tail::ResolvedTail;

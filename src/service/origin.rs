@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::envelope::ToolError;
-use crate::mcp::validate::{Arguments, optional_string};
 use crate::model::Source;
+use crate::service::envelope::ToolError;
+use crate::service::validate::{Arguments, optional_string};
 
 /// The `harness` and `source` a request names, both validated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

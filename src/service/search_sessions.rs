@@ -6,25 +6,25 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::{
-    Catalog, IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
-    text_parameter,
-};
-use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
-use crate::mcp::directory::TURN_BY_ID;
-use crate::mcp::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
-use crate::mcp::handler::ToolHandler;
-use crate::mcp::origin::{Contradictory, OriginFilter};
-use crate::mcp::project_scope;
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::{format_timestamp, normalize_score, plain, snippet};
-use crate::mcp::validate::{
-    Arguments, IdKind, McpId, optional_field, optional_integer_in_range, optional_string,
-    parse_id_field, reject_unknown_fields,
-};
 use crate::model::EventType;
 use crate::model::harness_of;
 use crate::search::SearchHit;
+use crate::service::catalog::{
+    Catalog, IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
+    text_parameter,
+};
+use crate::service::chain::{ChainBrief, chain_json, chain_of};
+use crate::service::directory::TURN_BY_ID;
+use crate::service::envelope::{ErrorCode, SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::service::handler::ToolHandler;
+use crate::service::origin::{Contradictory, OriginFilter};
+use crate::service::project_scope;
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::{format_timestamp, normalize_score, plain, snippet};
+use crate::service::validate::{
+    Arguments, IdKind, McpId, optional_field, optional_integer_in_range, optional_string,
+    parse_id_field, reject_unknown_fields,
+};
 
 pub const FIELDS: [&str; 6] = [
     "query",

@@ -11,9 +11,9 @@ use std::time::Duration;
 use futures::FutureExt;
 use serde_json::Value;
 
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{SlaTarget, Timer, ToolError, ToolName, ToolReply, ToolSuccess};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::Catalog;
+use crate::service::envelope::{SlaTarget, Timer, ToolError, ToolName, ToolReply, ToolSuccess};
+use crate::service::validate::Arguments;
 
 /// One tool: its request type, validation, canonical form, targets and execution.
 pub trait ToolHandler {
@@ -133,7 +133,7 @@ fn panicked(panic: Box<dyn Any + Send>) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::envelope::ErrorCode;
+    use crate::service::envelope::ErrorCode;
     use serde_json::json;
 
     thread_local! {

@@ -4,12 +4,12 @@
 use serde_json::{Map, Value, json};
 
 use super::{neighbourhood, row_error};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::{format_timestamp, plain};
 use crate::model::harness_of;
 use crate::search::EventLocation;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::envelope::{ToolError, ToolSuccess};
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::{format_timestamp, plain};
 
 const EVENT: NamedQuery = NamedQuery {
     name: "open_event_located",

@@ -1,6 +1,6 @@
 //! The server's warm view of the store: one DataFusion context (on the catalog's one runtime,
 //! whose caches outlive commits, with the `session_index` and `turn_index` tables of
-//! [`crate::mcp::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
+//! [`crate::service::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
 //! lookups for the current generation, reopened only when `esker index` commits a new one,
 //! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
 //! for index searches.
@@ -21,14 +21,6 @@ use tokio::sync::Mutex;
 
 use crate::heap::Resident;
 use crate::indexer::status::IngestMonitor;
-use crate::mcp::directory::{
-    Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
-    SESSION_INDEX_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS, register_index_tables,
-};
-use crate::mcp::envelope::ToolError;
-use crate::mcp::keyed_table::RowCollector;
-use crate::mcp::project_scope::{self, ProjectScope};
-use crate::mcp::rows::{RowError, Rows};
 use crate::model::EventType;
 use crate::query::prepared::PreparedPlan;
 use crate::query::serving::{ServingRuntime, serving_runtime};
@@ -36,6 +28,14 @@ use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
 use crate::search::cancel::Cancellation;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::service::directory::{
+    Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
+    SESSION_INDEX_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS, register_index_tables,
+};
+use crate::service::envelope::ToolError;
+use crate::service::keyed_table::RowCollector;
+use crate::service::project_scope::{self, ProjectScope};
+use crate::service::rows::{RowError, Rows};
 use crate::store::commit::{TURN_BUCKETS, changed_buckets};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 

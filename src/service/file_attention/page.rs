@@ -4,9 +4,9 @@
 
 use std::cmp::Ordering;
 
-use crate::mcp::cursor::MAX_RANK;
-use crate::mcp::envelope::ToolError;
-use crate::mcp::validate::McpId;
+use crate::service::cursor::MAX_RANK;
+use crate::service::envelope::ToolError;
+use crate::service::validate::McpId;
 
 /// Cursor layout: `fac1.<filter fingerprint>.<nanos>.<rank>.<id>.<path>` (ids never contain
 /// `.`; the path is last and may). Opaque to callers.

@@ -9,22 +9,24 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use datafusion::scalar::ScalarValue;
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
-use crate::mcp::chain::{ChainBrief, chain_json, chain_of};
-use crate::mcp::cursor::{self, CursorError, KeysetPosition};
-use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
-use crate::mcp::handler::ToolHandler;
-use crate::mcp::origin::{Contradictory, OriginFilter};
-use crate::mcp::project_scope::scope_parameters;
-use crate::mcp::rows::{Row, RowError};
-use crate::mcp::text::{format_timestamp, plain};
-use crate::mcp::usage::{usage_json, usage_of};
-use crate::mcp::validate::{
+use crate::model::TokenUsage;
+use crate::model::harness_of;
+use crate::service::catalog::{
+    Catalog, NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter,
+};
+use crate::service::chain::{ChainBrief, chain_json, chain_of};
+use crate::service::cursor::{self, CursorError, KeysetPosition};
+use crate::service::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
+use crate::service::handler::ToolHandler;
+use crate::service::origin::{Contradictory, OriginFilter};
+use crate::service::project_scope::scope_parameters;
+use crate::service::rows::{Row, RowError};
+use crate::service::text::{format_timestamp, plain};
+use crate::service::usage::{usage_json, usage_of};
+use crate::service::validate::{
     Arguments, optional_integer_in_range, optional_string, parse_datetime_field,
     reject_unknown_fields, required_string,
 };
-use crate::model::TokenUsage;
-use crate::model::harness_of;
 
 pub const FIELDS: [&str; 9] = [
     "start_datetime",
@@ -512,7 +514,7 @@ fn summarize(request: &ListRequest, page: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::envelope::ErrorCode;
+    use crate::service::envelope::ErrorCode;
 
     fn parse(value: Value) -> Result<ListRequest, ToolError> {
         ListSessions::parse(value.as_object().unwrap())

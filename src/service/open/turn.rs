@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 use super::{
     excerpt_json, json_array_column, neighbourhood, ordinal_parameter, row_error, timestamp_json,
 };
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::directory::TURN_BY_ID;
-use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::{format_timestamp, one_line_summary, plain};
-use crate::mcp::usage::row_usage_json;
 use crate::model::harness_of;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::directory::TURN_BY_ID;
+use crate::service::envelope::{ToolError, ToolSuccess};
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::{format_timestamp, one_line_summary, plain};
+use crate::service::usage::row_usage_json;
 
 const TURN_ALONE: NamedQuery = NamedQuery {
     name: "open_turn_alone",

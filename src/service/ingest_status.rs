@@ -14,10 +14,10 @@ use rmcp::model::MetaObject;
 use serde_json::{Value, json};
 
 use crate::indexer::status::{IngestSnapshot, PassRecord, Watching, unix_now_ms, writer_lock_held};
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{SlaTarget, ToolError, ToolName, ToolReply, ToolSuccess};
-use crate::mcp::handler::ToolHandler;
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::Catalog;
+use crate::service::envelope::{SlaTarget, ToolError, ToolName, ToolReply, ToolSuccess};
+use crate::service::handler::ToolHandler;
+use crate::service::validate::Arguments;
 
 const SLA: SlaTarget = SlaTarget::ms(100);
 const DEADLINE: Duration = Duration::from_secs(2);

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::mcp::rows::{Row, RowError};
+use crate::service::rows::{Row, RowError};
 
 /// Where a session sits in its chain, as read from `sessions.chain_*`.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,11 +6,11 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
-use crate::mcp::cursor::filter_fingerprint;
-use crate::mcp::envelope::ToolError;
-use crate::mcp::file_attention::page::{self, PagePosition};
-use crate::mcp::origin::OriginFilter;
-use crate::mcp::validate::{
+use crate::service::cursor::filter_fingerprint;
+use crate::service::envelope::ToolError;
+use crate::service::file_attention::page::{self, PagePosition};
+use crate::service::origin::OriginFilter;
+use crate::service::validate::{
     Arguments, optional_field, optional_integer_in_range, optional_string, parse_datetime_field,
     reject_unknown_fields,
 };
@@ -278,7 +278,7 @@ fn parse_choice(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::envelope::ErrorCode;
+    use crate::service::envelope::ErrorCode;
 
     fn parse_value(value: Value) -> Result<AttentionRequest, ToolError> {
         parse(value.as_object().unwrap())

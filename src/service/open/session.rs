@@ -9,13 +9,13 @@ use super::{
     LARGE_SESSION_TURNS, SLA_LARGE_SESSION, excerpt_json, json_array_column, row_error,
     timestamp_json,
 };
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
-use crate::mcp::chain::row_chain_json;
-use crate::mcp::envelope::{ToolError, ToolSuccess};
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::plain;
-use crate::mcp::usage::row_usage_json;
 use crate::model::harness_of;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_list_parameter};
+use crate::service::chain::row_chain_json;
+use crate::service::envelope::{ToolError, ToolSuccess};
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::plain;
+use crate::service::usage::row_usage_json;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "open_session",
@@ -134,7 +134,23 @@ fn session_json(row: &Row<'_>) -> Result<Value, RowError> {
         "models": json_array_column(row, "models")?,
         "usage": row_usage_json(row)?,
         "chain": row_chain_json(row)?,
+        "resume_command": resume_command_json(row)?,
     }))
+}
+
+/// The harness's own command that resumes the session (`cd DIR && claude --resume ID`), or
+/// null for a sub-agent (its top-level session resumes it) and harnesses without one.
+fn resume_command_json(row: &Row<'_>) -> Result<Value, RowError> {
+    if row.opt_string("parent_session_id")?.is_some() {
+        return Ok(Value::Null);
+    }
+    Ok(crate::resume::resume_line(
+        row.string("source")?,
+        row.string("native_id")?,
+        row.string("source_path")?,
+        row.opt_string("cwd")?,
+    )
+    .map_or(Value::Null, Value::String))
 }
 
 /// The spec's turn summary shape.

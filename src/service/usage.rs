@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::rows::{Row, RowError};
 use crate::model::TokenUsage;
+use crate::service::rows::{Row, RowError};
 
 /// The token columns every table shares, in the order the object shows them.
 pub const USAGE_COLUMNS: [&str; 5] = [
