@@ -24,11 +24,12 @@
 //!   index at each commit, and the operations the `memory` profile serves.
 //! - [`team`]: publishing the tables to object storage (`esker publish`), reading a published
 //!   dataset (`esker query --data-dir URL`) and pulling it into a local store (`esker pull`).
-//! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
-//!   the service layer's own code, and the sample-store rules.
+//! - [`cli`]: the commands for people (`setup`, `search`, `show`, `resume`, `handoff`,
+//!   `sessions`, `usage`) over the service layer's own code, and the sample-store rules.
 //!
 //! - [`heap`]: this process's resident memory, and returning freed heap to the OS.
-//! - [`resume`]: the harness's own resume command for a session (`esker resume`, `esker show`).
+//! - [`resume`]: the harness's own resume command for a session (`esker resume`, `esker show`,
+//!   `esker handoff --write`).
 //!
 //! Imports point down only: model, config, heap → ids, resume → redact → ingest → store → search, query →
 //! semantic, memory → engine → indexer, team → service → mcp → cli (`tests/it/layering.rs` checks it).

@@ -264,6 +264,30 @@ enum Command {
         /// A session:... id, or a turn:... or event:... id of the session.
         id: String,
     },
+    /// Hand a session's work over to another agent: a compact Markdown pack (the goal, the
+    /// last state, the files touched, the open problems), each item citing its esker id;
+    /// `--write` also creates a new session holding it in the target harness.
+    Handoff {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// The harness the work continues in: a source name (claude, codex, gemini, ...) or a
+        /// harness name (claude-code, gemini-cli, ...).
+        #[arg(long, value_name = "HARNESS")]
+        to: String,
+        /// Also write a new session holding the pack in the target harness's own format
+        /// (claude, codex) and print its path and resume command.
+        #[arg(long)]
+        write: bool,
+        /// Most tokens in the pack (estimated as characters / 4).
+        #[arg(
+            long,
+            value_name = "TOKENS",
+            default_value_t = esker::cli::handoff::pack::DEFAULT_BUDGET
+        )]
+        budget: usize,
+        /// A session:... id, or a turn:... or event:... id of the session.
+        id: String,
+    },
     /// Recent sessions as a table, newest first.
     Sessions {
         #[arg(long, value_name = "DIR")]
@@ -700,6 +724,26 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Ok(reader) => esker::cli::resume::run(&reader, &options).await,
                     Err(error) => Err(error),
                 };
+            finish(outcome)
+        }
+        Command::Handoff {
+            data_dir,
+            to,
+            write,
+            budget,
+            id,
+        } => {
+            let outcome = match esker::cli::handoff::HandoffOptions::new(id, &to, write, budget) {
+                Ok(options) => {
+                    match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref()))
+                        .await
+                    {
+                        Ok(reader) => esker::cli::handoff::run(&reader, &options).await,
+                        Err(error) => Err(error),
+                    }
+                }
+                Err(error) => Err(error.into()),
+            };
             finish(outcome)
         }
         Command::Sessions {

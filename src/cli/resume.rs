@@ -138,7 +138,7 @@ pub async fn resumption(reader: &Reader, session_id: &str) -> Result<Resumption,
 }
 
 /// The session an id names: a session id itself, the session of a turn or event id.
-async fn session_of(reader: &Reader, id: &str) -> Result<String, CliError> {
+pub(crate) async fn session_of(reader: &Reader, id: &str) -> Result<String, CliError> {
     match classify_id(id) {
         Some(IdKind::Session) => Ok(id.to_owned()),
         Some(IdKind::Turn | IdKind::Event) => {
@@ -157,7 +157,10 @@ async fn session_of(reader: &Reader, id: &str) -> Result<String, CliError> {
 
 /// `session_id`'s row, or for a sub-agent's session the row of the session at the top of its
 /// parent links (as far as the store holds them).
-async fn top_level_session(reader: &Reader, session_id: &str) -> Result<SessionToResume, CliError> {
+pub(crate) async fn top_level_session(
+    reader: &Reader,
+    session_id: &str,
+) -> Result<SessionToResume, CliError> {
     let mut session =
         session_row(reader, session_id)
             .await?
