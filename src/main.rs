@@ -175,6 +175,10 @@ enum Command {
         /// The esker binary to register [default: this one].
         #[arg(long, value_name = "PATH")]
         command: Option<PathBuf>,
+        /// Install (or with --remove take out) the recall hooks instead: `esker recall` on
+        /// each prompt and session start of Claude Code, Codex CLI, Gemini CLI and Copilot CLI.
+        #[arg(long)]
+        hooks: bool,
         #[arg(long)]
         json: bool,
     },
@@ -209,6 +213,30 @@ enum Command {
         /// Keywords.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
+    },
+    /// Print the past events, sessions and memory entries most relevant to a prompt (or to
+    /// the working directory's project) as a bounded context block, for an agent's hook
+    /// (`esker setup --hooks`). Never fails: on any error it prints nothing and exits 0.
+    Recall {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// The prompt to recall for [default: the hook input's; none: the project's recent
+        /// sessions and memory entries].
+        #[arg(long, value_name = "TEXT")]
+        prompt: Option<String>,
+        /// The working directory whose project comes first [default: the hook input's, else
+        /// the current directory].
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Most tokens printed (estimated as characters / 4).
+        #[arg(long, value_name = "TOKENS", default_value_t = esker::cli::recall::DEFAULT_BUDGET)]
+        budget: usize,
+        /// Read this agent's hook JSON from stdin and answer in its format.
+        #[arg(long, value_name = "AGENT", value_parser = esker::cli::recall::hook::AGENT_NAMES)]
+        hook: Option<String>,
+        /// Give up (printing nothing) after this many milliseconds [default: 1000].
+        #[arg(long, value_name = "MS", hide = true)]
+        deadline_ms: Option<u64>,
     },
     /// Show a session, turn or event as readable text.
     Show {
@@ -445,7 +473,12 @@ fn redactor_with(rules: Option<&Path>) -> anyhow::Result<std::sync::Arc<Redactor
 fn main() -> ExitCode {
     let cli = Cli::parse();
     set_color_choice(cli.color);
-    init_logging();
+    let recall = matches!(cli.command, Command::Recall { .. });
+    // A hook's stderr is the agent's business: recall logs only when ESKER_LOG asks.
+    init_logging(if recall { "off" } else { "warn" });
+    if recall && std::env::var_os("ESKER_LOG").is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -475,9 +508,9 @@ fn set_color_choice(color: ColorWhen) {
     choice.write_global();
 }
 
-fn init_logging() {
+fn init_logging(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ESKER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         // Coloured like the rest of stderr: a terminal, unless `--color never` or NO_COLOR.
@@ -568,6 +601,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             profile,
             clients,
             command,
+            hooks,
             json,
         } => {
             let options = esker::cli::setup::SetupOptions {
@@ -576,6 +610,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 profile,
                 clients,
                 command,
+                hooks,
                 json,
             };
             finish(esker::cli::setup::run(&options))
@@ -612,6 +647,27 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(error) => Err(error),
             };
             finish(outcome)
+        }
+        Command::Recall {
+            data_dir,
+            prompt,
+            cwd,
+            budget,
+            hook,
+            deadline_ms,
+        } => {
+            let options = esker::cli::recall::RecallOptions {
+                prompt,
+                cwd,
+                budget,
+                data_dir: resolve_data_dir(data_dir.as_deref()),
+                hook: hook
+                    .as_deref()
+                    .and_then(esker::cli::recall::hook::Agent::parse),
+                deadline: deadline_ms.map(Duration::from_millis),
+            };
+            let text = esker::cli::recall::run_guarded(options).await;
+            print_and_exit_quietly(&text)
         }
         Command::Show {
             data_dir,
@@ -913,6 +969,16 @@ fn announce_sample(plan: &IndexPlan) {
             plan.location.data_dir.display()
         );
     }
+}
+
+/// `esker recall`'s end: the text on stdout, then exit 0 at once (no wait for the runtime's
+/// threads, whatever they still hold). A stdout that cannot be written is not an error either.
+fn print_and_exit_quietly(text: &str) -> ! {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    std::process::exit(0)
 }
 
 /// Maps a command's outcome to its exit code (0 results, 1 none, 2 error).

@@ -8,6 +8,7 @@
 //! the envelope's `data`.
 
 pub mod memory;
+pub mod recall;
 pub mod resume;
 pub mod sample;
 pub mod search;

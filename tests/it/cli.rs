@@ -1,12 +1,14 @@
-//! The commands for people (`esker setup/search/show/resume/sessions/usage`) run as the real
-//! binary: the sample corpus kept out of the real store, config files edited in place and
-//! restored, search/show/resume/sessions answers checked against the tables, colour only on a
-//! terminal.
+//! The commands for people (`esker setup/search/show/resume/recall/sessions/usage`) run as
+//! the real binary: the sample corpus kept out of the real store, config files edited in place
+//! and restored, search/show/resume/sessions answers checked against the tables, colour only on
+//! a terminal.
 
 mod commands;
+mod recall;
 mod resume;
 mod sample;
 mod setup;
+mod setup_hooks;
 mod terminal;
 
 use std::path::Path;

@@ -86,6 +86,7 @@ pub struct Environment {
     pub claude_config_dir: Option<PathBuf>,
     pub gemini_cli_home: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
+    pub copilot_home: Option<PathBuf>,
 }
 
 impl Environment {
@@ -101,6 +102,7 @@ impl Environment {
             claude_config_dir: directory("CLAUDE_CONFIG_DIR"),
             gemini_cli_home: directory("GEMINI_CLI_HOME"),
             xdg_config_home: directory("XDG_CONFIG_HOME"),
+            copilot_home: directory("COPILOT_HOME"),
         }
     }
 }

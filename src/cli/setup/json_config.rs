@@ -73,13 +73,13 @@ pub fn server_entry(text: &str, container: &str, name: &str) -> Result<Option<Va
         .and_then(|value| value.to_serde_value()))
 }
 
-fn parse(text: &str) -> Result<CstRootNode, ConfigError> {
+pub(super) fn parse(text: &str) -> Result<CstRootNode, ConfigError> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
     CstRootNode::parse(source, &ParseOptions::default())
         .map_err(|error| ConfigError::Parse(error.to_string()))
 }
 
-fn root_object(root: &CstRootNode) -> Result<CstObject, ConfigError> {
+pub(super) fn root_object(root: &CstRootNode) -> Result<CstObject, ConfigError> {
     match root.value() {
         None => Ok(root.object_value_or_set()),
         Some(_) => root
@@ -109,7 +109,7 @@ fn merge_members(existing: &CstObject, entry: &Value) -> bool {
     changed
 }
 
-fn input_value(value: &Value) -> CstInputValue {
+pub(super) fn input_value(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(flag) => CstInputValue::Bool(*flag),

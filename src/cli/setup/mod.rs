@@ -9,6 +9,8 @@
 //! made of that backup, and otherwise takes out just the `esker` entry.
 
 pub mod clients;
+pub mod hook_config;
+pub mod hooks;
 pub mod json_config;
 pub mod toml_config;
 pub mod write;
@@ -57,7 +59,7 @@ impl Server {
 
 /// Whether `executable` lies in uv's cache (`~/.cache/uv/archive-v0/<hash>/bin/esker`,
 /// `%LOCALAPPDATA%\uv\cache\archive-v0\…`), where `uvx` runs packages from.
-fn runs_from_uv_cache(executable: &Path) -> bool {
+pub(crate) fn runs_from_uv_cache(executable: &Path) -> bool {
     let names: Vec<String> = executable
         .components()
         .map(|part| part.as_os_str().to_string_lossy().to_lowercase())
@@ -78,6 +80,8 @@ pub struct SetupOptions {
     pub clients: Vec<String>,
     /// The binary to register; default: this one.
     pub command: Option<PathBuf>,
+    /// Install or remove the recall hooks ([`hooks`]) instead of the MCP server.
+    pub hooks: bool,
     pub json: bool,
 }
 
@@ -158,6 +162,10 @@ pub struct Report {
 /// Runs `esker setup`; prints one block per client.
 pub fn run(options: &SetupOptions) -> Result<Outcome, super::CliError> {
     let environment = Environment::from_process();
+    if options.hooks {
+        let reports = hooks::setup_hooks(&environment, &hooks::esker_command(options)?, options)?;
+        return finish(&reports, options);
+    }
     let server = match &options.command {
         Some(command) => Server::serve(command.display().to_string(), options.profile.as_deref()),
         None => {
@@ -167,10 +175,15 @@ pub fn run(options: &SetupOptions) -> Result<Outcome, super::CliError> {
         }
     };
     let reports = setup_clients(&environment, &server, options)?;
+    finish(&reports, options)
+}
+
+/// Prints the reports; an error when a client failed.
+fn finish(reports: &[Report], options: &SetupOptions) -> Result<Outcome, super::CliError> {
     if options.json {
         super::print_json(&Value::Array(reports.iter().map(report_json).collect()))?;
     } else {
-        print_reports(&reports, options);
+        print_reports(reports, options);
     }
     if reports.iter().any(|report| report.action == Action::Failed) {
         return Err(super::CliError::Usage(
@@ -462,7 +475,11 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
         .iter()
         .all(|report| report.action == Action::NotFound)
     {
-        out.push_str("no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor, antigravity)\n");
+        out.push_str(if options.hooks {
+            "no agent with recall hooks found here; name one with --client (claude, codex, gemini, copilot)\n"
+        } else {
+            "no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor, antigravity)\n"
+        });
     }
     print!("{out}");
 }

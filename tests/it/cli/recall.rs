@@ -1,0 +1,356 @@
+//! `esker recall --hook AGENT` as an agent's hook runs it, on the fixture store: the block
+//! stays within its token budget, the working directory's project comes first, the running
+//! session is left out and every cited id opens with `esker show`; a broken or missing store,
+//! garbage on stdin or an unknown agent input print nothing and exit 0.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+use super::stdout_of;
+use crate::support::{
+    clear_harness_env, esker_bin, fixture_store, fixtures_dir, index_into, query_rows, run_esker,
+    stderr_of,
+};
+
+/// How long a test lets recall run: the 1 s default is for release builds on an idle machine,
+/// not a debug build sharing two cores with the suite. The failure tests keep the default,
+/// and one sets a deadline nothing can meet.
+const GENEROUS_DEADLINE_MS: &str = "60000";
+
+/// `esker recall` with `args` and `stdin`, isolated like [`run_esker`] (and with no ESKER_LOG),
+/// under [`GENEROUS_DEADLINE_MS`].
+fn recall(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut full = vec!["--deadline-ms", GENEROUS_DEADLINE_MS];
+    full.extend_from_slice(args);
+    recall_with_default_deadline(data_dir, &full, stdin)
+}
+
+/// `esker recall` as [`recall`] runs it, with recall's own deadline.
+fn recall_with_default_deadline(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut command = Command::new(esker_bin());
+    command
+        .arg("recall")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env("HOME", "/nonexistent-esker-test-home")
+        .env_remove("ESKER_DATA_DIR")
+        .env_remove("ESKER_LOG")
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("GEMINI_CLI_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    clear_harness_env(&mut command);
+    let mut child = command.spawn().expect("esker binary runs");
+    let mut pipe = child.stdin.take().expect("stdin");
+    // The process may exit before reading (that is the point of some tests).
+    let _ = pipe.write_all(stdin.as_bytes());
+    drop(pipe);
+    child.wait_with_output().expect("esker recall ends")
+}
+
+fn claude_prompt(cwd: &str, session_id: &str, prompt: &str) -> String {
+    json!({
+        "session_id": session_id,
+        "transcript_path": "/tmp/transcript.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    })
+    .to_string()
+}
+
+/// The ids a block cites: the last word of each item line.
+fn cited_ids(block: &str) -> Vec<String> {
+    block
+        .lines()
+        .filter(|line| line.starts_with("- "))
+        .map(|line| line.rsplit(' ').next().unwrap().to_owned())
+        .collect()
+}
+
+fn tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+fn cwd_of_session(store: &Path, session_id: &str) -> Option<String> {
+    query_rows(
+        store,
+        &format!("SELECT cwd FROM sessions WHERE session_id = '{session_id}'"),
+    )
+    .first()
+    .and_then(|row| row["cwd"].as_str().map(str::to_owned))
+}
+
+fn session_of_event(store: &Path, event_id: &str) -> String {
+    query_rows(
+        store,
+        &format!("SELECT session_id FROM events WHERE event_id = '{event_id}'"),
+    )[0]["session_id"]
+        .as_str()
+        .expect("event's session")
+        .to_owned()
+}
+
+fn inside(cwd: Option<&str>, project: &str) -> bool {
+    cwd.is_some_and(|cwd| cwd == project || cwd.starts_with(&format!("{project}/")))
+}
+
+/// The search hits for `query` a recall would show (score at least 0.5), best first.
+fn shown_hits(store: &Path, query: &str) -> Vec<Value> {
+    let output = run_esker(&[
+        "search",
+        "--data-dir",
+        store.to_str().unwrap(),
+        "--json",
+        "-n",
+        "50",
+        query,
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let data: Value = serde_json::from_str(&stdout_of(&output)).unwrap();
+    data["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hit| hit["score"].as_f64().unwrap() >= 0.5)
+        .cloned()
+        .collect()
+}
+
+/// A project with hits that are not the best ones: the working directory of the lowest shown
+/// hit whose session ran in an absolute directory other than the best hit's.
+fn a_later_project(store: &Path, hits: &[Value]) -> String {
+    let cwd_of = |hit: &Value| cwd_of_session(store, hit["session"]["id"].as_str().unwrap());
+    let best = cwd_of(&hits[0]);
+    hits.iter()
+        .rev()
+        .filter_map(cwd_of)
+        .find(|cwd| cwd.starts_with('/') && Some(cwd) != best.as_ref())
+        .or(best)
+        .expect("a hit with a working directory")
+}
+
+fn assert_opens(store: &Path, id: &str) {
+    let output = run_esker(&["show", "--data-dir", store.to_str().unwrap(), id]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{id}: {}",
+        stderr_of(&output)
+    );
+}
+
+#[test]
+fn a_prompt_recalls_the_project_first_within_the_budget_with_ids_that_open() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    assert!(!hits.is_empty());
+    let project = a_later_project(store, &hits);
+    let output = recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt(&project, "not-an-indexed-session", "migration"),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert_eq!(stderr_of(&output), "", "a hook writes no stderr unasked");
+    let block = stdout_of(&output);
+    assert!(tokens(&block) <= 1500, "{block}");
+    let ids = cited_ids(&block);
+    assert!(!ids.is_empty(), "{block}");
+    let in_project: Vec<bool> = ids
+        .iter()
+        .map(|id| {
+            let session = session_of_event(store, id);
+            inside(cwd_of_session(store, &session).as_deref(), &project)
+        })
+        .collect();
+    assert!(in_project[0], "the project's hits come first: {block}");
+    assert!(
+        in_project.windows(2).all(|pair| pair[0] || !pair[1]),
+        "no project hit after another project's: {in_project:?}\n{block}"
+    );
+    for id in &ids {
+        assert_opens(store, id);
+    }
+    for line in block.lines().filter(|line| line.starts_with("- ")) {
+        let date = line[2..].split(' ').next().unwrap();
+        assert_eq!(date.len(), 10, "a date first: {line}");
+    }
+}
+
+#[test]
+fn the_budget_bounds_the_block_and_the_running_session_is_left_out() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    let project = a_later_project(store, &hits);
+    let full = stdout_of(&recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt(&project, "none", "migration"),
+    ));
+    for budget in ["40", "120", "300"] {
+        let output = recall(
+            store,
+            &["--hook", "claude-code", "--budget", budget],
+            &claude_prompt(&project, "none", "migration"),
+        );
+        assert_eq!(output.status.code(), Some(0));
+        let block = stdout_of(&output);
+        assert!(
+            tokens(&block) <= budget.parse().unwrap(),
+            "{budget}: {block}"
+        );
+        let full_ids = cited_ids(&full);
+        assert!(cited_ids(&block).iter().all(|id| full_ids.contains(id)));
+    }
+
+    let first = cited_ids(&full)[0].clone();
+    let running = session_of_event(store, &first);
+    let without = stdout_of(&recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt(&project, &running, "migration"),
+    ));
+    for id in cited_ids(&without) {
+        assert_ne!(session_of_event(store, &id), running, "{without}");
+    }
+}
+
+#[test]
+fn options_alone_recall_without_a_hook_and_json_agents_get_json() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    let project = a_later_project(store, &hits);
+    let plain = recall(store, &["--prompt", "migration", "--cwd", &project], "");
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(!cited_ids(&stdout_of(&plain)).is_empty());
+
+    let gemini_input = json!({
+        "session_id": "g", "transcript_path": "/t.json", "cwd": project,
+        "hook_event_name": "BeforeAgent", "timestamp": "2026-03-20T09:15:00Z",
+        "prompt": "migration",
+    });
+    let gemini = recall(store, &["--hook", "gemini"], &gemini_input.to_string());
+    let answer: Value = serde_json::from_str(&stdout_of(&gemini)).expect("Gemini gets JSON only");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(!cited_ids(context).is_empty());
+
+    let copilot_input = json!({"sessionId": "c", "timestamp": 1, "cwd": project, "source": "new"});
+    let copilot = stdout_of(&recall(
+        store,
+        &["--hook", "copilot"],
+        &copilot_input.to_string(),
+    ));
+    if !copilot.is_empty() {
+        let answer: Value = serde_json::from_str(&copilot).expect("Copilot gets JSON");
+        assert!(answer["additionalContext"].is_string());
+    }
+}
+
+#[test]
+fn a_session_start_recalls_the_projects_recent_sessions() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    let project = a_later_project(store, &hits);
+    let input = json!({
+        "session_id": "new", "transcript_path": "/t.jsonl", "cwd": project,
+        "hook_event_name": "SessionStart", "source": "startup",
+    });
+    let output = recall(store, &["--hook", "claude-code"], &input.to_string());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let block = stdout_of(&output);
+    let ids = cited_ids(&block);
+    assert!(!ids.is_empty(), "{block}");
+    assert!(tokens(&block) <= 1500);
+    for id in &ids {
+        assert_opens(store, id);
+    }
+}
+
+#[test]
+fn nothing_relevant_prints_nothing() {
+    let store = fixture_store();
+    let output = recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt("/home/dev/webapp", "s", "zqxjvw kplmrtq"),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+}
+
+#[test]
+fn garbage_stdin_or_a_missing_store_prints_nothing_and_exits_0() {
+    let store = fixture_store();
+    for stdin in ["", "not json", "[1, 2]", "{\"cwd\": 3}"] {
+        let output = recall_with_default_deadline(store, &["--hook", "claude-code"], stdin);
+        assert_eq!(output.status.code(), Some(0), "{stdin}");
+        assert_eq!(stdout_of(&output), "", "{stdin}");
+        assert_eq!(stderr_of(&output), "", "{stdin}");
+    }
+    let missing = tempfile::tempdir().unwrap();
+    let nowhere = missing.path().join("no-store-here");
+    let output = recall(
+        &nowhere,
+        &["--hook", "claude-code"],
+        &claude_prompt("/home/dev/webapp", "s", "migration"),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+    assert_eq!(stderr_of(&output), "");
+    assert!(!nowhere.exists(), "recall created no store");
+}
+
+#[test]
+fn a_missed_deadline_prints_nothing_and_exits_0() {
+    let store = fixture_store();
+    let output = recall_with_default_deadline(
+        store,
+        &["--hook", "claude-code", "--deadline-ms", "0"],
+        &claude_prompt("/home/dev/webapp", "s", "migration"),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+    assert_eq!(stderr_of(&output), "");
+}
+
+#[test]
+fn a_broken_store_prints_nothing_and_exits_0() {
+    let data = tempfile::tempdir().expect("temp data");
+    index_into(data.path(), &[&fixtures_dir()]);
+    for table in ["sessions", "events"] {
+        corrupt_files(&data.path().join("current").join(table));
+    }
+    for stdin in [
+        claude_prompt("/home/dev/webapp", "s", "migration"),
+        json!({"session_id": "s", "cwd": "/home/dev/webapp", "hook_event_name": "SessionStart"})
+            .to_string(),
+    ] {
+        let output = recall_with_default_deadline(data.path(), &["--hook", "claude-code"], &stdin);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+        assert_eq!(stdout_of(&output), "", "{stdin}");
+        assert_eq!(stderr_of(&output), "");
+    }
+}
+
+/// Overwrites every file below `dir` (a table's Parquet files, partitions included).
+fn corrupt_files(dir: &Path) {
+    for entry in std::fs::read_dir(dir).expect("table dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            corrupt_files(&path);
+        } else {
+            std::fs::write(path, b"not parquet").expect("corrupt");
+        }
+    }
+}
