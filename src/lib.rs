@@ -23,11 +23,13 @@
 //!   dataset (`esker query --data-dir URL`) and pulling it into a local store (`esker pull`).
 //! - [`cli`]: the commands for people (`setup`, `search`, `show`, `sessions`, `usage`) over
 //!   the MCP tools' own code, and the sample-store rules.
+//! - [`ui`]: `esker ui`, the local web view: an embedded single-page app and a JSON API over
+//!   the MCP tools and the CLI's functions, with live updates on each commit.
 //!
 //! - [`heap`]: this process's resident memory, and returning freed heap to the OS.
 //!
 //! Imports point down only: model, config, heap → ids → redact → ingest → store → search, query →
-//! semantic, memory → engine → indexer, team → mcp → cli (`tests/it/layering.rs` checks it).
+//! semantic, memory → engine → indexer, team → mcp → cli → ui (`tests/it/layering.rs` checks it).
 
 pub mod cli;
 pub mod config;
@@ -45,3 +47,4 @@ pub mod search;
 pub mod semantic;
 pub mod store;
 pub mod team;
+pub mod ui;

@@ -26,6 +26,8 @@ const LAYERS: &[&[&str]] = &[
     &["indexer", "team"],
     &["mcp"],
     &["cli"],
+    // The web view: over the MCP tools and the CLI's functions.
+    &["ui"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
