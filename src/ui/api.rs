@@ -6,6 +6,7 @@
 //! - `GET /api/search`: `esker search` (the tool plus the CLI's source/project/time filters).
 //! - `GET /api/sessions`: `esker sessions` (list_sessions pages, filtered).
 //! - `GET /api/usage`: `esker usage --json`.
+//! - `GET /api/memory`: `esker memory search --json` with `q`, else `esker memory list --json`.
 //! - `GET /api/resume/{id}`, `GET /api/export/{id}`: a session's resume command and Markdown.
 //!
 //! List parameters are comma-separated (`sources=codex,claude`).
@@ -35,6 +36,8 @@ pub enum ApiError {
     UnknownTool(String),
     #[error(transparent)]
     Cli(#[from] CliError),
+    #[error(transparent)]
+    Memory(#[from] crate::memory::MemoryError),
 }
 
 impl IntoResponse for ApiError {
@@ -45,7 +48,11 @@ impl IntoResponse for ApiError {
                 (StatusCode::BAD_REQUEST, "invalid_request".to_owned())
             }
             ApiError::Cli(CliError::Tool { code, .. }) => (StatusCode::BAD_REQUEST, code.clone()),
-            ApiError::Cli(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error".to_owned()),
+            ApiError::Cli(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error".to_owned(),
+            ),
+            ApiError::Memory(_) => (StatusCode::BAD_REQUEST, "memory_error".to_owned()),
         };
         let body = json!({"error": {"code": code, "message": self.to_string()}});
         (status, Json(body)).into_response()
@@ -214,7 +221,13 @@ pub async fn export(
     let markdown = crate::ui::export::session_markdown(&state.reader, &id).await?;
     let file_name: String = id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     Ok((
         [
@@ -227,4 +240,40 @@ pub async fn export(
         markdown,
     )
         .into_response())
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct MemoryParameters {
+    pub q: Option<String>,
+    pub project: Option<String>,
+    #[serde(rename = "type")]
+    pub entry_type: Option<String>,
+    pub limit: Option<usize>,
+}
+
+/// `GET /api/memory`: entries matching `q` (ranked), else the newest.
+pub async fn memory(
+    State(state): State<Arc<AppState>>,
+    Query(parameters): Query<MemoryParameters>,
+) -> Result<Json<Value>, ApiError> {
+    let limit = parameters.limit.unwrap_or(50).clamp(1, 100);
+    let project = text_parameter(parameters.project);
+    let entry_type = text_parameter(parameters.entry_type);
+    if let Some(query) = text_parameter(parameters.q) {
+        let request = crate::memory::service::SearchRequest {
+            query,
+            project,
+            entry_type,
+            limit: Some(limit as i64),
+            offset: None,
+        };
+        let response = state.memory.search(&request)?;
+        let value = serde_json::to_value(&response)
+            .map_err(|error| CliError::Output(std::io::Error::other(error)))?;
+        return Ok(Json(value));
+    }
+    let items = state
+        .memory
+        .recent(project.as_deref(), entry_type.as_deref(), limit)?;
+    Ok(Json(json!({ "items": items })))
 }

@@ -11,7 +11,7 @@ use include_dir::{Dir, include_dir};
 static ASSETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/ui/assets");
 
 /// The paths of the views (the app's router in `js/app.js` knows the same ones).
-pub const PAGES: [&str; 11] = [
+pub const PAGES: [&str; 12] = [
     "/",
     "/search",
     "/sessions",
@@ -21,6 +21,7 @@ pub const PAGES: [&str; 11] = [
     "/usage",
     "/activity",
     "/files",
+    "/memory",
     "/status",
     "/about",
 ];

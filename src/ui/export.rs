@@ -64,7 +64,10 @@ pub fn event_markdown(opened: &Value) -> String {
         "tool_call" => {
             let arguments = serde_json::to_string_pretty(&content["arguments"])
                 .unwrap_or_else(|_| text.to_owned());
-            format!("**Tool call `{tool}`:**\n\n{}\n", fenced(&arguments, "json"))
+            format!(
+                "**Tool call `{tool}`:**\n\n{}\n",
+                fenced(&arguments, "json")
+            )
         }
         "tool_response" => {
             let exit = content["exit_code"]

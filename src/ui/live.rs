@@ -27,19 +27,16 @@ pub async fn events(
 
 /// One event per generation change (the first at once).
 fn generations(store: Store) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures::stream::unfold(
-        (store, None::<u64>),
-        |(store, last_sent)| async move {
-            loop {
-                let current = store.current().ok().map(|snapshot| snapshot.generation);
-                if let Some(generation) = current.filter(|now| Some(*now) != last_sent) {
-                    let event = Event::default()
-                        .event("generation")
-                        .data(generation.to_string());
-                    return Some((Ok(event), (store, Some(generation))));
-                }
-                tokio::time::sleep(POLL).await;
+    futures::stream::unfold((store, None::<u64>), |(store, last_sent)| async move {
+        loop {
+            let current = store.current().ok().map(|snapshot| snapshot.generation);
+            if let Some(generation) = current.filter(|now| Some(*now) != last_sent) {
+                let event = Event::default()
+                    .event("generation")
+                    .data(generation.to_string());
+                return Some((Ok(event), (store, Some(generation))));
             }
-        },
-    )
+            tokio::time::sleep(POLL).await;
+        }
+    })
 }

@@ -29,6 +29,8 @@ use crate::cli::{CliError, Reader};
 use crate::indexer::status::IngestMonitor;
 use crate::mcp::catalog::{Catalog, CatalogError};
 use crate::mcp::profiles::ProfileSet;
+use crate::memory::policy::Policy;
+use crate::memory::service::{MemoryService, MemorySettings};
 use crate::ui::security::Guard;
 
 /// The port `esker ui` listens on when none is given.
@@ -53,6 +55,8 @@ pub struct AppState {
     pub reader: Reader,
     /// The tools the API runs by name (the `moraine` profile, as `esker serve` does).
     pub profiles: ProfileSet,
+    /// Memory entries, read-only (what `esker memory search/list` reads).
+    pub memory: MemoryService,
     pub guard: Guard,
 }
 
@@ -98,9 +102,15 @@ pub async fn serve(reader: Reader, options: &UiOptions) -> Result<(), UiError> {
     if options.open_browser {
         open_in_browser(&url);
     }
+    let memory = MemoryService::new(
+        reader.catalog.store().clone(),
+        Policy::default(),
+        MemorySettings::from_cwd(None),
+    );
     let state = Arc::new(AppState {
         reader,
         profiles: ProfileSet::default(),
+        memory,
         guard,
     });
     axum::serve(listener, router(state))
@@ -115,6 +125,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/search", get(api::search))
         .route("/api/sessions", get(api::sessions))
         .route("/api/usage", get(api::usage))
+        .route("/api/memory", get(api::memory))
         .route("/api/resume/{id}", get(api::resume))
         .route("/api/export/{id}", get(api::export))
         .route("/api/events", get(live::events))

@@ -240,8 +240,16 @@ mod tests {
     fn only_this_servers_loopback_host_passes() {
         let guard = guard();
         let token = Some("token=secret");
-        assert!(guard.check(Some("127.0.0.1:4321"), None, &[], token).is_ok());
-        assert!(guard.check(Some("localhost:4321"), None, &[], token).is_ok());
+        assert!(
+            guard
+                .check(Some("127.0.0.1:4321"), None, &[], token)
+                .is_ok()
+        );
+        assert!(
+            guard
+                .check(Some("localhost:4321"), None, &[], token)
+                .is_ok()
+        );
         for host in [
             "evil.example:4321",
             "127.0.0.1:4322",

@@ -229,13 +229,15 @@ fn ui_refuses_foreign_hosts_foreign_origins_and_requests_without_the_token() {
     let ui = fixture_ui();
     let host = ui.host();
     let with_token = format!("/api/sessions?token={}", ui.token);
-    let status = |target: &str, headers: &[(&str, &str)]| {
-        http(ui.port, "GET", target, headers, None).status
-    };
+    let status =
+        |target: &str, headers: &[(&str, &str)]| http(ui.port, "GET", target, headers, None).status;
     // DNS rebinding: a foreign name resolving to 127.0.0.1, even with the token.
     assert_eq!(status(&with_token, &[("Host", "evil.example")]), 403);
     assert_eq!(
-        status(&with_token, &[("Host", &format!("evil.example:{}", ui.port))]),
+        status(
+            &with_token,
+            &[("Host", &format!("evil.example:{}", ui.port))]
+        ),
         403
     );
     let no_host = status(&with_token, &[]);
@@ -264,7 +266,10 @@ fn ui_refuses_foreign_hosts_foreign_origins_and_requests_without_the_token() {
     assert_eq!(status(&wrong, &[("Host", &host)]), 401);
     let wrong_cookie = format!("esker_ui_{}={}", ui.port, "0".repeat(64));
     assert_eq!(
-        status("/api/sessions", &[("Host", &host), ("Cookie", &wrong_cookie)]),
+        status(
+            "/api/sessions",
+            &[("Host", &host), ("Cookie", &wrong_cookie)]
+        ),
         401
     );
 
@@ -370,6 +375,12 @@ fn ui_api_answers_what_the_cli_and_the_mcp_tools_answer() {
         ids(&cli_json(&["sessions", "-n", "15"]), "sessions")
     );
 
+    // Memory entries: `esker memory list`.
+    assert_eq!(
+        ui.get_json("/api/memory"),
+        cli_json(&["memory", "list", "-n", "50"])
+    );
+
     // Tools: the MCP envelope, by name; only the read-only moraine tools.
     let reply = ui.post_tool("search_sessions", &json!({"query": "ferret"}));
     assert_eq!(reply.status, 200, "{}", reply.body);
@@ -408,7 +419,14 @@ fn ui_api_answers_what_the_cli_and_the_mcp_tools_answer() {
     );
 
     // Pages: every view has a path; unknown paths do not.
-    for page in ["/", "/search?q=x", "/sessions", "/usage", "/session/abc"] {
+    for page in [
+        "/",
+        "/search?q=x",
+        "/sessions",
+        "/usage",
+        "/memory",
+        "/session/abc",
+    ] {
         assert_eq!(ui.get(page).status, 200, "{page}");
     }
     assert_eq!(ui.get("/nope").status, 404);
@@ -428,7 +446,9 @@ fn browser_available() -> bool {
             std::env::var("ESKER_REQUIRE_PYTHON").as_deref() != Ok("1"),
             "{CHROMIUM} and {CHROMEDRIVER} are required (ESKER_REQUIRE_PYTHON=1)"
         );
-        eprintln!("SKIPPED: no {CHROMIUM} or {CHROMEDRIVER} (apt-get install chromium chromium-driver)");
+        eprintln!(
+            "SKIPPED: no {CHROMIUM} or {CHROMEDRIVER} (apt-get install chromium chromium-driver)"
+        );
     }
     present
 }

@@ -8,6 +8,7 @@ import * as session from './views/session.js';
 import * as usage from './views/usage.js';
 import * as activity from './views/activity.js';
 import * as files from './views/files.js';
+import * as memory from './views/memory.js';
 import * as status from './views/status.js';
 
 const ROUTES = [
@@ -17,6 +18,7 @@ const ROUTES = [
   [/^\/usage$/, usage, 'usage'],
   [/^\/activity$/, activity, 'activity'],
   [/^\/files$/, files, 'files'],
+  [/^\/memory$/, memory, 'memory'],
   [/^\/status$/, status, 'status'],
 ];
 
