@@ -11,9 +11,9 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use esker::indexer::assemble::assemble;
 use esker::indexer::run::{IndexOptions, discover_files, index_paths};
 use esker::ingest::{Content, Recognised, parse, recognise};
-use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;
 use esker::redact::Redactor;
+use esker::service::catalog::Catalog;
 use esker::store::Store;
 use serde_json::{Value, json};
 

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use bench_corpus::rng::Rng;
 use bench_corpus::vocab::Vocabulary;
 use chrono::{TimeZone, Utc};
-use esker::mcp::catalog::Catalog;
 use esker::mcp::profiles::ProfileSet;
 use esker::mcp::server::EskerServer;
 use esker::memory::entry::{Draft, MemoryEntry};
 use esker::memory::fold::{FoldOutcome, fold_if_unlocked};
 use esker::memory::journal::Journal;
+use esker::service::catalog::Catalog;
 use esker::store::Store;
 use serde_json::{Value, json};
 

@@ -20,10 +20,10 @@ use datafusion::common::ScalarValue;
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
-use esker::mcp::catalog::text_list_parameter;
-use esker::mcp::directory::{SESSION_KEYS, SESSION_ORDER};
-use esker::mcp::keyed_table::KeyedTable;
 use esker::query::serving::serving_config;
+use esker::service::catalog::text_list_parameter;
+use esker::service::directory::{SESSION_KEYS, SESSION_ORDER};
+use esker::service::keyed_table::KeyedTable;
 
 // The allocator the shipped binary runs, so that these figures are the server's.
 esker::shipped_allocator!();

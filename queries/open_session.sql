@@ -23,6 +23,8 @@ SELECT
   session_summary,
   project,
   cwd,
+  native_id,
+  source_path,
   git_branch,
   model,
   agent_name,

@@ -1,4 +1,4 @@
--- esker serve --project-only: the sessions inside the launch project (src/mcp/project_scope.rs),
+-- esker serve --project-only: the sessions inside the launch project (src/service/project_scope.rs),
 -- those whose working directory matches the pattern of the project's roots.
 -- $1: regular expression of the project's roots (matched against cwd).
 SELECT session_id

@@ -1,6 +1,6 @@
 -- relay get_conversation: the session an exact id names (a native id or an esker session id).
 -- month is its events partition (the UTC month of its start). $1: the id; $2, $3: whether the
--- server is project-scoped and the pattern cwd must match (src/mcp/project_scope.rs).
+-- server is project-scoped and the pattern cwd must match (src/service/project_scope.rs).
 SELECT
   session_id,
   native_id,

@@ -1,7 +1,7 @@
 -- session_index: the hot columns of `sessions` (what a list_sessions page, a search hit or an
 -- open(event) shows of a session). Served from memory once a generation's rows are loaded
--- (src/mcp/directory.rs); until then, and on the plain answer path, this view over Parquet.
--- cwd: what `esker serve --project-only` scopes sessions by (src/mcp/project_scope.rs).
+-- (src/service/directory.rs); until then, and on the plain answer path, this view over Parquet.
+-- cwd: what `esker serve --project-only` scopes sessions by (src/service/project_scope.rs).
 SELECT
   session_id,
   title,

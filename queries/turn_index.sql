@@ -1,6 +1,6 @@
 -- turn_index: the hot columns of `turns` (what a search hit or an open(event) shows of a turn,
 -- and each session's turn order). Served from memory once a generation's rows are loaded
--- (src/mcp/directory.rs); until then, and on the plain answer path, this view over Parquet.
+-- (src/service/directory.rs); until then, and on the plain answer path, this view over Parquet.
 SELECT
   turn_id,
   session_id,

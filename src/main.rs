@@ -251,6 +251,17 @@ enum Command {
         /// A session:..., turn:... or event:... id.
         id: String,
     },
+    /// Resume a session in its own harness (`claude --resume`, `codex resume`, ...), run in
+    /// the session's working directory.
+    Resume {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Print the command (`cd DIR && COMMAND`) instead of running it.
+        #[arg(long)]
+        print: bool,
+        /// A session:... id, or a turn:... or event:... id of the session.
+        id: String,
+    },
     /// Recent sessions as a table, newest first.
     Sessions {
         #[arg(long, value_name = "DIR")]
@@ -644,6 +655,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let outcome =
                 match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
                     Ok(reader) => esker::cli::show::run(&reader, &options).await,
+                    Err(error) => Err(error),
+                };
+            finish(outcome)
+        }
+        Command::Resume {
+            data_dir,
+            print,
+            id,
+        } => {
+            let options = esker::cli::resume::ResumeOptions { id, print };
+            let outcome =
+                match esker::cli::team::open_reader(&resolve_data_dir(data_dir.as_deref())).await {
+                    Ok(reader) => esker::cli::resume::run(&reader, &options).await,
                     Err(error) => Err(error),
                 };
             finish(outcome)
@@ -1104,10 +1128,10 @@ async fn run_ui(
 /// profiles that can be scoped.
 fn project_scope_here(
     profiles: &esker::mcp::profiles::ProfileSet,
-) -> anyhow::Result<esker::mcp::project_scope::ProjectScope> {
-    esker::mcp::project_scope::check_profiles(&profiles.names())?;
+) -> anyhow::Result<esker::service::project_scope::ProjectScope> {
+    esker::service::project_scope::check_profiles(&profiles.names())?;
     let launch_dir = std::env::current_dir().context("cannot read the working directory")?;
-    let scope = esker::mcp::project_scope::ProjectScope::of_launch_dir(&launch_dir)?;
+    let scope = esker::service::project_scope::ProjectScope::of_launch_dir(&launch_dir)?;
     tracing::info!(
         root = scope.root(),
         "serving the sessions of one project only"

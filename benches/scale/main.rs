@@ -38,9 +38,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bench_corpus::{GenerateOptions, generate};
-use esker::mcp::catalog::Catalog;
 use esker::mcp::profiles::ProfileSet;
 use esker::mcp::server::EskerServer;
+use esker::service::catalog::Catalog;
 use esker::store::Store;
 use serde_json::{Value, json};
 

@@ -245,7 +245,7 @@ async fn profile_chain_range(
         eprintln!("no 10-session chain in the store: chain range not profiled");
         return Ok(());
     }
-    esker::mcp::directory::register_index_tables(serving).await?;
+    esker::service::directory::register_index_tables(serving).await?;
     let list = ScalarValue::List(ScalarValue::new_list_nullable(
         &members,
         &datafusion::arrow::datatypes::DataType::Utf8,

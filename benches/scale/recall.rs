@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use bench_quality::recall::{RareWordOptions, rare_word_queries, recall_at};
-use esker::mcp::catalog::Catalog;
 use esker::mcp::server::EskerServer;
 use esker::search::SearchIndex;
+use esker::service::catalog::Catalog;
 use esker::store::Store;
 use serde_json::{Value, json};
 

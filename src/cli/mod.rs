@@ -1,13 +1,14 @@
-//! The commands for people at a terminal: `setup`, `search`, `show`, `sessions`, `usage`,
-//! `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
+//! The commands for people at a terminal: `setup`, `search`, `show`, `resume`, `sessions`,
+//! `usage`, `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
 //! share: opening the store for reading, calling the MCP tools' own code, colour and exit
 //! codes (0 results, 1 no results, 2 error).
 //!
 //! `search`, `show` and `sessions` run the same tool handlers as the MCP server
-//! ([`crate::mcp::handler::handle`]), so a person sees what an agent sees; `--json` prints
+//! ([`crate::service::handler::handle`]), so a person sees what an agent sees; `--json` prints
 //! the envelope's `data`.
 
 pub mod memory;
+pub mod resume;
 pub mod sample;
 pub mod search;
 pub mod sessions;
@@ -25,9 +26,9 @@ use std::process::ExitCode;
 use serde_json::{Map, Value};
 
 use crate::cli::sample::{StoreLocation, reading_location};
-use crate::mcp::catalog::{AnswerPath, Catalog, CatalogError, NamedQuery, text_list_parameter};
-use crate::mcp::envelope::Timer;
-use crate::mcp::handler::{ToolHandler, handle};
+use crate::service::catalog::{AnswerPath, Catalog, CatalogError, NamedQuery, text_list_parameter};
+use crate::service::envelope::Timer;
+use crate::service::handler::{ToolHandler, handle};
 use crate::store::{Store, StoreError};
 
 /// How a command ended, as the exit code scripts read.
@@ -81,6 +82,9 @@ pub enum CliError {
     /// Publishing to or reading from object storage failed.
     #[error(transparent)]
     Team(#[from] crate::team::TeamError),
+    /// A session cannot be resumed (`esker resume`).
+    #[error(transparent)]
+    Resume(#[from] resume::ResumeError),
 }
 
 /// The store a reading command opens (the sample store when only the sample was indexed),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::cli::style::{self, paint};
 use crate::cli::window::Window;
 use crate::cli::{CliError, Outcome, Reader, SessionFacts, print_json};
-use crate::mcp::search_sessions::{MAX_N_HITS, SearchSessions};
+use crate::service::search_sessions::{MAX_N_HITS, SearchSessions};
 
 /// What `esker search` was asked.
 #[derive(Debug, Clone, Default)]

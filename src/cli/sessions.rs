@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::cli::style::{self, paint};
 use crate::cli::window::Window;
 use crate::cli::{CliError, Outcome, Reader, SessionFacts, print_json};
-use crate::mcp::list_sessions::{ListSessions, MAX_LIMIT};
+use crate::service::list_sessions::{ListSessions, MAX_LIMIT};
 
 /// Where an open window starts and ends (list_sessions needs both ends).
 const EARLIEST: &str = "1970-01-01T00:00:00Z";

@@ -1,7 +1,8 @@
 //! `esker show ID`: a session, turn or event as readable text, from the `open` tool. Prompts
 //! and replies as paragraphs, each tool call on one line with its result's first lines,
 //! reasoning folded to one line; `--full` shows every payload untruncated, `--chain` goes on
-//! through the sessions that continue this one.
+//! through the sessions that continue this one. A session shows the command that resumes it in
+//! its harness (`esker resume`).
 //!
 //! An event without text still shows what it holds (issue #48: a search for a tool's name finds
 //! its empty results, since the index holds the tool name with the text): a tool result that
@@ -11,8 +12,8 @@
 use serde_json::{Value, json};
 
 use crate::cli::style::{self, paint};
-use crate::cli::{CliError, Outcome, Reader, print_json};
-use crate::mcp::open::Open;
+use crate::cli::{CliError, Outcome, Reader, print_json, resume};
+use crate::service::open::Open;
 
 /// Lines of a prompt or reply shown without `--full`.
 const TEXT_LINES: usize = 30;
@@ -69,7 +70,8 @@ pub async fn run(reader: &Reader, options: &ShowOptions) -> Result<Outcome, CliE
     Ok(Outcome::Found)
 }
 
-async fn open(reader: &Reader, id: &str) -> Result<Value, CliError> {
+/// The `open` tool's `data` for a session, turn or event id.
+pub(crate) async fn open(reader: &Reader, id: &str) -> Result<Value, CliError> {
     reader.call::<Open>(json!({"id": id})).await
 }
 
@@ -123,6 +125,7 @@ impl Renderer<'_> {
             &format!("{}\n", text(&session["id"])),
             self.colors,
         ));
+        out.push_str(&self.resume_line(&session["id"]).await?);
         for link in [
             "previous_session_id",
             "parent_session_id",
@@ -152,6 +155,18 @@ impl Renderer<'_> {
             out.push_str(&self.turn_events(&opened).await?);
         }
         Ok(out)
+    }
+
+    /// `resume: cd DIR && COMMAND` (`esker resume`'s command), or nothing when the session's
+    /// harness has no resume command.
+    async fn resume_line(&self, session_id: &Value) -> Result<String, CliError> {
+        let Some(session_id) = session_id.as_str() else {
+            return Ok(String::new());
+        };
+        let line = resume::resume_line(self.reader, session_id).await?;
+        Ok(line.map_or_else(String::new, |line| {
+            paint(style::DIM, &format!("resume: {line}\n"), self.colors)
+        }))
     }
 
     fn turn_header(&self, data: &Value) -> String {

@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 use crate::cli::style::{self, paint};
 use crate::cli::window::Window;
 use crate::cli::{CliError, Outcome, Reader, print_json};
-use crate::mcp::catalog::{NamedQuery, text_parameter, timestamp_parameter};
-use crate::mcp::rows::Row;
+use crate::service::catalog::{NamedQuery, text_parameter, timestamp_parameter};
+use crate::service::rows::Row;
 
 const USAGE_BY_KEY: NamedQuery = NamedQuery {
     name: "usage_by_key",
@@ -255,7 +255,7 @@ pub async fn usage_groups(
     Ok(groups)
 }
 
-fn row_totals(row: &Row<'_>) -> Result<(String, String, Totals), crate::mcp::rows::RowError> {
+fn row_totals(row: &Row<'_>) -> Result<(String, String, Totals), crate::service::rows::RowError> {
     let sum = |name: &str| row.opt_i64(name).map(Option::unwrap_or_default);
     let totals = Totals {
         input_tokens: sum("input_tokens")?,
@@ -442,7 +442,7 @@ mod tests {
             .collect()
             .await
             .unwrap();
-        let rows = crate::mcp::rows::Rows::from_batches(&batches).unwrap();
+        let rows = crate::service::rows::Rows::from_batches(&batches).unwrap();
         rows.iter()
             .map(|row| {
                 (

@@ -3,7 +3,8 @@
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
 //! `chats/<hash>/<chat>/store.db`, one chat each); Cline and Roo Code task
-//! folders are groups too. Discovery maps every member file to its
+//! folders are groups too, and so are the legacy Qwen Code recordings of one session
+//! (`ingest::qwen_legacy`). Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
 //! session takes from shared files (titles, working directories), so a change to any of them
@@ -37,6 +38,7 @@ use crate::ingest::lines::JsonLine;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
+use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
 use crate::redact::Redactor;
 use crate::store::rows::AssembledSession;
@@ -56,6 +58,9 @@ pub enum GroupKind {
     Cline,
     /// A Roo Code task folder.
     Roo,
+    /// The legacy Qwen Code recordings of one session (`chats/session-*-<id>.json`, keyed by
+    /// `chats/session-<id>`).
+    QwenChats,
 }
 
 impl GroupKind {
@@ -67,6 +72,7 @@ impl GroupKind {
             GroupKind::KimiCode => Format::KimiCode,
             GroupKind::Cline => Format::ClineTask,
             GroupKind::Roo => Format::RooTask,
+            GroupKind::QwenChats => Format::QwenJson,
         }
     }
 }
@@ -252,6 +258,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
             key,
         }));
     }
+    if let Some(key) = qwen_legacy::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::QwenChats,
+            key,
+        }));
+    }
     opencode_tree::key_of(path).map(|key| {
         Claim::Member(Group {
             kind: GroupKind::OpenCodeTree,
@@ -322,7 +334,54 @@ pub(super) fn read_group(
         GroupKind::Kimi => read_kimi(group, previous, options),
         GroupKind::KimiCode => read_kimi_code(group, previous, options),
         GroupKind::Cline | GroupKind::Roo => read_cline(group, previous, options),
+        GroupKind::QwenChats => read_qwen_chats(group, previous, options),
     }
+}
+
+/// A legacy Qwen Code session's recordings, read and merged into one session; its rows name
+/// the first recording as their source.
+fn read_qwen_chats(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let members = qwen_legacy::members(&group.key);
+    let Some(stamp) = changed_stamp(group, previous, &members, "") else {
+        return FileOutcome::Unchanged;
+    };
+    let mut parses = Vec::new();
+    let mut bytes_read = 0;
+    let mut secrets_redacted = 0;
+    for member in &members {
+        let Ok(bytes) = fs::read(member) else {
+            continue;
+        };
+        bytes_read += bytes.len() as u64;
+        let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        if !qwen::sniff_json(&value) {
+            continue;
+        }
+        if options.redact {
+            secrets_redacted += options.redactor.redact_value(&mut value) as u64;
+        }
+        parses.push(qwen::parse_json(member, &value));
+    }
+    if parses.is_empty() {
+        return skipped(&stamp);
+    }
+    let read = GroupRead {
+        output: qwen_legacy::merge(parses),
+        malformed: Vec::new(),
+        bytes_read,
+        secrets_redacted,
+    };
+    let source_path = members
+        .first()
+        .cloned()
+        .unwrap_or_else(|| group.key.clone());
+    ingested_from(group, &source_path, &stamp, previous, options, read)
 }
 
 fn read_kimi_code(
@@ -474,11 +533,23 @@ fn ingested(
     options: &IndexOptions,
     read: GroupRead,
 ) -> FileOutcome {
+    ingested_from(group, &group.key, stamp, previous, options, read)
+}
+
+/// [`ingested`], the sessions naming `source_path` as their source.
+fn ingested_from(
+    group: &Group,
+    source_path: &Path,
+    stamp: &Fingerprint,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+    read: GroupRead,
+) -> FileOutcome {
     let format = group.kind.format();
     let malformed_lines = read.malformed.len() as u64;
     let mut issues = read.malformed;
     issues.extend(issues_of(&read.output));
-    let sessions = assemble_all(&read.output, &group.key, fallback_time(stamp), options);
+    let sessions = assemble_all(&read.output, source_path, fallback_time(stamp), options);
     let ids = ids_of(&sessions);
     let removed_sessions = removed(previous, &ids);
     let mut checkpoint = checkpoint_of(stamp, format.name(), ids, malformed_lines);

@@ -24,6 +24,7 @@ use crate::ingest::reader::{ReadLimits, stream_json_lines};
 use crate::ingest::{
     Content, Format, Recognised, format_named, line_format, parse, recognise_whole,
 };
+use crate::model::EventType;
 use crate::redact::Redactor;
 use crate::store::commit::CommitInput;
 use crate::store::rows::AssembledSession;
@@ -115,6 +116,48 @@ pub struct IndexSummary {
     pub elapsed: Duration,
     pub generation: Option<u64>,
     pub by_format: BTreeMap<&'static str, usize>,
+    /// Records of a type esker does not know, kept as `unknown` events: per source, how many of
+    /// each type (the event's subtype) the files read in this pass hold. Drift shows here the
+    /// day a harness ships a new record type.
+    pub unknown_records: BTreeMap<&'static str, BTreeMap<String, u64>>,
+}
+
+impl IndexSummary {
+    /// Counts the `unknown` events of sessions read in this pass by source and record type.
+    fn count_unknown_records(&mut self, sessions: &[AssembledSession]) {
+        let unknown = sessions
+            .iter()
+            .flat_map(|session| &session.events)
+            .filter(|event| event.event_type == EventType::Unknown);
+        for event in unknown {
+            let record_type = event.subtype.as_deref().unwrap_or("untyped");
+            *self
+                .unknown_records
+                .entry(event.source.as_str())
+                .or_default()
+                .entry(record_type.to_string())
+                .or_default() += 1;
+        }
+    }
+
+    /// One line per source that had records of unknown types: `claude: 2 unknown record
+    /// types: foo ×12, bar ×1` (most frequent first).
+    pub fn unknown_record_lines(&self) -> Vec<String> {
+        self.unknown_records
+            .iter()
+            .map(|(source, types)| {
+                let mut counted: Vec<(&String, &u64)> = types.iter().collect();
+                counted.sort_by(|left, right| right.1.cmp(left.1).then(left.0.cmp(right.0)));
+                let listed = counted
+                    .iter()
+                    .map(|(record_type, count)| format!("{record_type} \u{d7}{count}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let noun = if types.len() == 1 { "type" } else { "types" };
+                format!("{source}: {} unknown record {noun}: {listed}", types.len())
+            })
+            .collect()
+    }
 }
 
 impl fmt::Display for IndexSummary {
@@ -163,7 +206,11 @@ impl fmt::Display for IndexSummary {
             seconds,
             megabytes,
             throughput
-        )
+        )?;
+        for line in self.unknown_record_lines() {
+            write!(formatter, "\n{line}")?;
+        }
+        Ok(())
     }
 }
 
@@ -598,6 +645,7 @@ fn record_outcome(
             summary.files_ingested += 1;
             summary.malformed_lines += ingested.malformed_lines;
             summary.parser_warnings += ingested.parser_warnings;
+            summary.count_unknown_records(&ingested.sessions);
             summary.secrets_redacted += ingested.secrets_redacted;
             *summary.by_format.entry(ingested.format.name()).or_default() += 1;
             summary.bytes_read += ingested.checkpoint.complete_offset;
@@ -1133,4 +1181,33 @@ fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) ->
     }
     locations.extend(env_dir("OPENCODE_DB").filter(|path| path.is_file()));
     locations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_record_types_are_reported_per_source_most_frequent_first() {
+        let mut summary = IndexSummary::default();
+        assert!(summary.unknown_record_lines().is_empty());
+        assert!(!summary.to_string().contains('\n'));
+        let claude = summary.unknown_records.entry("claude").or_default();
+        claude.insert("bar".to_string(), 1);
+        claude.insert("foo".to_string(), 12);
+        summary
+            .unknown_records
+            .entry("codex")
+            .or_default()
+            .insert("event_msg/new_thing".to_string(), 3);
+        assert_eq!(
+            summary.unknown_record_lines(),
+            [
+                "claude: 2 unknown record types: foo \u{d7}12, bar \u{d7}1",
+                "codex: 1 unknown record type: event_msg/new_thing \u{d7}3",
+            ]
+        );
+        let printed = summary.to_string();
+        assert!(printed.ends_with("codex: 1 unknown record type: event_msg/new_thing \u{d7}3"));
+    }
 }

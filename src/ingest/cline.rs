@@ -264,6 +264,14 @@ impl Parser {
                     Some("task_progress"),
                 ));
             }
+            (_, message_type) if !is_bookkeeping(kind, message_type) => {
+                // A message type esker does not know: kept, named `say:<type>` / `ask:<type>`.
+                let name = format!("{kind}:{message_type}");
+                let mut event =
+                    plain_event(at.key, EventType::Unknown, line, at.time, text, Some(&name));
+                event.payload = Some(message.clone());
+                self.events.push(event);
+            }
             _ => {}
         }
     }
@@ -577,6 +585,47 @@ fn adopt_call_ids(
 }
 
 /// True when a command's output reports a non-zero exit code.
+/// Message types Cline and Roo write that carry nothing esker indexes: UI state, retries,
+/// checkpoints, approval prompts (their content is in the messages around them).
+const BOOKKEEPING: [&str; 30] = [
+    "checkpoint_created",
+    "api_req_finished",
+    "api_req_retried",
+    "api_req_deleted",
+    "deleted_api_reqs",
+    "error_retry",
+    "resume_task",
+    "resume_completed_task",
+    "completion_result",
+    "mcp_server_request_started",
+    "load_mcp_documentation",
+    "auto_approval_max_req_reached",
+    "mistake_limit_reached",
+    "shell_integration_warning",
+    "shell_integration_warning_with_suggestion",
+    "browser_action_launch",
+    "browser_action",
+    "browser_action_result",
+    "new_task",
+    "condense",
+    "condense_context",
+    "clineignore_error",
+    "info",
+    "user_feedback_diff",
+    "hook",
+    "hook_output",
+    "use_mcp_server",
+    "text",
+    "reasoning",
+    "task_progress",
+];
+
+/// Whether a message type is known and carries nothing to index (or nothing in this shape:
+/// an empty `reasoning`, a second `ask:completion_result`...).
+fn is_bookkeeping(kind: &str, message_type: &str) -> bool {
+    !matches!(kind, "say" | "ask") || message_type.is_empty() || BOOKKEEPING.contains(&message_type)
+}
+
 fn exited_with_failure(output: &str) -> bool {
     reported_exit_code(output).is_some_and(|code| code != 0)
 }
@@ -612,7 +661,7 @@ fn usage_of(request: &Value) -> Option<TokenUsage> {
 
 /// The directory in Cline's environment details: `# Current Working Directory (<dir>) Files`
 /// (Roo: `# Current Workspace Directory (<dir>) Files`).
-fn working_directory(request: &str) -> Option<String> {
+pub(super) fn working_directory(request: &str) -> Option<String> {
     [
         "# Current Working Directory (",
         "# Current Workspace Directory (",

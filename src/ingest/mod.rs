@@ -8,6 +8,7 @@ pub mod amp;
 pub mod antigravity;
 pub mod claude;
 pub mod cline;
+pub mod cline_api;
 pub mod codex;
 pub mod content;
 pub mod copilot;
@@ -25,6 +26,7 @@ pub mod opencode;
 pub mod pi;
 pub mod protowire;
 pub mod qwen;
+pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
 
@@ -77,6 +79,8 @@ pub enum Format {
     RooTask,
     /// A cursor-agent chat store (`chats/<hash>/<chat>/store.db`, SQLite).
     CursorStore,
+    /// A Cline `api_conversation_history.json` without its task folder's `ui_messages.json`.
+    ClineApiHistory,
 }
 
 impl Format {
@@ -106,6 +110,7 @@ impl Format {
             Format::ClineTask => "cline_task",
             Format::RooTask => "roo_task",
             Format::CursorStore => "cursor_store",
+            Format::ClineApiHistory => "cline_api_history",
         }
     }
 }
@@ -176,8 +181,9 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
     }
 }
 
-/// Recognises a whole-file log in `bytes`: JSON (Gemini, Qwen and Amp) or an aider Markdown
-/// history (kept whole as one JSON string, so redaction treats it like any other value).
+/// Recognises a whole-file log in `bytes`: JSON (Gemini, Qwen, Amp, Copilot's history, a lone
+/// Cline API history) or an aider Markdown history (kept whole as one JSON string, so
+/// redaction treats it like any other value).
 pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     if aider::sniff_text(bytes) {
         return Recognised::Known {
@@ -207,6 +213,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if cline_api::sniff(&value) => Recognised::Known {
+            format: Format::ClineApiHistory,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -216,6 +227,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::QwenJson
                         | Format::AmpThread
                         | Format::CopilotHistory
+                        | Format::ClineApiHistory
                 )
             ) =>
         {
@@ -269,6 +281,7 @@ pub fn parse(
         (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
         (Format::CopilotHistory, Content::Whole(value)) => copilot_history::parse(path, value),
         (Format::AiderHistory, Content::Whole(text)) => aider::parse(path, text),
+        (Format::ClineApiHistory, Content::Whole(value)) => cline_api::parse(path, value),
         (Format::FactorySession, Content::Lines(split)) => {
             factory::parse(path, &split.lines, sidecar)
         }
@@ -307,6 +320,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClineTask,
         Format::RooTask,
         Format::CursorStore,
+        Format::ClineApiHistory,
     ]
     .into_iter()
     .find(|format| format.name() == name)

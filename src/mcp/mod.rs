@@ -1,50 +1,22 @@
 //! `esker serve`: the MCP server (stdio). Its default profile serves `search_sessions`, `open`,
 //! `list_sessions` and `file_attention`, implementing the Moraine MCP search interface
 //! contract; other profiles
-//! ([`profiles`]) serve other contracts over the same service layer.
+//! ([`profiles`]) serve other contracts over the same service layer ([`crate::service`]).
 //!
 //! Layout, request order:
 //! - [`server`]: the rmcp `ServerHandler` (server info, instructions, tool routing).
-//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`, `relay`), each a thin
-//!   adapter over the modules below.
+//! - [`profiles`]: the tool sets `--profile` chooses (`moraine`, `agtrace`, `relay`, `memory`),
+//!   each a thin adapter over [`crate::service`] (the tools' logic, catalog, envelopes,
+//!   validation and cursors every front end shares).
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
-//! - [`handler`]: the shared lifecycle: validate, run under a deadline, wrap in an envelope.
-//! - [`validate`], [`cursor`]: strict argument validation, typed ids, list cursors.
-//! - [`search_sessions`], [`open`], [`list_sessions`], [`file_attention`]: one module per
-//!   tool; [`harness`]: Moraine's harness names of esker's sources.
-//! - [`project_scope`]: `--project-only`, the launch project every tool is limited to (held by
-//!   the [`catalog`], applied to its searches and by each tool's SQL and id checks).
-//! - [`catalog`]: warm DataFusion context + tantivy reader per store generation, named
-//!   queries from `queries/*.sql`; [`rows`]: typed access to query results; [`directory`],
-//!   [`keyed_table`]: the `session_index` / `turn_index` tables, in memory once loaded.
-//! - [`envelope`], [`text`], [`usage`]: response envelopes, errors, SLA; timestamps, snippets,
-//!   scores; token usage objects.
 //! - [`stdio`]: the transport, with a guard that answers lines rmcp cannot parse.
 //!
 //! stdout carries the protocol; all logs go to stderr.
 
-pub mod catalog;
-pub mod chain;
-pub mod cursor;
-pub mod directory;
-pub mod envelope;
-pub mod file_attention;
-pub mod handler;
-pub mod ingest_status;
-pub mod keyed_table;
-pub mod list_sessions;
-pub mod open;
-pub mod origin;
 pub mod profiles;
-pub mod project_scope;
-pub mod rows;
-pub mod search_sessions;
 pub mod server;
 pub mod stdio;
-pub mod text;
 pub mod tools;
-pub mod usage;
-pub mod validate;
 
 use std::path::PathBuf;
 
@@ -52,10 +24,10 @@ use anyhow::Context;
 use rmcp::ServiceExt;
 
 use crate::indexer::status::IngestMonitor;
-use crate::mcp::catalog::Catalog;
 use crate::mcp::profiles::ProfileSet;
-use crate::mcp::project_scope::ProjectScope;
 use crate::mcp::server::EskerServer;
+use crate::service::catalog::Catalog;
+use crate::service::project_scope::ProjectScope;
 
 /// Serves the store at `data_dir` over stdio with `profiles` until the client disconnects.
 /// `monitor` follows the indexer that keeps the store fresh (external when another process does);

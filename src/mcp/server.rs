@@ -15,11 +15,11 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{Timer, ToolName, ToolReply};
-use crate::mcp::ingest_status::indexer_meta;
 use crate::mcp::profiles::ProfileSet;
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::Catalog;
+use crate::service::envelope::{Timer, ToolName, ToolReply};
+use crate::service::ingest_status::indexer_meta;
+use crate::service::validate::Arguments;
 
 /// The esker MCP server; cheap to clone (shared catalog, profiles and tool list).
 #[derive(Clone)]

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::mcp::envelope::{ERROR_SCHEMA_VERSION, ErrorCode, ToolName};
-use crate::mcp::file_attention::request as file_attention;
-use crate::mcp::list_sessions::{self, MODES};
-use crate::mcp::search_sessions;
 use crate::model::{EventType, Source};
+use crate::service::envelope::{ERROR_SCHEMA_VERSION, ErrorCode, ToolName};
+use crate::service::file_attention::request as file_attention;
+use crate::service::list_sessions::{self, MODES};
+use crate::service::search_sessions;
 
 /// Server instructions: the narrow-to-wide workflow in a few lines.
 pub const INSTRUCTIONS: &str = "esker indexes local coding-agent session history (Codex, Claude Code, Gemini CLI) as sessions > turns > events. Work narrow to wide:

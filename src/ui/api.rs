@@ -26,7 +26,7 @@ use crate::cli::search::{Found, SearchOptions, find};
 use crate::cli::sessions::{SessionsOptions, list};
 use crate::cli::usage::{UsageOptions, report};
 use crate::cli::{CliError, SessionFacts};
-use crate::mcp::envelope::ToolName;
+use crate::service::envelope::ToolName;
 use crate::ui::AppState;
 
 /// An API failure: a JSON `{"error": {"code", "message"}}` with its HTTP status.
@@ -204,12 +204,13 @@ pub async fn usage(
     Ok(Json(report(&state.reader, &options).await?.to_json()))
 }
 
-/// `GET /api/resume/{id}`: `{"command": ...}`, null when the harness has none esker knows.
+/// `GET /api/resume/{id}`: `{"command": ...}`, the line `esker resume --print` prints (a
+/// sub-agent's is its top-level session's); null when the harness has none esker knows.
 pub async fn resume(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let command = crate::ui::resume::command(&state.reader, &id).await?;
+    let command = crate::cli::resume::resume_line(&state.reader, &id).await?;
     Ok(Json(json!({"session_id": id, "command": command})))
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::cli::{CliError, Reader};
-use crate::mcp::open::Open;
+use crate::service::open::Open;
 
 /// The Markdown of session `session_id` (every turn, every event, full content).
 pub async fn session_markdown(reader: &Reader, session_id: &str) -> Result<String, CliError> {

@@ -8,14 +8,13 @@
 //! nothing is fetched from the internet.
 //!
 //! Layout: [`security`] (token, Host/Origin checks, response headers), [`api`] (JSON
-//! endpoints), [`export`] (a session as Markdown), [`resume`] (the harness's resume command),
+//! endpoints), [`export`] (a session as Markdown), the resume line of `cli::resume`,
 //! [`live`] (SSE on new generations), [`assets`] (the embedded files and page routes).
 
 pub mod api;
 pub mod assets;
 pub mod export;
 pub mod live;
-pub mod resume;
 pub mod security;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -27,7 +26,7 @@ use axum::routing::{get, post};
 use crate::cli::sample::StoreLocation;
 use crate::cli::{CliError, Reader};
 use crate::indexer::status::IngestMonitor;
-use crate::mcp::catalog::{Catalog, CatalogError};
+use crate::service::catalog::{Catalog, CatalogError};
 use crate::mcp::profiles::ProfileSet;
 use crate::memory::policy::Policy;
 use crate::memory::service::{MemoryService, MemorySettings};

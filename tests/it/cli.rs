@@ -1,8 +1,10 @@
-//! The commands for people (`esker setup/search/show/sessions/usage`) run as the real binary:
-//! the sample corpus kept out of the real store, config files edited in place and restored,
-//! search/show/sessions answers checked against the tables, colour only on a terminal.
+//! The commands for people (`esker setup/search/show/resume/sessions/usage`) run as the real
+//! binary: the sample corpus kept out of the real store, config files edited in place and
+//! restored, search/show/resume/sessions answers checked against the tables, colour only on a
+//! terminal.
 
 mod commands;
+mod resume;
 mod sample;
 mod setup;
 mod terminal;

@@ -215,7 +215,12 @@ fn copilot_tokens(path: &Path) -> Tokens {
 /// count like Gemini's.
 fn qwen_tokens(path: &Path) -> Tokens {
     if path.extension().is_some_and(|ext| ext == "json") {
-        return gemini_tokens(path);
+        // A legacy session's later chats (same id suffix) are read with it as one session.
+        let mut sum = Tokens::default();
+        for recording in qwen_recordings(path) {
+            sum.add(gemini_tokens(&recording));
+        }
+        return sum;
     }
     let mut sum = Tokens::default();
     for record in json_lines(path) {
@@ -878,5 +883,821 @@ fn corpus_token_sums_match_the_raw_json_per_file() {
     assert_eq!(
         without_models, 0,
         "a session with a model lists it in models"
+    );
+}
+
+// ---- Event counts: prompts, tool calls, tool results and replies per real file (issue #48) ----
+
+/// What a log holds, counted straight from its raw format.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Counts {
+    prompts: i64,
+    tool_calls: i64,
+    tool_results: i64,
+    replies: i64,
+}
+
+fn whole_json(path: &Path) -> Value {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
+}
+
+fn str_of<'v>(value: &'v Value, pointer: &str) -> &'v str {
+    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The text of a Claude / Anthropic `content` (a string, or its text blocks).
+fn anthropic_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn without_tag(text: &str, tag: &str) -> String {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    let mut kept = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(&open) {
+        kept.push_str(&rest[..start]);
+        match rest[start..].find(&close) {
+            Some(end) => rest = &rest[start + end + close.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// Claude Code: records once per `uuid`; a user record of tool results counts them by
+/// `tool_use_id` (once each); any other user record is a prompt when one of its text blocks
+/// (or an image) is the user's: not meta, not a compact summary, `origin.kind` `human` when
+/// given, not command output, an interrupt, a notification, IDE context, reminders only or a
+/// fork's directive; typed slash and bash commands are prompts, and so are the prompts queued
+/// while the agent worked (`queued_command` attachments). Calls: distinct `tool_use` ids.
+/// Replies: distinct API messages with text (API error messages apart).
+fn claude_counts(path: &Path) -> Counts {
+    let mut seen = std::collections::HashSet::new();
+    let (mut calls, mut results, mut replies) = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    let mut prompts = 0;
+    let injected = [
+        "<local-command-",
+        "<bash-stdout>",
+        "<bash-stderr>",
+        "<task-notification>",
+        "[Request interrupted",
+        "Caveat: The messages below",
+        "<ide_",
+        "<fork-boilerplate>",
+    ];
+    let records = json_lines(path);
+    // uuid -> the API message of the first assistant record answering it.
+    let mut answers: BTreeMap<String, String> = BTreeMap::new();
+    for record in &records {
+        if str_of(record, "/type") == "assistant" {
+            let (parent, id) = (str_of(record, "/parentUuid"), str_of(record, "/message/id"));
+            if !parent.is_empty() && !id.is_empty() {
+                answers
+                    .entry(parent.to_string())
+                    .or_insert_with(|| id.to_string());
+            }
+        }
+    }
+    let mut typed_prompts = std::collections::HashSet::new();
+    for (line, record) in records.iter().enumerate() {
+        let uuid = str_of(record, "/uuid");
+        if !uuid.is_empty() && !seen.insert(uuid.to_string()) {
+            continue;
+        }
+        let content = record.pointer("/message/content").unwrap_or(&Value::Null);
+        let blocks = content.as_array().cloned().unwrap_or_default();
+        match str_of(record, "/type") {
+            "assistant" => {
+                for block in &blocks {
+                    if matches!(str_of(block, "/type"), "tool_use" | "server_tool_use") {
+                        calls.insert(str_of(block, "/id").to_string());
+                    }
+                }
+                let is_error =
+                    record.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
+                if !is_error && !anthropic_text(content).trim().is_empty() {
+                    let id = str_of(record, "/message/id");
+                    replies.insert(if id.is_empty() {
+                        format!("line{line}")
+                    } else {
+                        id.to_string()
+                    });
+                }
+            }
+            // A prompt typed while the agent worked, joined to the running turn.
+            "attachment" if str_of(record, "/attachment/type") == "queued_command" => {
+                let prompt =
+                    anthropic_text(record.pointer("/attachment/prompt").unwrap_or(&Value::Null));
+                let origin = str_of(record, "/attachment/origin/kind");
+                let mode = str_of(record, "/attachment/commandMode");
+                if matches!(origin, "" | "human")
+                    && matches!(mode, "" | "prompt")
+                    && !prompt.trim_start().starts_with("<task-notification>")
+                {
+                    prompts += 1;
+                }
+            }
+            "user" => {
+                let result_ids: Vec<&str> = blocks
+                    .iter()
+                    .filter(|block| str_of(block, "/type") == "tool_result")
+                    .map(|block| str_of(block, "/tool_use_id"))
+                    .collect();
+                if !result_ids.is_empty() {
+                    results.extend(result_ids.iter().map(|id| id.to_string()));
+                    continue;
+                }
+                let flagged = ["isMeta", "isCompactSummary"]
+                    .iter()
+                    .any(|flag| record.get(*flag).and_then(Value::as_bool) == Some(true));
+                let origin = str_of(record, "/origin/kind");
+                if flagged || (!origin.is_empty() && origin != "human") {
+                    continue;
+                }
+                let texts: Vec<String> = match content {
+                    Value::String(text) => vec![text.clone()],
+                    _ => blocks
+                        .iter()
+                        .filter(|block| str_of(block, "/type") == "text")
+                        .map(|block| str_of(block, "/text").to_string())
+                        .collect(),
+                };
+                let typed = texts.iter().any(|text| {
+                    let text = without_tag(text, "system-reminder");
+                    let text = text.trim();
+                    text.contains("<command-name>")
+                        || (!text.is_empty()
+                            && !injected.iter().any(|prefix| text.starts_with(prefix)))
+                });
+                let has_image = blocks
+                    .iter()
+                    .any(|block| matches!(str_of(block, "/type"), "image" | "document"));
+                if !typed && !has_image {
+                    continue;
+                }
+                // A resume rewrites the history under new uuids: a prompt and its copy are
+                // answered by the same API message.
+                let answer = answers
+                    .get(uuid)
+                    .cloned()
+                    .unwrap_or_else(|| format!("uuid {uuid}"));
+                typed_prompts.insert(answer);
+            }
+            _ => {}
+        }
+    }
+    Counts {
+        prompts: prompts + typed_prompts.len() as i64,
+        tool_calls: calls.len() as i64,
+        tool_results: results.len() as i64,
+        replies: replies.len() as i64,
+    }
+}
+
+/// Codex rollouts: prompts are `event_msg/user_message`; calls the response items
+/// (`function_call`, `custom_tool_call`, `local_shell_call`, `tool_search_call`,
+/// `image_generation_call` by call id, `web_search_call` per item) plus the tool events
+/// (`exec_command_end`, `mcp_tool_call_end`, ...) of calls no response item records; results
+/// the `*_output` items by call id plus those events; replies the assistant messages with
+/// text. Legacy records without the `payload` wrapper count alike. A forked rollout's copy of
+/// its parent's history (after a `session_meta` of another id) is not the session's.
+fn codex_counts(path: &Path) -> Counts {
+    let records = json_lines(path);
+    let item = |record: &Value| -> Value {
+        match record.get("payload") {
+            Some(payload) if payload.is_object() => payload.clone(),
+            _ => record.clone(),
+        }
+    };
+    let own_id = records
+        .iter()
+        .find(|record| str_of(record, "/type") == "session_meta")
+        .map(|record| str_of(record, "/payload/id").to_string());
+    let mut copied = false;
+    let mut kept = Vec::new();
+    for (index, record) in records.iter().enumerate() {
+        if str_of(record, "/type") == "session_meta" && index > 0 {
+            let id = str_of(record, "/payload/id");
+            copied = own_id
+                .as_deref()
+                .is_some_and(|own| !id.is_empty() && id != own);
+            continue;
+        }
+        if copied
+            && matches!(
+                str_of(record, "/payload/type"),
+                "task_started" | "turn_context"
+            )
+        {
+            copied = false;
+        }
+        if str_of(record, "/type") == "turn_context" {
+            copied = false;
+        }
+        if !copied {
+            kept.push(item(record));
+        }
+    }
+    let call_kinds = [
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "tool_search_call",
+        "image_generation_call",
+    ];
+    let output_kinds = [
+        "function_call_output",
+        "custom_tool_call_output",
+        "local_shell_call_output",
+        "tool_search_output",
+    ];
+    let call_id = |payload: &Value| -> String {
+        let id = str_of(payload, "/call_id");
+        if id.is_empty() {
+            str_of(payload, "/id").to_string()
+        } else {
+            id.to_string()
+        }
+    };
+    let item_calls: std::collections::HashSet<String> = kept
+        .iter()
+        .filter(|payload| call_kinds.contains(&str_of(payload, "/type")))
+        .map(call_id)
+        .collect();
+    let mut counts = Counts {
+        tool_calls: item_calls.len() as i64,
+        ..Counts::default()
+    };
+    let mut outputs = std::collections::HashSet::new();
+    let mut event_calls = std::collections::HashSet::new();
+    for payload in &kept {
+        let kind = str_of(payload, "/type");
+        let role = str_of(payload, "/role");
+        match kind {
+            "user_message" => counts.prompts += 1,
+            "web_search_call" => counts.tool_calls += 1,
+            "message" if role == "assistant" => {
+                let text: String = payload
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|part| part.get("text").and_then(Value::as_str))
+                    .collect();
+                if !text.trim().is_empty() {
+                    counts.replies += 1;
+                }
+            }
+            _ if output_kinds.contains(&kind) => {
+                outputs.insert(call_id(payload));
+            }
+            _ if kind.ends_with("_end")
+                && [
+                    "exec_command",
+                    "mcp_tool_call",
+                    "patch_apply",
+                    "dynamic_tool_call",
+                    "collab_",
+                ]
+                .iter()
+                .any(|prefix| kind.starts_with(prefix)) =>
+            {
+                let id = call_id(payload);
+                if !id.is_empty() && !item_calls.contains(&id) && event_calls.insert(id) {
+                    counts.tool_calls += 1;
+                    counts.tool_results += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts.tool_results += outputs.len() as i64;
+    // Rollouts from before `event_msg` (mid-2025) record prompts only as user messages; the
+    // ones Codex injects open with a tag or a heading.
+    let has_user_events = kept
+        .iter()
+        .any(|payload| str_of(payload, "/type") == "user_message");
+    if !has_user_events {
+        counts.prompts = kept
+            .iter()
+            .filter(|payload| {
+                str_of(payload, "/type") == "message" && str_of(payload, "/role") == "user"
+            })
+            .filter(|payload| {
+                let text: String = payload
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|part| part.get("text").and_then(Value::as_str))
+                    .collect();
+                let text = text.trim();
+                !text.is_empty() && !text.starts_with('<') && !text.starts_with("# AGENTS.md")
+            })
+            .count() as i64;
+    }
+    counts
+}
+
+/// Gemini CLI and legacy Qwen Code chat recordings: messages once per id (the last copy of a
+/// re-appended one; `$rewindTo` drops the target and what follows). Prompts: user messages
+/// with text besides `<session_context>` / `<system-reminder>` blocks; calls: `toolCalls` by
+/// id, each recorded call with its result; replies: model messages with content.
+fn gemini_counts(paths: &[PathBuf]) -> Counts {
+    let mut kept: Vec<(String, Value)> = Vec::new();
+    for path in paths {
+        let messages: Vec<Value> = if path.extension().is_some_and(|ext| ext == "jsonl") {
+            json_lines(path).into_iter().skip(1).collect()
+        } else {
+            whole_json(path)
+                .get("messages")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        for (index, message) in messages.into_iter().enumerate() {
+            if let Some(target) = message.get("$rewindTo").and_then(Value::as_str) {
+                let position = kept.iter().position(|(id, _)| id == target);
+                kept.truncate(position.unwrap_or(0));
+                continue;
+            }
+            if message.get("type").is_none() {
+                continue;
+            }
+            let id = message
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("#{index}"), str::to_string);
+            match kept.iter_mut().find(|(kept_id, _)| *kept_id == id) {
+                Some(slot) => slot.1 = message,
+                None => kept.push((id, message)),
+            }
+        }
+    }
+    let text_of = |content: &Value| -> String {
+        match content {
+            Value::String(text) => text.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect(),
+            _ => String::new(),
+        }
+    };
+    let mut counts = Counts::default();
+    let mut calls = std::collections::HashSet::new();
+    for (_, message) in &kept {
+        let content = message.get("content").unwrap_or(&Value::Null);
+        match str_of(message, "/type") {
+            "user" => {
+                let text = without_tag(&text_of(content), "session_context");
+                let text = without_tag(&text, "system-reminder");
+                // The CLI's own "System: Please continue." after an interrupted reply.
+                if !text.trim().is_empty() && !text.trim().starts_with("System: Please continue") {
+                    counts.prompts += 1;
+                }
+            }
+            "gemini" | "qwen" => {
+                if !text_of(content).trim().is_empty() {
+                    counts.replies += 1;
+                }
+                for call in message
+                    .get("toolCalls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if calls.insert(str_of(call, "/id").to_string()) {
+                        counts.tool_calls += 1;
+                        counts.tool_results += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// Qwen Code JSONL: prompts are `user` records with text, calls `functionCall` parts by id,
+/// results `tool_result` records and `functionResponse` parts by id, replies `assistant` records
+/// with text that is not a thought.
+fn qwen_jsonl_counts(path: &Path) -> Counts {
+    let mut counts = Counts::default();
+    let (mut calls, mut results) = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    for record in json_lines(path) {
+        let parts = record
+            .pointer("/message/parts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let text: String = parts
+            .iter()
+            .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        match str_of(&record, "/type") {
+            "user" if !without_tag(&text, "system-reminder").trim().is_empty() => {
+                counts.prompts += 1
+            }
+            "assistant" => {
+                for part in &parts {
+                    if let Some(call) = part.get("functionCall") {
+                        calls.insert(str_of(call, "/id").to_string());
+                    }
+                }
+                if !text.trim().is_empty() {
+                    counts.replies += 1;
+                }
+            }
+            "tool_result" => {
+                for part in &parts {
+                    if let Some(response) = part.get("functionResponse") {
+                        results.insert(str_of(response, "/id").to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    counts.tool_calls = calls.len() as i64;
+    counts.tool_results = results.len() as i64;
+    counts
+}
+
+/// Cline `ui_messages.json`: the first `say:text` (or `say:task`) and every `user_feedback` are
+/// prompts; `tool` messages are calls answered by themselves (a `newTask` by its
+/// `subtask_result`), `command` and `use_mcp_server` calls answered by their first output
+/// (`command_output`, `mcp_server_response`); replies are the later `say:text`,
+/// `completion_result`, and the questions the model asks (`followup`, `plan_mode_respond`).
+fn cline_ui_counts(path: &Path) -> Counts {
+    let mut counts = Counts::default();
+    let mut seen_prompt = false;
+    let mut open = false;
+    let messages = whole_json(path);
+    for message in messages.as_array().into_iter().flatten() {
+        let kind = str_of(message, "/type");
+        let subtype = str_of(message, &format!("/{kind}"));
+        let text = str_of(message, "/text").trim();
+        match (kind, subtype) {
+            ("say", "text" | "task") if !seen_prompt => {
+                seen_prompt = true;
+                counts.prompts += i64::from(!text.is_empty());
+            }
+            ("say", "user_feedback") => counts.prompts += i64::from(!text.is_empty()),
+            ("say", "text" | "completion_result") | ("ask", "followup" | "plan_mode_respond") => {
+                counts.replies += i64::from(!text.is_empty())
+            }
+            ("say" | "ask", "tool") => {
+                counts.tool_calls += 1;
+                let tool: Value =
+                    serde_json::from_str(str_of(message, "/text")).unwrap_or_default();
+                if str_of(&tool, "/tool") == "newTask" {
+                    open = true;
+                } else if tool.is_object() {
+                    counts.tool_results += 1;
+                    open = false;
+                } else {
+                    counts.tool_calls -= 1;
+                }
+            }
+            ("say" | "ask", "command") | ("ask", "use_mcp_server") => {
+                counts.tool_calls += 1;
+                open = true;
+            }
+            ("say" | "ask", "command_output")
+            | ("say", "mcp_server_response" | "subtask_result")
+                if open =>
+            {
+                counts.tool_results += 1;
+                open = false;
+            }
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// A lone Cline `api_conversation_history.json`: prompts are the `<task>`, `<feedback>`,
+/// `<answer>` and `<user_message>` elements of user text blocks; calls the `tool_use` blocks;
+/// results the `tool_result` blocks and the user text blocks opening `[<tool> …] Result:`;
+/// replies the assistant messages with text.
+fn cline_api_counts(path: &Path) -> Counts {
+    let mut counts = Counts::default();
+    let messages = whole_json(path);
+    for message in messages.as_array().into_iter().flatten() {
+        let content = message.get("content").unwrap_or(&Value::Null);
+        let blocks = content.as_array().cloned().unwrap_or_default();
+        match str_of(message, "/role") {
+            "user" => {
+                for block in &blocks {
+                    let text = str_of(block, "/text");
+                    match str_of(block, "/type") {
+                        "tool_result" => counts.tool_results += 1,
+                        "text" => {
+                            let opening = text.trim_start();
+                            let bracket = opening
+                                .strip_prefix('[')
+                                .and_then(|rest| rest.split_once("] Result:"))
+                                .map(|(inside, _)| inside.split(" for ").next().unwrap_or(""));
+                            if bracket.is_some_and(|name| {
+                                !name.is_empty()
+                                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                            }) {
+                                counts.tool_results += 1;
+                            }
+                            for tag in ["<task>", "<feedback>", "<answer>", "<user_message>"] {
+                                counts.prompts += text.matches(tag).count() as i64;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "assistant" => {
+                counts.tool_calls += blocks
+                    .iter()
+                    .filter(|block| str_of(block, "/type") == "tool_use")
+                    .count() as i64;
+                if !anthropic_text(content).trim().is_empty() {
+                    counts.replies += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// Aider: aider writes each input as `#### <line>  ` lines (a heading of a reply has no line
+/// break when the file keeps them): a block of them is a prompt. Its notices are `>` lines
+/// (a multi-line one continues up to a blank line); everything else between two prompts is
+/// the one reply to the first.
+fn aider_counts(path: &Path) -> Counts {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let keeps_breaks = text
+        .lines()
+        .any(|line| line.starts_with("#### ") && line.ends_with("  "));
+    let mut counts = Counts::default();
+    let (mut in_prompt, mut in_notice, mut answered) = (false, false, false);
+    for line in text.lines() {
+        let prompt_line = (line.starts_with("#### ") || line.trim_end() == "####")
+            && (!keeps_breaks || line.ends_with("  "));
+        if line.starts_with("# aider chat started at") || prompt_line {
+            counts.replies += i64::from(answered);
+            answered = false;
+            if prompt_line && !in_prompt {
+                counts.prompts += 1;
+            }
+            in_prompt = prompt_line;
+            in_notice = false;
+            continue;
+        }
+        in_prompt = false;
+        if line.trim().is_empty() {
+            in_notice = false;
+        } else if line.starts_with('>') {
+            in_notice = true;
+        } else if !in_notice {
+            answered = true;
+        }
+    }
+    counts.replies += i64::from(answered);
+    counts
+}
+
+/// esker's counts per source file (and source).
+fn stored_counts_by_file(data_dir: &Path) -> BTreeMap<String, (String, Counts)> {
+    let rows = query_rows(
+        data_dir,
+        "SELECT source_path, source, \
+         sum(CASE WHEN type = 'user_input' THEN 1 ELSE 0 END) AS prompts, \
+         sum(CASE WHEN type = 'tool_call' THEN 1 ELSE 0 END) AS calls, \
+         sum(CASE WHEN type = 'tool_response' THEN 1 ELSE 0 END) AS results, \
+         sum(CASE WHEN type = 'assistant_response' THEN 1 ELSE 0 END) AS replies \
+         FROM events GROUP BY source_path, source",
+    );
+    rows.into_iter()
+        .map(|row| {
+            let number = |name: &str| row.get(name).and_then(Value::as_i64).unwrap_or(0);
+            let counts = Counts {
+                prompts: number("prompts"),
+                tool_calls: number("calls"),
+                tool_results: number("results"),
+                replies: number("replies"),
+            };
+            let text = |name: &str| row[name].as_str().unwrap_or_default().to_string();
+            (text("source_path"), (text("source"), counts))
+        })
+        .collect()
+}
+
+/// The legacy Qwen recordings read with `path` as one session (same folder, same id suffix).
+fn qwen_recordings(path: &Path) -> Vec<PathBuf> {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    let Some((_, suffix)) = name.rsplit_once('-') else {
+        return vec![path.to_path_buf()];
+    };
+    let mut members: Vec<PathBuf> = std::fs::read_dir(path.parent().expect("folder"))
+        .expect("list chats")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|member| {
+            member
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| {
+                    name.starts_with("session-") && name.ends_with(&format!("-{suffix}"))
+                })
+        })
+        .collect();
+    members.sort();
+    members
+}
+
+/// The independent count of the file esker names `path` (of `source`), `None` for formats
+/// this test does not count.
+fn independent_counts(path: &Path, source: &str) -> Option<Counts> {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    Some(match source {
+        "claude" => claude_counts(path),
+        "codex" => codex_counts(path),
+        "gemini" => gemini_counts(&[path.to_path_buf()]),
+        "qwen" if name.ends_with(".jsonl") => qwen_jsonl_counts(path),
+        "qwen" => gemini_counts(&qwen_recordings(path)),
+        "cline" if name == "api_conversation_history.json" => cline_api_counts(path),
+        "cline" if path.is_dir() => cline_ui_counts(&path.join("ui_messages.json")),
+        "cline" => cline_ui_counts(path),
+        "aider" => aider_counts(path),
+        _ => return None,
+    })
+}
+
+#[test]
+fn corpus_event_counts_match_an_independent_count_per_file() {
+    let Some((data_dir, _)) = corpus_store() else {
+        return;
+    };
+    let stored = stored_counts_by_file(data_dir);
+    let mut compared = BTreeMap::<String, usize>::new();
+    let mut mismatches = Vec::new();
+    for (path, (source, counts)) in &stored {
+        // `other-formats/` holds sanitized fixtures of parser projects, not real logs.
+        if path.contains("/other-formats/") {
+            continue;
+        }
+        let Some(expected) = independent_counts(Path::new(path), source) else {
+            continue;
+        };
+        *compared.entry(source.clone()).or_default() += 1;
+        if *counts != expected {
+            mismatches.push(format!(
+                "{path} ({source}):\n  esker       {counts:?}\n  independent {expected:?}"
+            ));
+        }
+    }
+    eprintln!("event counts compared per file: {compared:?}");
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    for source in ["claude", "codex", "gemini", "qwen", "cline", "aider"] {
+        assert!(
+            compared.contains_key(source),
+            "no {source} file compared: {compared:?}"
+        );
+    }
+}
+
+// ---- The newest formats, as a person indexes them (issue #48) ----
+
+/// Prompts, calls, results and replies per source of the store.
+fn counts_by_source(data_dir: &Path) -> BTreeMap<String, Counts> {
+    stored_counts_by_file(data_dir).into_values().fold(
+        BTreeMap::new(),
+        |mut by_source, (source, counts)| {
+            let sum = by_source.entry(source).or_insert_with(Counts::default);
+            sum.prompts += counts.prompts;
+            sum.tool_calls += counts.tool_calls;
+            sum.tool_results += counts.tool_results;
+            sum.replies += counts.replies;
+            by_source
+        },
+    )
+}
+
+fn texts_of(data_dir: &Path, source: &str, kind: &str) -> Vec<String> {
+    query_rows(
+        data_dir,
+        &format!(
+            "SELECT text FROM events WHERE source = '{source}' AND type = '{kind}' \
+             ORDER BY timestamp, event_id"
+        ),
+    )
+    .into_iter()
+    .map(|row| row["text"].as_str().unwrap_or_default().to_owned())
+    .collect()
+}
+
+/// Small logs in the shapes the newest versions write (`tests/standalone-fixtures/newest-versions`):
+/// Claude Code 2.1.2xx streaming tool results between records of one API message, with peer and
+/// task-notification records and a record type no version esker knows wrote; a Gemini CLI A2A
+/// server session; a Cline `api_conversation_history.json` alone; an aider history whose replies
+/// span paragraphs and code; a legacy Qwen session written to two chat files. `esker index` keeps
+/// every count exact and reports the unknown record type.
+#[test]
+fn the_newest_formats_count_exactly_as_esker_index_reads_them() {
+    let data = tempfile::tempdir().expect("temp data");
+    let logs = crate::support::standalone_fixture("newest-versions");
+    let stderr = crate::support::index_into(data.path(), &[&logs]);
+    assert!(
+        stderr.contains("claude: 1 unknown record type: brand-new-record \u{d7}1"),
+        "esker index reports the unknown record type: {stderr}"
+    );
+    let counts = |prompts, tool_calls, tool_results, replies| Counts {
+        prompts,
+        tool_calls,
+        tool_results,
+        replies,
+    };
+    let expected = BTreeMap::from([
+        ("aider".to_owned(), counts(2, 0, 0, 2)),
+        ("claude".to_owned(), counts(1, 2, 2, 1)),
+        ("cline".to_owned(), counts(1, 1, 1, 2)),
+        ("gemini".to_owned(), counts(1, 0, 0, 1)),
+        ("qwen".to_owned(), counts(3, 0, 0, 4)),
+    ]);
+    assert_eq!(counts_by_source(data.path()), expected);
+
+    // Injected records are kept, as what they are; the unknown one is kept, named.
+    let subtypes = query_rows(
+        data.path(),
+        "SELECT type, subtype FROM events WHERE source = 'claude' \
+         AND type IN ('system', 'unknown') ORDER BY subtype",
+    );
+    let subtypes: Vec<(String, String)> = subtypes
+        .iter()
+        .map(|row| {
+            let text = |name: &str| row[name].as_str().unwrap_or_default().to_owned();
+            (text("type"), text("subtype"))
+        })
+        .collect();
+    assert_eq!(
+        subtypes,
+        [
+            ("unknown".to_owned(), "brand-new-record".to_owned()),
+            ("system".to_owned(), "peer_message".to_owned()),
+            ("system".to_owned(), "task_notification".to_owned()),
+        ]
+    );
+    assert_eq!(
+        texts_of(data.path(), "gemini", "user_input"),
+        ["add a --dry-run flag to the kestrel importer"]
+    );
+    assert_eq!(
+        texts_of(data.path(), "cline", "user_input"),
+        ["rename the plover flag"]
+    );
+    let aider_replies = texts_of(data.path(), "aider", "assistant_response");
+    assert!(
+        aider_replies[0].starts_with("The test fails because")
+            && aider_replies[0].contains(">>>>>>> REPLACE")
+            && aider_replies[1].contains("It explains the zero start."),
+        "one aider reply per prompt, whole: {aider_replies:?}"
+    );
+    assert_eq!(
+        query_count(
+            data.path(),
+            "SELECT count(DISTINCT session_id) FROM events WHERE source = 'qwen'"
+        ),
+        1,
+        "a legacy Qwen session's two chat files are one session"
     );
 }

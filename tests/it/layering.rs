@@ -11,7 +11,7 @@ use crate::support::manifest_dir;
 /// The layers, lowest first.
 const LAYERS: &[&[&str]] = &[
     &["model", "config", "heap"],
-    &["ids"],
+    &["ids", "resume"],
     &["redact"],
     // Log formats: recognised, read and parsed into the model.
     &["ingest"],
@@ -24,6 +24,8 @@ const LAYERS: &[&[&str]] = &[
     &["engine"],
     // The indexing pass and the team datasets.
     &["indexer", "team"],
+    // The service layer every front end adapts (tools, catalog, envelopes, validation).
+    &["service"],
     &["mcp"],
     &["cli"],
     // The web view: over the MCP tools and the CLI's functions.

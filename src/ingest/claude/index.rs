@@ -134,9 +134,9 @@ impl Index {
         }
     }
 
-    /// A user record re-written under a new uuid by a resume or compaction replay: it is
-    /// answered by an assistant message first seen earlier in the file, or it only carries
-    /// tool results that an earlier line already delivered.
+    /// A user record re-written under a new uuid by a resume or compaction replay: a prompt
+    /// answered by an assistant message first seen earlier in the file, or tool results that
+    /// an earlier line already delivered.
     pub(super) fn is_replayed_user_record(
         &self,
         uuid: Option<&str>,
@@ -170,7 +170,15 @@ impl Index {
                     .get(*id)
                     .is_some_and(|&first| first < line_number)
             });
-        answered_earlier || results_delivered_earlier
+        // Claude Code 2.1.1xx+ runs tools while a response still streams: one API message is
+        // written as several assistant records with the results of its first calls between
+        // them, so a record of new results is answered by a message first seen before it
+        // without being a replay (issue #48). Results are replayed only when delivered before.
+        if result_ids.is_empty() {
+            answered_earlier
+        } else {
+            results_delivered_earlier
+        }
     }
 
     /// The first record of the sidechain chain `uuid` belongs to.

@@ -14,7 +14,12 @@
 //!   user record or a `queued_command` attachment), `permission-mode`/`mode`, `last-prompt` (resume
 //!   bookmark repeating a prompt), `agent-name` (repeats `custom-title`), `progress` (streaming tool
 //!   and sub-agent progress, repeated by the final tool result and the sub-agent transcript),
-//!   `pr-link`, `bridge-session`, `atis-latch`.
+//!   `pr-link`, `bridge-session` (remote-control pointer), `atis-latch`, and from 2.1.2xx
+//!   `file-history-delta` (incremental `/rewind` backups), `fork-context-ref` (a fork sub-agent's
+//!   reference to the parent history it inherits) and `frame-link` (an artifact link).
+//! - Any other record type is an `unknown` event named by its type (`esker index` reports them).
+//! - A `user` record whose `origin.kind` is not `human` (`peer`, `task-notification`) or that
+//!   opens a fork with `<fork-boilerplate>` is context the harness wrote, a `system` event.
 //!
 //! Sub-agents (`isSidechain: true` records) become their own sessions linked to the parent.
 //!

@@ -26,6 +26,11 @@ const SKIPPED_TYPES: &[&str] = &[
     "pr-link",
     "bridge-session",
     "atis-latch",
+    // Claude Code 2.1.2xx: `/rewind` backup bookkeeping, a fork's reference to the parent
+    // history it starts from (its folder already links it), an artifact link.
+    "file-history-delta",
+    "fork-context-ref",
+    "frame-link",
 ];
 
 /// The usage of one API message and the event that carries it.
@@ -291,6 +296,8 @@ pub(super) fn unknown_event(line: &JsonLine, record: &Map<String, Value>) -> Raw
     event.text = str_field(record, "type")
         .map(|kind| format!("[{kind}]"))
         .unwrap_or_default();
+    // The record type names the unknown event (`esker index` counts them per type).
+    event.subtype = Some(str_field(record, "type").unwrap_or("untyped").to_string());
     event.payload = Some(Value::Object(record.clone()));
     event
 }

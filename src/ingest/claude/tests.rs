@@ -1145,3 +1145,165 @@ fn records_with_an_empty_session_id_never_create_a_session() {
         );
     }
 }
+
+/// Claude Code 2.1.2xx: a tool runs while its API message still streams, so the message's
+/// later records follow the results of its first calls (issue #48).
+#[test]
+fn results_between_records_of_one_streaming_message_are_kept() {
+    let with_parent = |mut record: Value, parent: &str| {
+        record["parentUuid"] = json!(parent);
+        record
+    };
+    let result = |uuid: &str, parent: &str, id: &str| {
+        let mut record = user(
+            uuid,
+            Some(parent),
+            json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}]),
+        );
+        record["sourceToolAssistantUUID"] = json!(parent);
+        record
+    };
+    let values = vec![
+        user("u1", None, json!("read both files")),
+        with_parent(
+            assistant(
+                "a1",
+                "msg_1",
+                json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a"}}),
+                Some("tool_use"),
+            ),
+            "u1",
+        ),
+        result("r1", "a1", "toolu_1"),
+        with_parent(
+            assistant(
+                "a2",
+                "msg_1",
+                json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}),
+                None,
+            ),
+            "r1",
+        ),
+        result("r2", "a2", "toolu_2"),
+        // A resume replays a result under a new uuid: it counts once.
+        result("r2-copy", "a2", "toolu_2"),
+    ];
+    let output = parse_values(&main_path(), values);
+    let session = &output.sessions[0];
+    let results: Vec<_> = session
+        .events
+        .iter()
+        .filter(|event| event.kind == EventType::ToolResponse)
+        .map(|event| event.tool_call_id.as_deref().unwrap_or_default())
+        .collect();
+    assert_eq!(results, ["toolu_1", "toolu_2"]);
+}
+
+/// Records of 2.1.2xx that carry no conversation (`mode`, `ai-title`, `bridge-session`,
+/// `file-history-delta`, `fork-context-ref`, `frame-link`) add no event; user records the
+/// harness wrote (`origin.kind` `peer` / `task-notification`) are `system`, typed ones
+/// (`human`) prompts; a record type nobody knows is an `unknown` event named by its type.
+#[test]
+fn new_record_types_and_origins() {
+    let mut peer = user(
+        "u2",
+        Some("u1"),
+        json!(
+            "Another Claude session sent a message:\n<cross-session-message from=\"uds:/run/x.sock\">build done</cross-session-message>"
+        ),
+    );
+    peer["origin"] = json!({"kind": "peer"});
+    peer["promptSource"] = json!("system");
+    let mut typed = user("u1", None, json!("是否要改用 AgentX?"));
+    typed["origin"] = json!({"kind": "human"});
+    typed["promptSource"] = json!("typed");
+    let values = vec![
+        json!({"type": "mode", "mode": "normal", "sessionId": SID}),
+        json!({"type": "ai-title", "aiTitle": "AgentX 路徑優化", "sessionId": SID}),
+        json!({"type": "bridge-session", "sessionId": SID, "bridgeSessionId": "cse_01", "lastSequenceNum": 0}),
+        typed,
+        json!({"type": "file-history-delta", "messageId": "m1", "snapshotMessageId": "m0",
+               "trackingPath": "/w/CLAUDE.md", "backup": {"backupFileName": null, "version": 1},
+               "timestamp": "2025-11-17T23:50:07.000Z"}),
+        json!({"type": "frame-link", "path": "/tmp/x.html", "frameUrl": "https://claude.ai/code/artifact/1",
+               "title": "gates", "sessionId": SID}),
+        peer,
+        json!({"type": "hologram-sync", "sessionId": SID, "uuid": "h1",
+               "timestamp": "2025-11-17T23:50:08.000Z"}),
+    ];
+    let output = parse_values(&main_path(), values);
+    let session = &output.sessions[0];
+    assert_eq!(session.meta.title.as_deref(), Some("AgentX 路徑優化"));
+    let summary: Vec<(EventType, Option<&str>)> = session
+        .events
+        .iter()
+        .map(|event| (event.kind, event.subtype.as_deref()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (EventType::UserInput, None),
+            (EventType::System, Some("peer_message")),
+            (EventType::Unknown, Some("hologram-sync")),
+        ]
+    );
+}
+
+/// A fork sub-agent (`/subtask`, sidecar `isFork`): its file opens with `fork-context-ref` and a
+/// `<fork-boilerplate>` directive, neither a prompt.
+#[test]
+fn a_fork_sub_agent_has_no_prompt_of_its_own() {
+    let path = format!(
+        "/home/dev/.claude/projects/-home-dev-webapp/{SID}/subagents/agent-a202607291641-fork-461b702d51a31db6.jsonl"
+    );
+    let mut directive = user(
+        "f1",
+        None,
+        json!(
+            "<fork-boilerplate>\nYou are a worker fork. The transcript above is the parent's history.\n</fork-boilerplate>\nretest on 1600"
+        ),
+    );
+    directive["isSidechain"] = json!(true);
+    directive["agentId"] = json!("a202607291641-fork-461b702d51a31db6");
+    let mut reply = assistant(
+        "f2",
+        "msg_f",
+        json!({"type": "text", "text": "Retested: all gates pass."}),
+        Some("end_turn"),
+    );
+    reply["isSidechain"] = json!(true);
+    reply["parentUuid"] = json!("f1");
+    reply["agentId"] = json!("a202607291641-fork-461b702d51a31db6");
+    let values = vec![
+        json!({"type": "fork-context-ref", "agentId": "a202607291641-fork-461b702d51a31db6",
+               "parentSessionId": SID, "parentLastUuid": "p9", "contextLength": 1045}),
+        directive,
+        reply,
+    ];
+    let sidecar = json!({"agentType": "fork", "isFork": true, "description": "retest on 1600",
+                         "name": "202607291641-fork", "spawnDepth": 1});
+    let output = parse(Path::new(&path), &lines(values), Some(&sidecar));
+    let events: Vec<_> = output
+        .sessions
+        .iter()
+        .flat_map(|session| &session.events)
+        .collect();
+    assert!(
+        events
+            .iter()
+            .all(|event| event.kind != EventType::UserInput),
+        "{events:#?}"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|event| event.kind == EventType::AssistantResponse)
+            .count(),
+        1
+    );
+    assert!(
+        events
+            .iter()
+            .any(|event| event.subtype.as_deref() == Some("fork_boilerplate"))
+    );
+}

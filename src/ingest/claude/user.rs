@@ -57,6 +57,16 @@ impl Parser<'_> {
             self.push(session, event);
             return;
         }
+        if let Some(subtype) = injected_subtype(record, content) {
+            // Claude Code 2.1.2xx names where a user record came from: only `human` is typed
+            // (a `peer` is another session's message, a `task-notification` a finished
+            // background task or fork), and a fork starts with its `<fork-boilerplate>`.
+            let mut event = self.base_event(key.to_string(), EventType::System, record, line);
+            event.subtype = Some(subtype.to_string());
+            event.text = content_text(content);
+            self.push(session, event);
+            return;
+        }
         let builder = &self.builders[session];
         if builder.is_subagent && !builder.has_user_input && !has_tool_result(content) {
             // A sub-agent's first user record is the prompt from its parent agent.
@@ -281,6 +291,30 @@ fn classify_user_text(raw: &str) -> Classified {
     let mut classified = make(EventType::UserInput, None, without_reminders.to_string());
     classified.starts_turn = true;
     classified
+}
+
+/// The subtype of a user record the harness wrote for the user rather than the user typed
+/// (its `origin.kind` is not `human`, or it is a fork's directive), without tool results.
+fn injected_subtype(record: &Map<String, Value>, content: &Value) -> Option<&'static str> {
+    if has_tool_result(content) {
+        return None;
+    }
+    if content_text(content)
+        .trim_start()
+        .starts_with("<fork-boilerplate>")
+    {
+        return Some("fork_boilerplate");
+    }
+    let origin = record
+        .get("origin")
+        .and_then(|origin| origin.get("kind"))
+        .and_then(Value::as_str)?;
+    match origin {
+        "human" => None,
+        "task-notification" => Some("task_notification"),
+        "peer" => Some("peer_message"),
+        _ => Some("injected_input"),
+    }
 }
 
 fn is_caveat(text: &str) -> bool {

@@ -9,6 +9,7 @@ use super::NULL;
 use super::parser::Parser;
 use super::text::{match_text, reasoning_parts, str_field};
 use super::tools::{call_name_and_id, event_call_id};
+use crate::ingest::content::strip_tagged;
 
 /// Facts gathered over the whole file before events are emitted (the copies and their originals
 /// can come in either order).
@@ -52,6 +53,15 @@ impl Parser<'_, '_, '_> {
                     } else if own && item == "message" {
                         if str_field(payload, "role") == Some("assistant") {
                             let text = match_text(payload.get("content").unwrap_or(&NULL));
+                            // Codex Desktop appends the memories a reply cites to its text
+                            // (`<oai-mem-citation>…`); its `agent_message` twin carries them
+                            // apart (`memory_citation`), so the twins match without them.
+                            let uncited = strip_tagged(&text, "oai-mem-citation");
+                            if uncited.trim() != text {
+                                self.index
+                                    .assistant_texts
+                                    .insert(uncited.trim().to_string());
+                            }
                             self.index.assistant_texts.insert(text);
                         }
                     } else if own && item == "reasoning" {

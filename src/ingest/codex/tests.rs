@@ -339,6 +339,40 @@ fn agent_message_without_response_item_copy_is_kept() {
 }
 
 #[test]
+fn a_desktop_reply_citing_memories_is_one_reply() {
+    // Codex Desktop (0.12x) appends the memories a reply cites to the response item's text;
+    // the `agent_message` twin carries them in `memory_citation`.
+    let answer = "Yes: the Olympus team is the default.";
+    let cited = format!(
+        "{answer}\n\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-9|note=[Olympus]\n</citation_entries>\n</oai-mem-citation>"
+    );
+    let records = vec![
+        meta(
+            "10:00:00.000",
+            SID,
+            json!({"originator": "Codex Desktop", "source": "vscode"}),
+        ),
+        event_msg(
+            "10:00:01.000",
+            json!({"type": "user_message", "message": "is the team the default?"}),
+        ),
+        event_msg(
+            "10:00:02.000",
+            json!({"type": "agent_message", "message": format!("{answer}\n\n"), "phase": "final_answer",
+                   "memory_citation": {"entries": [{"path": "MEMORY.md"}]}}),
+        ),
+        item(
+            "10:00:02.000",
+            json!({"type": "message", "role": "assistant", "phase": "final_answer",
+                   "content": [{"type": "output_text", "text": cited}]}),
+        ),
+    ];
+    let (session, _) = parse_records(&records);
+    let replies = of_kind(&session, EventType::AssistantResponse);
+    assert_eq!(replies.len(), 1, "{:#?}", keys(&session));
+}
+
+#[test]
 fn reasoning_uses_summaries_and_never_ciphertext() {
     let (session, _) = parse_records(&current_rollout());
     let reasoning = of_kind(&session, EventType::Reasoning);

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::text::{has_function_responses, parts_text};
 use super::{Origin, Slot};
+use crate::ingest::content::strip_tagged;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Class {
@@ -115,6 +116,20 @@ fn classify_user(record: &Value, content: &Value, subagent_task: bool) -> Class 
     }
     if subagent_task {
         return Class::SubagentPrompt { text: sent };
+    }
+    // The A2A server (IDE agent mode) sends the editor's state as a first text part,
+    // `<session_context>…</session_context>`, before the prompt (issue #48): the prompt is
+    // what follows, the whole message what was sent.
+    let typed = strip_tagged(trimmed, "session_context");
+    let typed = typed.trim();
+    if typed.len() != trimmed.len() {
+        if typed.is_empty() {
+            return Class::NoUserText;
+        }
+        return Class::UserPrompt {
+            text: typed.to_string(),
+            sent: Some(sent),
+        };
     }
     // `displayContent` is what the user typed (before @file expansion); `content` what was sent.
     let display = record

@@ -11,6 +11,9 @@ use super::messages::Builder;
 use super::{Origin, Slot, warning};
 use crate::model::{ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, parse_timestamp};
 
+/// The `sessionId` the Gemini CLI A2A server gives every session it records.
+const A2A_SESSION_ID: &str = "a2a-server";
+
 pub(super) fn build_session(
     path: &Path,
     meta_fields: &Map<String, Value>,
@@ -62,6 +65,9 @@ pub(super) fn build_session(
         Some(id) if is_subagent && meta.parent_native_id.as_deref() == Some(id.as_str()) => {
             format!("{id}-{file_stem}")
         }
+        // The A2A server writes every session under the id `a2a-server`: its file tells them
+        // apart (`session-<start>-a2a-serv.jsonl`).
+        Some(id) if id == A2A_SESSION_ID => format!("{id}-{file_stem}"),
         Some(id) => id,
         None => {
             warnings.push(warning(

@@ -1,7 +1,7 @@
 //! Unit tests of the gemini parser: small inline records in the real format, plus the real corpus.
 
 use super::*;
-use crate::model::{EventType, ParsedSession, TurnEnd};
+use crate::model::{EventType, ParsedSession, RawEvent, TurnEnd};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -801,4 +801,53 @@ fn gemini_tokens_land_on_the_reply_with_thoughts_as_output_and_tool_tokens_as_in
     assert_eq!(usage.output, Some(50));
     assert_eq!(usage.reasoning, Some(30));
     assert_eq!(usage.total, Some(1055), "input + output is Gemini's total");
+}
+
+/// A session the A2A server (`@google/gemini-cli-a2a-server`, IDE agent mode) wrote: its
+/// sessions all carry the id `a2a-server` (the file name's id slot reads `a2a-serv`), and the
+/// prompt is the second text part of a user message whose first part is `<session_context>`.
+fn a2a_lines() -> Vec<crate::ingest::lines::JsonLine> {
+    jsonl(&[
+        json!({"sessionId": "a2a-server", "projectHash": "abc123",
+               "startTime": "2026-07-02T09:14:00.000Z", "lastUpdated": "2026-07-02T09:14:30.000Z",
+               "kind": "main"}),
+        json!({"id": "m1", "timestamp": "2026-07-02T09:14:01.000Z", "type": "user",
+        "content": [
+            {"text": "<session_context>\nworkspace: /src/heron\nopen files: main.py\n</session_context>"},
+            {"text": "add a --dry-run flag to the importer"}
+        ]}),
+        json!({"id": "m2", "timestamp": "2026-07-02T09:14:05.000Z", "type": "gemini",
+               "content": "Added the flag.", "thoughts": [], "model": "gemini-3-pro"}),
+        json!({"$set": {"lastUpdated": "2026-07-02T09:14:30.000Z"}}),
+    ])
+}
+
+#[test]
+fn a2a_server_sessions_keep_their_prompt_and_a_session_id_per_file() {
+    let path = chats_path("session-2026-07-02T09-14-a2a-serv.jsonl");
+    let session = one(parse_jsonl(&path, &a2a_lines()));
+    let prompts: Vec<&RawEvent> = session
+        .events
+        .iter()
+        .filter(|event| event.kind == EventType::UserInput)
+        .collect();
+    assert_eq!(prompts.len(), 1, "{:?}", kinds(&session));
+    assert_eq!(prompts[0].text, "add a --dry-run flag to the importer");
+    let sent = prompts[0].payload.as_ref().expect("what was sent");
+    assert!(
+        sent["content"]
+            .as_str()
+            .is_some_and(|content| content.contains("workspace: /src/heron")),
+        "the session context stays in the payload: {sent}"
+    );
+    // Every A2A session of a project has the id `a2a-server`: the file tells them apart.
+    assert_eq!(
+        session.native_id,
+        "a2a-server-session-2026-07-02T09-14-a2a-serv"
+    );
+    let other = one(parse_jsonl(
+        &chats_path("session-2026-07-02T10-01-a2a-serv.jsonl"),
+        &a2a_lines(),
+    ));
+    assert_ne!(other.native_id, session.native_id);
 }

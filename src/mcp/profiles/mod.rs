@@ -1,6 +1,6 @@
 //! Profiles of `esker serve`: which tool set a client sees. Each profile is a thin adapter
 //! (its tool definitions, request validation, response shaping and error envelope) over the
-//! shared service layer in [`crate::mcp`] (`moraine`, the default; `agtrace`; `relay`; `memory`);
+//! shared service layer in [`crate::service`] (`moraine`, the default; `agtrace`; `relay`; `memory`);
 //! `--profile a,b` serves several at once unless two of them define the same tool name.
 //!
 //! Adding a profile: one module implementing [`Profile`], plus one line in [`KNOWN`]. A
@@ -19,11 +19,11 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::ToolReply;
-use crate::mcp::validate::Arguments;
 use crate::memory::service::MemorySettings;
 use crate::redact::Redactor;
+use crate::service::catalog::Catalog;
+use crate::service::envelope::ToolReply;
+use crate::service::validate::Arguments;
 
 /// The profile served when none is named.
 pub const DEFAULT_PROFILE: &str = "moraine";

@@ -3,17 +3,17 @@
 //! `get_ingest_status`, with the `moraine.mcp.*.v1` envelopes; every retrieval answer carries
 //! `data.coverage`.
 
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::{Timer, ToolName};
-use crate::mcp::file_attention::FileAttention;
-use crate::mcp::handler::handle;
-use crate::mcp::ingest_status::{GetIngestStatus, Observation, annotate_coverage};
-use crate::mcp::list_sessions::ListSessions;
-use crate::mcp::open::Open;
 use crate::mcp::profiles::{Profile, ReplyFuture};
-use crate::mcp::search_sessions::SearchSessions;
 use crate::mcp::tools::{INSTRUCTIONS, tool_definitions};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::Catalog;
+use crate::service::envelope::{Timer, ToolName};
+use crate::service::file_attention::FileAttention;
+use crate::service::handler::handle;
+use crate::service::ingest_status::{GetIngestStatus, Observation, annotate_coverage};
+use crate::service::list_sessions::ListSessions;
+use crate::service::open::Open;
+use crate::service::search_sessions::SearchSessions;
+use crate::service::validate::Arguments;
 
 pub struct Moraine;
 

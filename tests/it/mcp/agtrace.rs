@@ -1061,9 +1061,9 @@ async fn the_largest_real_session_stays_within_every_budget() {
 /// from SQL (a store whose directory is still loading).
 #[tokio::test]
 async fn the_fast_and_sql_answer_paths_agree() {
-    use esker::mcp::catalog::{AnswerPath, Catalog};
     use esker::mcp::profiles::ProfileSet;
     use esker::mcp::server::EskerServer;
+    use esker::service::catalog::{AnswerPath, Catalog};
 
     let mut stores = vec![fixture_store().to_path_buf()];
     stores.extend(corpus_store().map(|(data_dir, _)| data_dir.clone()));

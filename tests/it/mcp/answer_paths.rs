@@ -11,8 +11,8 @@ use std::path::Path;
 use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::record_batch::RecordBatch;
-use esker::mcp::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot, text_parameter};
 use esker::mcp::server::EskerServer;
+use esker::service::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot, text_parameter};
 use serde_json::{Value, json};
 
 use crate::support::{corpus_store, fixture_store, query_rows};

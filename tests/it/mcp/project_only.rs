@@ -9,9 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use esker::mcp::catalog::{AnswerPath, Catalog};
-use esker::mcp::project_scope::{ProjectScope, SCOPED_PROFILES};
 use esker::mcp::server::EskerServer;
+use esker::service::catalog::{AnswerPath, Catalog};
+use esker::service::project_scope::{ProjectScope, SCOPED_PROFILES};
 use serde_json::{Value, json};
 
 use super::client::{EskerClient, strings_at};

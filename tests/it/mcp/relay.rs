@@ -1203,9 +1203,9 @@ async fn relay_search_history_reads_near_prefix_anchor_and_column_filters() {
 
 #[tokio::test]
 async fn relay_search_answers_alike_on_both_answer_paths() {
-    use esker::mcp::catalog::{AnswerPath, Catalog};
     use esker::mcp::profiles::ProfileSet;
     use esker::mcp::server::EskerServer;
+    use esker::service::catalog::{AnswerPath, Catalog};
 
     let data_dir = chain_store();
     let fast_catalog = Catalog::open_with(data_dir, AnswerPath::Fastest).unwrap();

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
-use esker::mcp::catalog::{Catalog, NamedQuery, WarmSnapshot};
-use esker::mcp::directory::{TURN_BY_ID, TURN_NEIGHBOURHOOD};
 use esker::mcp::server::EskerServer;
 use esker::query::serving::metadata_hits;
+use esker::service::catalog::{Catalog, NamedQuery, WarmSnapshot};
+use esker::service::directory::{TURN_BY_ID, TURN_NEIGHBOURHOOD};
 use esker::store::Store;
 use serde_json::{Value, json};
 
@@ -195,7 +195,7 @@ async fn cached_footers_survive_a_commit_that_hard_links_their_files() {
     );
 }
 
-async fn open(server: &EskerServer, id: &str) -> esker::mcp::envelope::ToolReply {
+async fn open(server: &EskerServer, id: &str) -> esker::service::envelope::ToolReply {
     let arguments = json!({"id": id}).as_object().unwrap().clone();
     server.call("open", &arguments).await.expect("known tool")
 }

@@ -12,9 +12,9 @@ use super::args::{flag, reject_unknown, required_text};
 use super::reply::AgError;
 use super::steps::{EventLine, Tokens, by_turn, load_events, split_turn, turn_tokens};
 use super::{AgTool, Context};
-use crate::mcp::catalog::{NamedQuery, text_parameter};
-use crate::mcp::validate::Arguments;
 use crate::model::EventType;
+use crate::service::catalog::{NamedQuery, text_parameter};
+use crate::service::validate::Arguments;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "agtrace_session",

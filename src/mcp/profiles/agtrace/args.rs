@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::reply::AgError;
-use crate::mcp::validate::{
+use crate::model::EventType;
+use crate::service::validate::{
     Arguments, optional_field, optional_integer_in_range, parse_datetime_field,
 };
-use crate::model::EventType;
 
 /// Rejects arguments the tool does not define.
 pub fn reject_unknown(arguments: &Arguments, allowed: &[&str]) -> Result<(), AgError> {

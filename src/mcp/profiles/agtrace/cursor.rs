@@ -3,7 +3,7 @@
 //! another tool or with other filters is `invalid_cursor`, never silently restarted.
 
 use super::reply::{AgError, AgErrorCode};
-use crate::mcp::cursor::filter_fingerprint;
+use crate::service::cursor::filter_fingerprint;
 
 const SEPARATOR: char = '\u{1f}';
 

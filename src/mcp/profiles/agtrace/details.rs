@@ -17,10 +17,10 @@ use super::steps::{
     turn_tokens,
 };
 use super::{AgTool, Context};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter};
-use crate::mcp::rows::Row;
-use crate::mcp::text::{collapse_whitespace, format_timestamp};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::rows::Row;
+use crate::service::text::{collapse_whitespace, format_timestamp};
+use crate::service::validate::Arguments;
 
 const SESSION: NamedQuery = NamedQuery {
     name: "agtrace_session",
@@ -339,7 +339,7 @@ impl PageSource {
                     user_input_text: row.opt_string("user_input_text")?.map(str::to_owned),
                 })
             })
-            .collect::<Result<Vec<_>, crate::mcp::rows::RowError>>()?;
+            .collect::<Result<Vec<_>, crate::service::rows::RowError>>()?;
         let next_ordinal = (turns.len() as i64 > count)
             .then(|| turns.pop().map(|turn| turn.ordinal))
             .flatten();

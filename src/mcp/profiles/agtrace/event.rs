@@ -9,10 +9,10 @@ use super::reply::{AgError, AgErrorCode};
 use super::sessions::SessionKey;
 use super::steps::Tokens;
 use super::{AgTool, Context};
-use crate::mcp::catalog::{NamedQuery, text_parameter};
-use crate::mcp::rows::Row;
-use crate::mcp::text::{collapse_whitespace, format_timestamp};
-use crate::mcp::validate::{Arguments, optional_field};
+use crate::service::catalog::{NamedQuery, text_parameter};
+use crate::service::rows::Row;
+use crate::service::text::{collapse_whitespace, format_timestamp};
+use crate::service::validate::{Arguments, optional_field};
 
 const EVENT_AT: NamedQuery = NamedQuery {
     name: "agtrace_event_at",

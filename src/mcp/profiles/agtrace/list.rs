@@ -12,11 +12,11 @@ use super::cursor;
 use super::reply::AgError;
 use super::steps::session_totals;
 use super::{AgTool, Context};
-use crate::mcp::catalog::{NamedQuery, text_parameter, timestamp_parameter};
-use crate::mcp::project_scope::scope_parameters;
-use crate::mcp::rows::RowError;
-use crate::mcp::text::{collapse_whitespace, format_timestamp};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{NamedQuery, text_parameter, timestamp_parameter};
+use crate::service::project_scope::scope_parameters;
+use crate::service::rows::RowError;
+use crate::service::text::{collapse_whitespace, format_timestamp};
+use crate::service::validate::Arguments;
 
 /// Both queries read the sessions of one definition, `queries/agtrace_sessions.sql` (the
 /// scope is its `$1`, `$2`), so a project's `session_count` is what `list_sessions` lists for

@@ -34,10 +34,10 @@ use tokio::sync::Mutex;
 
 use self::reply::{AgError, AgErrorCode};
 use self::sessions::{SessionKey, SessionKeys};
-use crate::mcp::catalog::{Catalog, WarmSnapshot};
-use crate::mcp::envelope::ToolReply;
 use crate::mcp::profiles::{Profile, ReplyFuture};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{Catalog, WarmSnapshot};
+use crate::service::envelope::ToolReply;
+use crate::service::validate::Arguments;
 
 /// The seed's timeout protection: no call runs longer than this.
 pub const DEADLINE: Duration = Duration::from_secs(30);

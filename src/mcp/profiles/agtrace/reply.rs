@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::mcp::catalog::CatalogError;
-use crate::mcp::envelope::ToolReply;
+use crate::service::catalog::CatalogError;
+use crate::service::envelope::ToolReply;
 
 /// The seed's error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,14 +92,14 @@ impl From<CatalogError> for AgError {
     }
 }
 
-impl From<crate::mcp::envelope::ToolError> for AgError {
-    fn from(error: crate::mcp::envelope::ToolError) -> AgError {
+impl From<crate::service::envelope::ToolError> for AgError {
+    fn from(error: crate::service::envelope::ToolError) -> AgError {
         AgError::internal(error.message)
     }
 }
 
-impl From<crate::mcp::rows::RowError> for AgError {
-    fn from(error: crate::mcp::rows::RowError) -> AgError {
+impl From<crate::service::rows::RowError> for AgError {
+    fn from(error: crate::service::rows::RowError) -> AgError {
         AgError::internal(format!("unexpected query result: {error}"))
     }
 }

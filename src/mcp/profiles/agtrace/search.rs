@@ -15,13 +15,13 @@ use super::event::{PreviewSource, preview};
 use super::reply::{AgError, AgErrorCode};
 use super::steps::{Tokens, has_token_columns};
 use super::{AgTool, Context};
-use crate::mcp::catalog::{
-    IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
-};
-use crate::mcp::text::format_timestamp;
-use crate::mcp::validate::Arguments;
 use crate::model::EventType;
 use crate::search::SearchHit;
+use crate::service::catalog::{
+    IndexSearch, NamedQuery, WarmSnapshot, hit_location_parameters, text_list_parameter,
+};
+use crate::service::text::format_timestamp;
+use crate::service::validate::Arguments;
 
 const PREVIEW_EVENTS: NamedQuery = NamedQuery {
     name: "agtrace_preview_events",

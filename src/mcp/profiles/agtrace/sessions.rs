@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::reply::{AgError, AgErrorCode};
-use crate::mcp::catalog::{CatalogError, NamedQuery, WarmSnapshot};
-use crate::mcp::project_scope::scope_parameters;
+use crate::service::catalog::{CatalogError, NamedQuery, WarmSnapshot};
+use crate::service::project_scope::scope_parameters;
 
 const SESSION_KEYS: NamedQuery = NamedQuery {
     name: "agtrace_session_keys",
@@ -50,7 +50,7 @@ impl SessionKeys {
         let rows = snapshot.run(SESSION_KEYS, scope.to_vec()).await?;
         let mut by_native = Vec::with_capacity(rows.len());
         for row in rows.iter() {
-            let read = || -> Result<SessionKey, crate::mcp::rows::RowError> {
+            let read = || -> Result<SessionKey, crate::service::rows::RowError> {
                 Ok(SessionKey {
                     session_id: row.string("session_id")?.into(),
                     native_id: row.string("native_id")?.into(),

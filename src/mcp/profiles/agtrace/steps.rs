@@ -8,9 +8,9 @@ use datafusion::scalar::ScalarValue;
 
 use super::reply::AgError;
 use super::sessions::SessionKey;
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
-use crate::mcp::rows::{Row, RowError};
 use crate::model::EventType;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
+use crate::service::rows::{Row, RowError};
 
 const SESSION_EVENTS: NamedQuery = NamedQuery {
     name: "agtrace_session_events",

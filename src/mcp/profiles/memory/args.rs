@@ -4,12 +4,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::mcp::validate::Arguments;
 use crate::memory::MemoryError;
 use crate::memory::entry::Draft;
 use crate::memory::ingest_docs::IngestRequest;
 use crate::memory::retention::RetentionRequest;
 use crate::memory::service::{SearchRequest, TimelineRequest};
+use crate::service::validate::Arguments;
 
 fn present<'a>(arguments: &'a Arguments, name: &str) -> Option<&'a Value> {
     arguments.get(name).filter(|value| !value.is_null())

@@ -16,13 +16,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::Catalog;
-use crate::mcp::envelope::ToolReply;
 use crate::mcp::profiles::{Profile, ReplyFuture, ServeSettings};
-use crate::mcp::validate::Arguments;
 use crate::memory::policy::Policy;
 use crate::memory::service::{MemoryService, MemorySettings};
 use crate::memory::{ErrorCode, MemoryError, folder};
+use crate::service::catalog::Catalog;
+use crate::service::envelope::ToolReply;
+use crate::service::validate::Arguments;
 
 /// The memory profile; its service opens on the first call (it needs the served store).
 pub struct MemoryProfile {

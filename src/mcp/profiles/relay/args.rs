@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use serde_json::Value;
 
 use super::reply::RelayError;
-use crate::mcp::validate::{Arguments, optional_field};
+use crate::service::validate::{Arguments, optional_field};
 
 /// relay-search's `MAX_LIMIT`: every `limit` is clamped to `1..=500`.
 pub const MAX_LIMIT: i64 = 500;

@@ -15,9 +15,9 @@ use super::markdown::{self, ShownSession};
 use super::messages::{Role, Roles, Window, chain_messages};
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
-use crate::mcp::catalog::WarmSnapshot;
-use crate::mcp::chain::parse_session_range;
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::WarmSnapshot;
+use crate::service::chain::parse_session_range;
+use crate::service::validate::Arguments;
 
 const FIELDS: [&str; 6] = [
     "session_id_or_slug",

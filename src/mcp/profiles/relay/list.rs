@@ -13,9 +13,9 @@ use super::args::{
 };
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
-use crate::mcp::project_scope::scope_parameters;
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
+use crate::service::project_scope::scope_parameters;
+use crate::service::validate::Arguments;
 
 const RECENT: NamedQuery = NamedQuery {
     name: "relay_list_sessions",

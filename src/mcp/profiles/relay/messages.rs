@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 
 use super::reply::RelayError;
 use super::sessions::RelaySession;
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
-use crate::mcp::rows::{Row, RowError};
-use crate::mcp::text::format_timestamp;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
+use crate::service::rows::{Row, RowError};
+use crate::service::text::format_timestamp;
 
 const FIRST: NamedQuery = NamedQuery {
     name: "relay_messages",

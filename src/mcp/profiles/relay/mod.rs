@@ -29,10 +29,10 @@ use std::time::Duration;
 use futures::FutureExt;
 
 use self::reply::{RelayError, Response, Shape};
-use crate::mcp::catalog::{Catalog, WarmSnapshot};
-use crate::mcp::envelope::ToolReply;
 use crate::mcp::profiles::{Profile, ReplyFuture};
-use crate::mcp::validate::Arguments;
+use crate::service::catalog::{Catalog, WarmSnapshot};
+use crate::service::envelope::ToolReply;
+use crate::service::validate::Arguments;
 
 /// No call runs longer than this.
 pub const DEADLINE: Duration = Duration::from_secs(30);

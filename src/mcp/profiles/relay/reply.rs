@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::catalog::CatalogError;
-use crate::mcp::envelope::ToolReply;
-use crate::mcp::rows::RowError;
+use crate::service::catalog::CatalogError;
+use crate::service::envelope::ToolReply;
+use crate::service::rows::RowError;
 
 /// A failed relay call: the message relay-search would put under `error`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

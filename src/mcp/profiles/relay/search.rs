@@ -17,12 +17,12 @@ use super::fts;
 use super::messages::Message;
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, hit_location_parameters};
-use crate::mcp::rows::RowError;
-use crate::mcp::text::{format_timestamp, mark_terms, snippet};
-use crate::mcp::validate::Arguments;
 use crate::model::EventType;
 use crate::search::SearchHit;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, hit_location_parameters};
+use crate::service::rows::RowError;
+use crate::service::text::{format_timestamp, mark_terms, snippet};
+use crate::service::validate::Arguments;
 
 const HIT_EVENTS: NamedQuery = NamedQuery {
     name: "relay_hit_events",

@@ -12,10 +12,10 @@ use datafusion::scalar::ScalarValue;
 use serde_json::{Value, json};
 
 use super::reply::RelayError;
-use crate::mcp::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
-use crate::mcp::project_scope::scope_parameters;
-use crate::mcp::rows::{Row, RowError, Rows};
-use crate::mcp::text::format_timestamp;
+use crate::service::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
+use crate::service::project_scope::scope_parameters;
+use crate::service::rows::{Row, RowError, Rows};
+use crate::service::text::format_timestamp;
 
 const BY_ID: NamedQuery = NamedQuery {
     name: "relay_session",

@@ -59,8 +59,9 @@ const OPENED_SESSION: [&str; 8] = [
 ];
 /// docs/MCP.md, "Additive fields" and "Moraine's later additions": what esker's opened session
 /// adds (the list item's mode/slug/summary, harness, chain, usage, models, and the session's
-/// agent, directory, branch, project and model).
-const OPENED_SESSION_ESKER: [&str; 12] = [
+/// agent, directory, branch, project and model, and its resume command).
+const OPENED_SESSION_ESKER: [&str; 13] = [
+    "resume_command",
     "harness",
     "chain",
     "usage",

@@ -1,0 +1,348 @@
+//! The harness's own resume command for a session (issue #52): from what the `sessions` table
+//! holds of it (`source`, `native_id`, `source_path`) to the argv that reopens it, and the
+//! shell-quoted line (`cd DIR && COMMAND`) a person can paste. `None` for a harness with no
+//! resume command esker has verified.
+//!
+//! Each command is spelled as the harness's own source or documentation spells it (cited per
+//! harness in [`command_for`]). The commands look sessions up per project (Claude Code, Gemini
+//! CLI, Qwen Code, Kimi, Crush, ...), so they are meant to run in the session's working
+//! directory. Pure: no IO, so `esker resume`, `esker show` and `open(session)` print the same
+//! line.
+
+use std::path::Path;
+
+use crate::model::Source;
+
+/// What identifies a session to its harness: the `sessions` row's `source`, `native_id` and
+/// `source_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NativeSession<'a> {
+    /// The `source` column (`claude`, `codex`, ...).
+    pub source: &'a str,
+    /// The harness's own session id (`native_id`).
+    pub native_id: &'a str,
+    /// The log the session was read from: tells a `cursor-agent` chat from an IDE transcript,
+    /// and a Goose legacy `.jsonl` session from one in its database.
+    pub source_path: &'a str,
+}
+
+/// A harness's command that reopens one of its sessions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeCommand {
+    argv: Vec<String>,
+}
+
+impl ResumeCommand {
+    fn new(words: &[&str]) -> ResumeCommand {
+        ResumeCommand {
+            argv: words.iter().map(|word| (*word).to_owned()).collect(),
+        }
+    }
+
+    /// The program and its arguments.
+    pub fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
+    /// The program to run (`claude`, `codex`, ...).
+    pub fn program(&self) -> &str {
+        &self.argv[0]
+    }
+
+    pub fn args(&self) -> &[String] {
+        &self.argv[1..]
+    }
+
+    /// The command as one shell line, each word quoted when it needs it.
+    pub fn display(&self) -> String {
+        self.argv
+            .iter()
+            .map(|word| shell_quote(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `cd DIR && COMMAND`, or the command alone when the working directory is unknown.
+    pub fn line_in(&self, cwd: Option<&str>) -> String {
+        match cwd.filter(|dir| !dir.is_empty()) {
+            Some(dir) => format!("cd {} && {}", shell_quote(dir), self.display()),
+            None => self.display(),
+        }
+    }
+}
+
+/// The resume command of `session`, or `None` when its harness has none (Aider, Cline, Roo
+/// Code, Antigravity, Cursor's IDE transcripts) or its id could be read as an option.
+pub fn resume_command(session: &NativeSession<'_>) -> Option<ResumeCommand> {
+    let id = session.native_id;
+    if id.is_empty() || id.starts_with('-') {
+        return None;
+    }
+    command_for(Source::parse(session.source)?, id, session.source_path)
+}
+
+/// The line `open(session)` and `esker show` print: `cd DIR && COMMAND` for the session with
+/// these `sessions` columns, `None` when its harness has no resume command.
+pub fn resume_line(
+    source: &str,
+    native_id: &str,
+    source_path: &str,
+    cwd: Option<&str>,
+) -> Option<String> {
+    let session = NativeSession {
+        source,
+        native_id,
+        source_path,
+    };
+    resume_command(&session).map(|command| command.line_in(cwd))
+}
+
+/// One harness's command, as its own source or documentation spells it.
+fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeCommand> {
+    let command = match source {
+        // code.claude.com/docs CLI reference: `claude -r "<session-id>"`, long form `--resume`.
+        Source::Claude => ResumeCommand::new(&["claude", "--resume", id]),
+        // openai/codex codex-rs/cli/src/main.rs, `ResumeCommand`: `codex resume [SESSION_ID]`.
+        Source::Codex => ResumeCommand::new(&["codex", "resume", id]),
+        // google-gemini/gemini-cli packages/cli/src/config/config.ts (`--resume`, `-r`) and
+        // utils/sessionUtils.ts `findSession`: a session's UUID, looked up in the chats of the
+        // project of the working directory.
+        Source::Gemini => ResumeCommand::new(&["gemini", "--resume", id]),
+        // QwenLM/qwen-code packages/cli/src/config/config.ts: `--resume`, "Resume a specific
+        // session by its ID".
+        Source::Qwen => ResumeCommand::new(&["qwen", "--resume", id]),
+        // github/copilot-cli changelog.md: `--resume` takes a session id (prefixes of 7+ hex
+        // characters too) and legacy history sessions migrate when resumed; `--resume=<id>` is
+        // the spelling its own resume hint prints (the value is optional, so it is attached).
+        Source::Copilot => ResumeCommand::new(&["copilot", &format!("--resume={id}")]),
+        // opencode.ai/docs/cli: `--session`, `-s`, "session ID to continue".
+        Source::OpenCode => ResumeCommand::new(&["opencode", "--session", id]),
+        // badlogic/pi-mono packages/coding-agent/src/main.ts `resolveSessionPath`: `--session`
+        // takes a session file or an id (prefix), looked up in the working directory's project
+        // first.
+        Source::Pi => ResumeCommand::new(&["pi", "--session", id]),
+        // MoonshotAI/kimi-cli src/kimi_cli/cli/__init__.py (`--session`/`--resume`/`-S`/`-r`,
+        // looked up under the working directory; an unknown id starts a new session) and the
+        // Kimi Code docs (moonshotai.github.io/kimi-code, `kimi --session <id>`), whose
+        // `~/.kimi-code` sessions are `kimi` sessions here too.
+        Source::Kimi => ResumeCommand::new(&["kimi", "--session", id]),
+        // block/goose documentation/docs/guides/goose-cli-commands.md: `goose session --resume
+        // --session-id <id>`, and `--path <file>` for the legacy `.jsonl` session files.
+        Source::Goose if is_jsonl(source_path) => {
+            ResumeCommand::new(&["goose", "session", "--resume", "--path", source_path])
+        }
+        Source::Goose => ResumeCommand::new(&["goose", "session", "--resume", "--session-id", id]),
+        // charmbracelet/crush internal/cmd/root.go: `--session`, `-s`, "Continue a previous
+        // session by ID" (its store is per project: `<project>/.crush/crush.db`).
+        Source::Crush => ResumeCommand::new(&["crush", "--session", id]),
+        // Not in Amp's own documentation that esker could read (Amp is closed source): the
+        // spelling every integration uses (coder/registry#748, Untether's Amp runner, cmux),
+        // `amp threads continue <thread-id>`.
+        Source::Amp => ResumeCommand::new(&["amp", "threads", "continue", id]),
+        // docs.factory.ai CLI reference (Factory-AI/factory docs/reference/cli-reference.mdx):
+        // `droid --resume [sessionId]`, alias `-r`.
+        Source::Factory => ResumeCommand::new(&["droid", "--resume", id]),
+        // docs.cursor.com/en/cli/using: `--resume [thread id]`; only the CLI's chat stores
+        // (`chats/<hash>/<chat>/store.db`) hold chats it resumes, not the IDE's transcripts.
+        Source::Cursor if is_cursor_agent_chat(source_path) => {
+            ResumeCommand::new(&["cursor-agent", "--resume", id])
+        }
+        // No resume command: Aider restores a directory's whole chat history, not a session;
+        // Cline and Roo Code are editor extensions; Antigravity's resume is not documented; the
+        // Cursor IDE's agent transcripts are not cursor-agent chats.
+        Source::Cursor | Source::Aider | Source::Cline | Source::Roo | Source::Antigravity => {
+            return None;
+        }
+    };
+    Some(command)
+}
+
+fn is_jsonl(source_path: &str) -> bool {
+    Path::new(source_path)
+        .extension()
+        .is_some_and(|extension| extension == "jsonl")
+}
+
+fn is_cursor_agent_chat(source_path: &str) -> bool {
+    Path::new(source_path)
+        .file_name()
+        .is_some_and(|name| name == "store.db")
+}
+
+/// `word` as one shell word: unchanged when it holds only characters no POSIX shell treats
+/// specially (Python's `shlex.quote` set, without a leading `=` that zsh expands), else in
+/// single quotes with each `'` written `'\''`.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && !word.starts_with('=')
+        && word
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&byte));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "3f2b8c1e-5a47-4d9e-9b1c-7e6f0a2d4c58";
+
+    fn command(source: &str, id: &str, source_path: &str) -> Option<ResumeCommand> {
+        resume_command(&NativeSession {
+            source,
+            native_id: id,
+            source_path,
+        })
+    }
+
+    fn argv(source: &str, id: &str, source_path: &str) -> Vec<String> {
+        command(source, id, source_path)
+            .unwrap_or_else(|| panic!("{source} has a resume command"))
+            .argv()
+            .to_vec()
+    }
+
+    #[test]
+    fn every_harness_with_a_resume_command_spells_it_its_own_way() {
+        let copilot_flag = format!("--resume={ID}");
+        let cases: &[(&str, &str, &[&str])] = &[
+            ("claude", "/p/x.jsonl", &["claude", "--resume", ID]),
+            ("codex", "/p/rollout.jsonl", &["codex", "resume", ID]),
+            ("gemini", "/p/session.json", &["gemini", "--resume", ID]),
+            ("qwen", "/p/x.jsonl", &["qwen", "--resume", ID]),
+            (
+                "copilot",
+                "/p/events.jsonl",
+                &["copilot", copilot_flag.as_str()],
+            ),
+            ("opencode", "/p/opencode.db", &["opencode", "--session", ID]),
+            ("pi", "/p/x.jsonl", &["pi", "--session", ID]),
+            ("kimi", "/p/wire.jsonl", &["kimi", "--session", ID]),
+            (
+                "goose",
+                "/p/sessions.db",
+                &["goose", "session", "--resume", "--session-id", ID],
+            ),
+            ("crush", "/p/.crush/crush.db", &["crush", "--session", ID]),
+            ("amp", "/p/T-1.json", &["amp", "threads", "continue", ID]),
+            ("factory", "/p/x.jsonl", &["droid", "--resume", ID]),
+            (
+                "cursor",
+                "/h/.cursor/chats/abc/x/store.db",
+                &["cursor-agent", "--resume", ID],
+            ),
+        ];
+        for (source, source_path, expected) in cases {
+            assert_eq!(argv(source, ID, source_path), *expected, "{source}");
+        }
+    }
+
+    #[test]
+    fn goose_legacy_files_resume_by_path() {
+        assert_eq!(
+            argv(
+                "goose",
+                "20250301_121500",
+                "/h/goose/sessions/20250301_121500.jsonl"
+            ),
+            [
+                "goose",
+                "session",
+                "--resume",
+                "--path",
+                "/h/goose/sessions/20250301_121500.jsonl"
+            ]
+        );
+    }
+
+    #[test]
+    fn harnesses_without_a_resume_command_have_none() {
+        for (source, source_path) in [
+            ("aider", "/p/.aider.chat.history.md"),
+            ("cline", "/p/tasks/1/api_conversation_history.json"),
+            ("roo", "/p/tasks/1/api_conversation_history.json"),
+            ("antigravity", "/p/conversations/x.db"),
+            (
+                "cursor",
+                "/h/.cursor/projects/w/agent-transcripts/x/x.jsonl",
+            ),
+            ("no-such-harness", "/p/x.jsonl"),
+        ] {
+            assert_eq!(command(source, ID, source_path), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn an_id_that_reads_as_an_option_or_is_empty_is_not_passed() {
+        assert_eq!(
+            command("claude", "--dangerously-skip-permissions", "/p"),
+            None
+        );
+        assert_eq!(command("codex", "", "/p"), None);
+    }
+
+    #[test]
+    fn plain_words_stay_bare_and_others_are_single_quoted() {
+        assert_eq!(
+            shell_quote("ses_kiwi-01/a.b:c@d%e+f,g=h"),
+            "ses_kiwi-01/a.b:c@d%e+f,g=h"
+        );
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote("$(rm -rf ~)"), "'$(rm -rf ~)'");
+        assert_eq!(shell_quote("a;b|c&d`e`"), "'a;b|c&d`e`'");
+        assert_eq!(shell_quote("=cmd"), "'=cmd'");
+        assert_eq!(shell_quote("*?[]{}!#~"), "'*?[]{}!#~'");
+        assert_eq!(shell_quote("line\nbreak"), "'line\nbreak'");
+        assert_eq!(shell_quote("café"), "'café'");
+    }
+
+    #[test]
+    fn odd_ids_are_quoted_as_one_word_in_the_line() {
+        let odd = "it's $HOME; rm -rf *";
+        let quoted = r"'it'\''s $HOME; rm -rf *'";
+        assert_eq!(
+            command("claude", odd, "/p").unwrap().display(),
+            format!("claude --resume {quoted}")
+        );
+        assert_eq!(
+            command("copilot", odd, "/p").unwrap().display(),
+            r"copilot '--resume=it'\''s $HOME; rm -rf *'"
+        );
+        assert_eq!(
+            command("amp", odd, "/p").unwrap().argv(),
+            ["amp", "threads", "continue", odd]
+        );
+    }
+
+    #[test]
+    fn the_line_changes_to_the_working_directory_first() {
+        let claude = command("claude", ID, "/p").unwrap();
+        assert_eq!(
+            claude.line_in(Some("/home/dev/webapp")),
+            format!("cd /home/dev/webapp && claude --resume {ID}")
+        );
+        assert_eq!(
+            claude.line_in(Some("c:/Users/dev/Otter App")),
+            format!("cd 'c:/Users/dev/Otter App' && claude --resume {ID}")
+        );
+        assert_eq!(claude.line_in(None), format!("claude --resume {ID}"));
+        assert_eq!(claude.line_in(Some("")), format!("claude --resume {ID}"));
+        assert_eq!(claude.program(), "claude");
+        assert_eq!(claude.args(), ["--resume", ID]);
+    }
+
+    #[test]
+    fn resume_line_is_the_whole_line_or_none() {
+        assert_eq!(
+            resume_line("kimi", "sess-ibis-0001", "/p/state.json", Some("/srv/ibis")),
+            Some("cd /srv/ibis && kimi --session sess-ibis-0001".to_owned())
+        );
+        assert_eq!(resume_line("aider", "x", "/p/h.md", Some("/srv")), None);
+    }
+}

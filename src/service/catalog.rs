@@ -1,0 +1,801 @@
+//! The server's warm view of the store: one DataFusion context (on the catalog's one runtime,
+//! whose caches outlive commits, with the `session_index` and `turn_index` tables of
+//! [`crate::service::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
+//! lookups for the current generation, reopened only when `esker index` commits a new one,
+//! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
+//! for index searches.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+use datafusion::execution::SessionState;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::physical_plan::{collect, execute_stream};
+use datafusion::prelude::SessionContext;
+use datafusion::scalar::ScalarValue;
+use futures::StreamExt;
+use tokio::sync::Mutex;
+
+use crate::heap::Resident;
+use crate::indexer::status::IngestMonitor;
+use crate::model::EventType;
+use crate::query::prepared::PreparedPlan;
+use crate::query::serving::{ServingRuntime, serving_runtime};
+use crate::query::{QueryError, read_only_options, serving_context_for};
+use crate::search::boolean::MatchExpression;
+use crate::search::cancel::Cancellation;
+use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::service::directory::{
+    Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
+    SESSION_INDEX_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS, register_index_tables,
+};
+use crate::service::envelope::ToolError;
+use crate::service::keyed_table::RowCollector;
+use crate::service::project_scope::{self, ProjectScope};
+use crate::service::rows::{RowError, Rows};
+use crate::store::commit::{TURN_BUCKETS, changed_buckets};
+use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
+
+/// Failures below the tool layer; they all surface as `internal_error`.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("query {name} failed: {source}")]
+    NamedQuery {
+        name: &'static str,
+        source: DataFusionError,
+    },
+    #[error("query {name} returned unexpected rows: {source}")]
+    Rows {
+        name: &'static str,
+        source: RowError,
+    },
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    #[error("search task failed: {0}")]
+    SearchTask(String),
+    #[error("directory task failed: {0}")]
+    DirectoryTask(String),
+    #[error(transparent)]
+    Directory(#[from] DirectoryError),
+}
+
+impl From<CatalogError> for ToolError {
+    fn from(error: CatalogError) -> ToolError {
+        tracing::error!(%error, "tool failed");
+        ToolError::internal(error.to_string())
+    }
+}
+
+/// One SQL statement from `queries/`, compiled in, with `$1...` placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NamedQuery {
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// How requests are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerPath {
+    /// `session_index` and `turn_index` are loaded into memory (a key filter is a lookup there)
+    /// and serve the same SQL once loaded; event rows are read from Parquet.
+    Fastest,
+    /// Every answer is the same SQL over the Parquet tables, `session_index` and `turn_index`
+    /// staying views (the reference the in-memory tables are tested against).
+    SqlOnly,
+}
+
+/// The store as the server sees it.
+pub struct Catalog {
+    store: Store,
+    path: AnswerPath,
+    warm: Mutex<Option<Arc<WarmSnapshot>>>,
+    /// DataFusion's runtime for every generation this catalog opens: its file metadata and
+    /// statistics caches and the files' key runs outlive commits ([`crate::query::serving`]).
+    runtime: ServingRuntime,
+    /// What the indexer says about itself (an external one unless the server indexes).
+    ingest: IngestMonitor,
+    /// The semantic search leg (issue #23), when it is on and has a model.
+    semantic: Option<Arc<crate::semantic::Leg>>,
+    /// `esker serve --project-only`: the project every answer is limited to (issue #13).
+    scope: Option<Arc<ProjectScope>>,
+}
+
+/// Readers opened on one generation; shared by the requests that run while it is current.
+pub struct WarmSnapshot {
+    pub generation: u64,
+    context: SessionContext,
+    /// Each named query run on this generation, planned and optimized on first use and bound
+    /// to each request's parameters (plans hold this generation's tables). Keyed by name and
+    /// text, so that two statements of one name never share a plan.
+    plans: std::sync::Mutex<HashMap<NamedQuery, Arc<PreparedPlan>>>,
+    index: SearchIndex,
+    /// `session_index` and `turn_index` as registered in `context`.
+    index_tables: IndexTables,
+    /// Whether the index tables are loaded into memory (the answer path is `Fastest`).
+    in_memory: bool,
+    /// Carried over from the replaced generation's (requests wait for that up to
+    /// [`CARRY_WAIT`]) or loaded in the background after the generation opens
+    /// ([`Catalog::snapshot`]); until it is ready, requests are answered over Parquet, so a
+    /// cold start never waits.
+    directory: tokio::sync::OnceCell<Directory>,
+    /// Set when the directory was carried over from the replaced generation's.
+    refresh: std::sync::OnceLock<DirectoryRefresh>,
+    /// Keeps the generation's files on disk while any request still reads them.
+    pin: PinnedSnapshot,
+    /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
+    semantic: Option<Arc<crate::semantic::Leg>>,
+    /// The catalog's project scope; every search of this snapshot is limited to its sessions.
+    scope: Option<Arc<ProjectScope>>,
+    /// The ids of this generation's sessions inside `scope`, read on first use.
+    sessions_in_scope: tokio::sync::OnceCell<Arc<HashSet<String>>>,
+}
+
+/// How a generation's directory was carried over from the generation it replaced: the
+/// buckets its commit rewrote, and the rows read again for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryRefresh {
+    pub from_generation: u64,
+    pub buckets: BTreeSet<u64>,
+    pub sessions_read: usize,
+    pub turns_read: usize,
+}
+
+/// An index search, owned so it can run on the blocking pool.
+#[derive(Debug, Clone)]
+pub struct IndexSearch {
+    pub text: String,
+    pub session_id: Option<String>,
+    pub turn_id: Option<String>,
+    pub event_types: Vec<EventType>,
+    /// Only events of this source (`codex`, `claude`, ...).
+    pub source: Option<String>,
+    pub limit: usize,
+}
+
+impl Catalog {
+    /// Opens the store at `data_dir` (creating an empty one if needed).
+    pub fn open(data_dir: &Path) -> Result<Catalog, CatalogError> {
+        Catalog::open_with(data_dir, AnswerPath::Fastest)
+    }
+
+    /// Opens the store answering through `path`.
+    pub fn open_with(data_dir: &Path, path: AnswerPath) -> Result<Catalog, CatalogError> {
+        Ok(Catalog {
+            store: Store::open(data_dir)?,
+            path,
+            warm: Mutex::new(None),
+            runtime: serving_runtime().map_err(QueryError::from)?,
+            ingest: IngestMonitor::external(),
+            semantic: None,
+            scope: None,
+        })
+    }
+
+    /// The catalog fusing `leg`'s vector hits into searches (`None`: lexical only).
+    pub fn with_semantic_leg(mut self, leg: Option<Arc<crate::semantic::Leg>>) -> Catalog {
+        self.semantic = leg;
+        self
+    }
+
+    /// The catalog reporting the progress of the indexer that `monitor` follows.
+    pub fn with_ingest_monitor(mut self, monitor: IngestMonitor) -> Catalog {
+        self.ingest = monitor;
+        self
+    }
+
+    /// The catalog answering only for sessions inside `scope` (`None`: every session).
+    pub fn with_project_scope(mut self, scope: Option<ProjectScope>) -> Catalog {
+        self.scope = scope.map(Arc::new);
+        self
+    }
+
+    /// The project this catalog is limited to, when the server is project-only.
+    pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref()
+    }
+
+    pub fn ingest_monitor(&self) -> &IngestMonitor {
+        &self.ingest
+    }
+
+    /// DataFusion's runtime shared by every generation (its caches).
+    pub fn runtime(&self) -> &Arc<RuntimeEnv> {
+        &self.runtime.env
+    }
+
+    /// The store this catalog reads.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The readers of the current generation, reopened when a new one was committed.
+    pub async fn snapshot(&self) -> Result<Arc<WarmSnapshot>, CatalogError> {
+        let current = self.store.current()?;
+        let mut warm = self.warm.lock().await;
+        if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
+            return Ok(Arc::clone(snapshot));
+        }
+        let started = std::time::Instant::now();
+        let mut opened =
+            WarmSnapshot::open(self.store.pin_current()?, self.path, &self.runtime).await?;
+        opened.semantic = self.semantic.clone();
+        opened.scope = self.scope.clone();
+        let snapshot = Arc::new(opened);
+        tracing::info!(
+            generation = snapshot.generation,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "opened store generation"
+        );
+        // The replaced generation's loaded directory is carried over, reading only the
+        // buckets the commit rewrote. Requests wait for that up to CARRY_WAIT (a refresh takes
+        // ~0.1 s at a million documents, about what an answer over Parquet takes); past it
+        // they go on over Parquet while the refresh ends in the background.
+        let carrying = match warm.take() {
+            Some(previous) if snapshot.in_memory && previous.directory.get().is_some() => {
+                let carrier = Arc::clone(&snapshot);
+                Some(tokio::spawn(async move {
+                    let carried = carrier.carry_directory(&previous).await;
+                    drop(previous);
+                    if carried {
+                        // The replaced tables' rows that were not carried are free now.
+                        tokio::task::spawn_blocking(crate::heap::release_free_memory);
+                    }
+                    carried
+                }))
+            }
+            _ => None,
+        };
+        match carrying {
+            Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
+                Ok(Ok(true)) => {}
+                Ok(_) => load_in_background(&snapshot),
+                Err(_) => {
+                    let loading = Arc::clone(&snapshot);
+                    tokio::spawn(async move {
+                        if !matches!(carry.await, Ok(true)) {
+                            load_in_background(&loading);
+                        }
+                    });
+                }
+            },
+            None if snapshot.in_memory => load_in_background(&snapshot),
+            None => {}
+        }
+        *warm = Some(Arc::clone(&snapshot));
+        Ok(snapshot)
+    }
+}
+
+/// How long a request waits for a new generation's directory to be carried over from the
+/// replaced one's before it is answered over Parquet.
+const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Reads `snapshot`'s directory whole in the background; requests are answered over Parquet
+/// until it is loaded, so a cold start never waits.
+fn load_in_background(snapshot: &Arc<WarmSnapshot>) {
+    let loading = Arc::clone(snapshot);
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        match loading.ready_directory().await {
+            Ok(directory) => tracing::info!(
+                generation = loading.generation,
+                sessions = directory.session_count(),
+                turns = directory.turn_count(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "directory loaded"
+            ),
+            Err(error) => tracing::warn!(%error, "directory not loaded; answering by SQL"),
+        }
+    });
+}
+
+impl WarmSnapshot {
+    async fn open(
+        pin: PinnedSnapshot,
+        path: AnswerPath,
+        runtime: &ServingRuntime,
+    ) -> Result<WarmSnapshot, CatalogError> {
+        let snapshot: &Snapshot = &pin;
+        // The tables and the search index open at the same time (a few 100 ms each at 1M
+        // documents: file listings, segment metadata).
+        let index_snapshot = snapshot.clone();
+        let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot));
+        let context = serving_context_for(snapshot, runtime).await?;
+        let index_tables =
+            register_index_tables(&context)
+                .await
+                .map_err(|source| CatalogError::NamedQuery {
+                    name: "index_tables",
+                    source,
+                })?;
+        let index = index
+            .await
+            .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
+        Ok(WarmSnapshot {
+            generation: snapshot.generation,
+            context,
+            plans: std::sync::Mutex::new(HashMap::new()),
+            index,
+            index_tables,
+            in_memory: path == AnswerPath::Fastest,
+            directory: tokio::sync::OnceCell::new(),
+            refresh: std::sync::OnceLock::new(),
+            pin,
+            semantic: None,
+            scope: None,
+            sessions_in_scope: tokio::sync::OnceCell::new(),
+        })
+    }
+
+    /// The directory, loading it now if no one has started to (a concurrent load is awaited);
+    /// on the `SqlOnly` path it is read but not served.
+    pub async fn ready_directory(&self) -> Result<&Directory, CatalogError> {
+        self.directory
+            .get_or_try_init(|| self.load_directory())
+            .await
+    }
+
+    /// Reads the index tables' rows and serves the tables from memory.
+    async fn load_directory(&self) -> Result<Directory, CatalogError> {
+        let directory = self.read_directory().await?;
+        if self.in_memory {
+            self.index_tables.install(&directory);
+        }
+        Ok(directory)
+    }
+
+    /// Takes over `previous`'s loaded directory, refreshed with the buckets that differ
+    /// ([`Self::refreshed_directory`]), and serves it; `false` when there is nothing to carry
+    /// or the refresh failed (the directory is then read whole in the background).
+    async fn carry_directory(&self, previous: &Arc<WarmSnapshot>) -> bool {
+        let (refreshed, refresh) = match self.refreshed_directory(previous).await {
+            Ok(Some(refreshed)) => refreshed,
+            Ok(None) => return false,
+            Err(error) => {
+                tracing::warn!(%error, "directory not carried over; reading it whole");
+                return false;
+            }
+        };
+        // A request that could not wait may have started a full load meanwhile: it serves.
+        if self.directory.set(refreshed).is_ok() {
+            let _ = self.refresh.set(refresh);
+            if let Some(directory) = self.directory.get() {
+                self.index_tables.install(directory);
+            }
+        }
+        true
+    }
+
+    /// `previous`'s loaded directory with the rows of the buckets of `sessions` and `turns`
+    /// that differ between the two generations read again; `None` when there is nothing to
+    /// carry (no loaded directory, a file outside the bucket layout, or most buckets changed).
+    /// The sessions' merge runs beside the read of the turns, each merge on the blocking pool.
+    async fn refreshed_directory(
+        &self,
+        previous: &Arc<WarmSnapshot>,
+    ) -> Result<Option<(Directory, DirectoryRefresh)>, CatalogError> {
+        if previous.directory.get().is_none() {
+            return Ok(None);
+        }
+        let started = std::time::Instant::now();
+        let Some(buckets) = changed_buckets(&previous.pin.root, &self.pin.root)? else {
+            return Ok(None);
+        };
+        if buckets.len() as u64 > TURN_BUCKETS / 2 {
+            return Ok(None);
+        }
+        let listed = ScalarValue::List(ScalarValue::new_list_nullable(
+            &buckets
+                .iter()
+                .map(|bucket| ScalarValue::Int64(Some(*bucket as i64)))
+                .collect::<Vec<_>>(),
+            &datafusion::arrow::datatypes::DataType::Int64,
+        ));
+        let mut sessions = self.index_tables.session_rows();
+        self.stream_into(
+            SESSION_INDEX_BUCKET_ROWS,
+            vec![listed.clone()],
+            &mut sessions,
+        )
+        .await?;
+        let sessions_read = sessions.row_count();
+        let merging_sessions =
+            merge_in_background(previous, &buckets, sessions, Directory::refreshed_sessions);
+        let mut turns = self.index_tables.turn_rows();
+        self.stream_into(TURN_INDEX_BUCKET_ROWS, vec![listed], &mut turns)
+            .await?;
+        let turns_read = turns.row_count();
+        let read_us = started.elapsed().as_micros() as u64;
+        let turns =
+            merge_in_background(previous, &buckets, turns, Directory::refreshed_turns).await?;
+        let directory = Directory::from_refreshed(merging_sessions.await?, turns)?;
+        tracing::info!(
+            generation = self.generation,
+            from_generation = previous.generation,
+            buckets = buckets.len(),
+            sessions_read,
+            turns_read,
+            read_us,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "directory refreshed"
+        );
+        let refresh = DirectoryRefresh {
+            from_generation: previous.generation,
+            buckets,
+            sessions_read,
+            turns_read,
+        };
+        Ok(Some((directory, refresh)))
+    }
+
+    /// Reads the index tables' rows (through their views) into memory. One table after the
+    /// other, each streamed into its collector batch by batch and sorted there (at 10M
+    /// documents, the two loads side by side, each collecting DataFusion's sorted batches and
+    /// then concatenating and compacting them, peaked at 2.4 GB).
+    async fn read_directory(&self) -> Result<Directory, CatalogError> {
+        let mut sessions = self.index_tables.session_rows();
+        self.stream_into(SESSION_INDEX_ROWS, Vec::new(), &mut sessions)
+            .await?;
+        let sessions = Directory::session_table(sessions)?;
+        let mut turns = self.index_tables.turn_rows();
+        self.stream_into(TURN_INDEX_ROWS, Vec::new(), &mut turns)
+            .await?;
+        let turns = Directory::turn_table(turns)?;
+        let directory = Directory::from_tables(sessions, turns)?;
+        // The load's sort, concatenation and compaction copies are freed now; the allocator
+        // keeps them (glibc: 1.3 of 2.3 GB at 10M documents; jemalloc until its decay) unless
+        // asked to return them.
+        let released = tokio::task::spawn_blocking(|| {
+            let before = Resident::read();
+            crate::heap::release_free_memory();
+            before.zip(Resident::read())
+        })
+        .await;
+        if let Ok(Some((before, after))) = released {
+            tracing::debug!(
+                anonymous_mib_before = Resident::mib(before.anonymous),
+                anonymous_mib_after = Resident::mib(after.anonymous),
+                peak_mib = Resident::mib(after.peak),
+                "directory load's freed memory returned"
+            );
+        }
+        Ok(directory)
+    }
+
+    /// The project answers are limited to, when the server is project-only.
+    pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref()
+    }
+
+    /// The ids of this generation's sessions inside the project scope (read once per
+    /// generation); `None` when the server is not project-only.
+    pub async fn sessions_in_scope(&self) -> Result<Option<Arc<HashSet<String>>>, CatalogError> {
+        let Some(scope) = self.scope.as_deref() else {
+            return Ok(None);
+        };
+        let sessions = self
+            .sessions_in_scope
+            .get_or_try_init(|| async {
+                project_scope::sessions_in_scope(self, scope)
+                    .await
+                    .map(Arc::new)
+            })
+            .await?;
+        Ok(Some(Arc::clone(sessions)))
+    }
+
+    /// How the directory was carried over from the replaced generation's; `None` when it was
+    /// read whole (or is not loaded yet).
+    pub fn directory_refresh(&self) -> Option<&DirectoryRefresh> {
+        self.refresh.get()
+    }
+
+    /// The in-memory index tables once loaded, on the `Fastest` path.
+    pub fn directory(&self) -> Option<&Directory> {
+        self.directory.get().filter(|_| self.in_memory)
+    }
+
+    /// Whether `table` has `column` in this generation (columns added by later versions are
+    /// read only when present).
+    pub async fn has_column(&self, table: &str, column: &str) -> bool {
+        match self.context.table_provider(table).await {
+            Ok(provider) => provider.schema().field_with_name(column).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Runs a named query with its parameters bound to `$1...` in order.
+    pub async fn run(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Rows, CatalogError> {
+        let batches = self.run_batches(query, parameters).await?;
+        Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
+            name: query.name,
+            source,
+        })
+    }
+
+    /// Runs a named query whose rows lie in many files (the hits of a search: about one file
+    /// each; the touches of a file name: every `file_touches` bucket) with the files split
+    /// across the machine's cores: opening and decoding a file costs about a millisecond and
+    /// the files are independent. Every other query runs on one partition (requests run side
+    /// by side instead).
+    pub async fn run_spread(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Rows, CatalogError> {
+        let mut state = self.context.state();
+        state.config_mut().options_mut().execution.target_partitions = cores();
+        let batches = self.run_batches_in(state, query, parameters).await?;
+        Rows::from_batches(&batches).map_err(|source| CatalogError::Rows {
+            name: query.name,
+            source,
+        })
+    }
+
+    /// Runs a named query and returns its Arrow batches as DataFusion produced them.
+    pub async fn run_batches(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Vec<RecordBatch>, CatalogError> {
+        self.run_batches_in(self.context.state(), query, parameters)
+            .await
+    }
+
+    async fn run_batches_in(
+        &self,
+        state: SessionState,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+    ) -> Result<Vec<RecordBatch>, CatalogError> {
+        let failed = |source| CatalogError::NamedQuery {
+            name: query.name,
+            source,
+        };
+        let started = std::time::Instant::now();
+        let prepared = self.plan_of(query, &parameters).await.map_err(failed)?;
+        let plan = prepared
+            .physical_plan(&state, parameters)
+            .await
+            .map_err(failed)?;
+        let planned_us = started.elapsed().as_micros() as u64;
+        let batches = collect(plan, state.task_ctx()).await.map_err(failed)?;
+        tracing::debug!(
+            query = query.name,
+            rows = batches.iter().map(RecordBatch::num_rows).sum::<usize>(),
+            planned_us,
+            optimized_once = prepared.is_optimized(),
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "named query"
+        );
+        Ok(batches)
+    }
+
+    /// Runs `query` with `parameters` and hands each batch to `rows` as it arrives.
+    async fn stream_into(
+        &self,
+        query: NamedQuery,
+        parameters: Vec<ScalarValue>,
+        rows: &mut RowCollector,
+    ) -> Result<(), CatalogError> {
+        let failed = |source| CatalogError::NamedQuery {
+            name: query.name,
+            source,
+        };
+        let started = std::time::Instant::now();
+        let state = self.context.state();
+        let prepared = self.plan_of(query, &parameters).await.map_err(failed)?;
+        let plan = prepared
+            .physical_plan(&state, parameters)
+            .await
+            .map_err(failed)?;
+        let mut stream = execute_stream(plan, state.task_ctx()).map_err(failed)?;
+        let mut row_count = 0;
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(failed)?;
+            row_count += batch.num_rows();
+            rows.push(&batch).map_err(DirectoryError::from)?;
+        }
+        tracing::debug!(
+            query = query.name,
+            rows = row_count,
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "named query streamed"
+        );
+        Ok(())
+    }
+
+    /// `query` planned and optimized for this generation, placeholders unbound: on its first
+    /// run (typed after `parameters`), then cloned per request.
+    async fn plan_of(
+        &self,
+        query: NamedQuery,
+        parameters: &[ScalarValue],
+    ) -> Result<Arc<PreparedPlan>, DataFusionError> {
+        if let Some(plan) = self.cached_plan(&query) {
+            return Ok(plan);
+        }
+        let state = self.context.state();
+        let plan = state.create_logical_plan(query.sql).await?;
+        read_only_options().verify_plan(&plan)?;
+        let prepared = Arc::new(PreparedPlan::new(&state, plan, parameters)?);
+        self.plans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(query, Arc::clone(&prepared));
+        Ok(prepared)
+    }
+
+    fn cached_plan(&self, query: &NamedQuery) -> Option<Arc<PreparedPlan>> {
+        self.plans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(query)
+            .cloned()
+    }
+
+    /// Where an event's row lives (an exact term lookup: microseconds, run inline).
+    pub fn locate_event(&self, event_id: &str) -> Result<Option<EventLocation>, CatalogError> {
+        Ok(self.index.locate(event_id)?)
+    }
+
+    /// Where the rows of a turn's events live (partition and session).
+    pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, CatalogError> {
+        Ok(self.index.locate_turn(turn_id)?)
+    }
+
+    /// Runs a BM25 search, fused with the semantic leg when there is one, on the blocking pool.
+    /// Dropping the future (a call cut at its deadline) stops the search at its next check.
+    pub async fn search(
+        self: &Arc<Self>,
+        search: IndexSearch,
+    ) -> Result<SearchResults, CatalogError> {
+        let snapshot = Arc::clone(self);
+        let sessions = self.sessions_in_scope().await?;
+        cancellable_search(move |cancel| {
+            let leg = snapshot.semantic.as_deref();
+            crate::semantic::hybrid_search(
+                &snapshot.index,
+                leg,
+                &SearchQuery {
+                    text: &search.text,
+                    session_id: search.session_id.as_deref(),
+                    turn_id: search.turn_id.as_deref(),
+                    event_types: &search.event_types,
+                    source: search.source.as_deref(),
+                    sessions: sessions.as_deref(),
+                    limit: search.limit,
+                    cancel: Some(cancel),
+                },
+            )
+        })
+        .await
+    }
+}
+
+impl WarmSnapshot {
+    /// Runs a boolean combination of relevance queries ([`MatchExpression`]) over events of
+    /// `event_types`, on the blocking pool; the best `limit` hits. Dropping the future stops
+    /// the search, as for [`WarmSnapshot::search`].
+    pub async fn search_expression(
+        self: &Arc<Self>,
+        expression: MatchExpression,
+        event_types: Vec<EventType>,
+        limit: usize,
+    ) -> Result<SearchResults, CatalogError> {
+        let snapshot = Arc::clone(self);
+        let sessions = self.sessions_in_scope().await?;
+        cancellable_search(move |cancel| {
+            let scope = SearchQuery {
+                text: "",
+                session_id: None,
+                turn_id: None,
+                event_types: &event_types,
+                source: None,
+                sessions: sessions.as_deref(),
+                limit,
+                cancel: Some(cancel),
+            };
+            snapshot.index.search_expression(&expression, &scope)
+        })
+        .await
+    }
+}
+
+/// Runs `search` on the blocking pool with a [`Cancellation`] that dropping the returned
+/// future raises (a call cut at its deadline), so the search stops at its next check instead
+/// of running on beside later calls.
+async fn cancellable_search(
+    search: impl FnOnce(&Cancellation) -> Result<SearchResults, SearchError> + Send + 'static,
+) -> Result<SearchResults, CatalogError> {
+    let cancel = Cancellation::new();
+    let _stop_when_dropped = cancel.cancel_on_drop();
+    tokio::task::spawn_blocking(move || search(&cancel))
+        .await
+        .map_err(|error| CatalogError::SearchTask(error.to_string()))?
+        .map_err(CatalogError::from)
+}
+
+/// A string parameter.
+pub fn text_parameter(value: &str) -> ScalarValue {
+    ScalarValue::Utf8(Some(value.to_owned()))
+}
+
+/// A UTC timestamp parameter, in nanoseconds.
+pub fn timestamp_parameter(nanos: i64) -> ScalarValue {
+    ScalarValue::TimestampNanosecond(Some(nanos), Some("+00:00".into()))
+}
+
+/// The parameters locating search hits' rows, for `array_has($1..$3, ...)`: their event ids,
+/// session ids and partitions (`source/month`).
+pub fn hit_location_parameters(hits: &[crate::search::SearchHit]) -> Vec<ScalarValue> {
+    let list = |value: fn(&crate::search::SearchHit) -> &str| {
+        let values: Vec<&str> = hits.iter().map(value).collect();
+        text_list_parameter(&values)
+    };
+    vec![
+        list(|hit| hit.event_id.as_str()),
+        list(|hit| hit.session_id.as_str()),
+        partition_keys(hits),
+    ]
+}
+
+/// The hits' partitions as `source/month`, for `array_has($n, concat(source, '/', month))`:
+/// only the partitions that hold a hit are opened.
+fn partition_keys(hits: &[crate::search::SearchHit]) -> ScalarValue {
+    let keys: Vec<String> = hits
+        .iter()
+        .map(|hit| format!("{}/{}", hit.location.source, hit.location.month))
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    text_list_parameter(&keys)
+}
+
+/// A list-of-strings parameter, for `array_has($n, column)`.
+pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
+    let scalars: Vec<ScalarValue> = values.iter().map(|value| text_parameter(value)).collect();
+    ScalarValue::List(ScalarValue::new_list_nullable(
+        &scalars,
+        &datafusion::arrow::datatypes::DataType::Utf8,
+    ))
+}
+
+/// One table's refresh of `previous`'s directory, run on the blocking pool (tens of
+/// milliseconds of merging at a million documents).
+fn merge_in_background(
+    previous: &Arc<WarmSnapshot>,
+    buckets: &BTreeSet<u64>,
+    rows: RowCollector,
+    merge: fn(&Directory, &BTreeSet<u64>, RowCollector) -> Result<RefreshedTable, DirectoryError>,
+) -> impl std::future::Future<Output = Result<RefreshedTable, CatalogError>> {
+    let previous = Arc::clone(previous);
+    let buckets = buckets.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let directory = previous.directory.get().ok_or_else(|| {
+            CatalogError::DirectoryTask("the replaced generation has no directory".to_owned())
+        })?;
+        Ok(merge(directory, &buckets, rows)?)
+    });
+    async move {
+        task.await
+            .map_err(|error| CatalogError::DirectoryTask(error.to_string()))?
+    }
+}
+
+/// The machine's cores, read once: `available_parallelism` reads cgroup files on Linux, too
+/// slow for every request.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+}

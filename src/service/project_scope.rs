@@ -1,0 +1,328 @@
+//! `esker serve --project-only` (issue #13): the launch project every tool is scoped to, and
+//! the one predicate that decides whether a session is inside it (its working directory is a
+//! root of the project, a checkout or linked worktree of the same repository, or lies below
+//! one). SQL applies the predicate as `regexp_like(cwd, pattern)`; the tantivy search and
+//! `open` read the set of in-scope session ids a generation computes with the same pattern.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use datafusion::scalar::ScalarValue;
+use regex::Regex;
+use serde_json::Value;
+
+use crate::service::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
+use crate::service::directory::TURN_BY_ID;
+use crate::service::envelope::ToolError;
+use crate::service::file_attention::tail::{LaunchProject, launch_project, roots_pattern};
+use crate::service::validate::{IdKind, McpId};
+
+/// The sessions whose working directory matches the scope's pattern.
+pub const SESSIONS_IN_SCOPE: NamedQuery = NamedQuery {
+    name: "project_sessions",
+    sql: include_str!("../../queries/project_sessions.sql"),
+};
+
+/// The profiles whose every tool answers through the scoped service layer: the tantivy search
+/// (the in-scope session set), `open` ([`admits`]) and the SQL of their listings and id lookups
+/// ([`scope_parameters`]).
+pub const SCOPED_PROFILES: [&str; 3] = ["moraine", "agtrace", "relay"];
+
+/// Why the scope could not be established.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectScopeError {
+    #[error("the launch directory {0} does not exist")]
+    NoLaunchDirectory(String),
+    #[error(
+        "--project-only scopes the tools of the moraine, agtrace and relay profiles only; the {0} profile is not scoped"
+    )]
+    UnscopedProfile(String),
+    #[error("the project roots do not form a valid pattern: {0}")]
+    Pattern(#[from] regex::Error),
+}
+
+/// The project a `--project-only` server answers for.
+#[derive(Debug, Clone)]
+pub struct ProjectScope {
+    project: LaunchProject,
+    /// [`roots_pattern`] of the project's roots, compiled.
+    cwd_pattern: Regex,
+}
+
+impl ProjectScope {
+    /// The scope of a server launched in `launch_dir`: its Git checkout (with every linked
+    /// worktree of it), or the directory itself outside Git.
+    pub fn of_launch_dir(launch_dir: &Path) -> Result<ProjectScope, ProjectScopeError> {
+        let project = launch_project(launch_dir).ok_or_else(|| {
+            ProjectScopeError::NoLaunchDirectory(launch_dir.display().to_string())
+        })?;
+        ProjectScope::of_project(project)
+    }
+
+    pub fn of_project(project: LaunchProject) -> Result<ProjectScope, ProjectScopeError> {
+        let cwd_pattern = Regex::new(&roots_pattern(&project.roots))?;
+        Ok(ProjectScope {
+            project,
+            cwd_pattern,
+        })
+    }
+
+    /// The project's root (the checkout containing the launch directory).
+    pub fn root(&self) -> &str {
+        &self.project.root
+    }
+
+    /// Every root of the project, each worktree in both its given and canonical spelling.
+    pub fn roots(&self) -> &[String] {
+        &self.project.roots
+    }
+
+    /// Whether a session run in `cwd` is inside the project.
+    pub fn contains_cwd(&self, cwd: &str) -> bool {
+        self.cwd_pattern.is_match(cwd)
+    }
+
+    /// The pattern SQL matches `cwd` columns against (`regexp_like`).
+    pub fn cwd_pattern(&self) -> &str {
+        self.cwd_pattern.as_str()
+    }
+
+    /// What the server instructions add: the scope, named.
+    pub fn instructions(&self) -> String {
+        format!(
+            "This server is scoped to the project at {}: every tool answers only sessions whose working directory is inside it (or inside another worktree of the same repository); sessions of other projects are not found.",
+            self.root()
+        )
+    }
+}
+
+/// Refuses a profile that `--project-only` cannot scope (its tools would answer for every
+/// project).
+pub fn check_profiles(names: &[&str]) -> Result<(), ProjectScopeError> {
+    match names.iter().find(|name| !SCOPED_PROFILES.contains(name)) {
+        Some(unscoped) => Err(ProjectScopeError::UnscopedProfile((*unscoped).to_owned())),
+        None => Ok(()),
+    }
+}
+
+/// The two SQL parameters of a query's scope filter, `(NOT $n OR regexp_like(cwd, $n+1))`:
+/// whether the server is scoped, and the pattern.
+pub fn scope_parameters(scope: Option<&ProjectScope>) -> [ScalarValue; 2] {
+    [
+        ScalarValue::Boolean(Some(scope.is_some())),
+        text_parameter(scope.map_or("", ProjectScope::cwd_pattern)),
+    ]
+}
+
+/// The ids of a generation's sessions inside `scope` ([`WarmSnapshot::sessions_in_scope`]
+/// keeps them for the generation).
+pub async fn sessions_in_scope(
+    snapshot: &WarmSnapshot,
+    scope: &ProjectScope,
+) -> Result<HashSet<String>, CatalogError> {
+    let rows = snapshot
+        .run(SESSIONS_IN_SCOPE, vec![text_parameter(scope.cwd_pattern())])
+        .await?;
+    rows.iter()
+        .map(|row| row.string("session_id").map(str::to_owned))
+        .collect::<Result<_, _>>()
+        .map_err(|source| CatalogError::Rows {
+            name: SESSIONS_IN_SCOPE.name,
+            source,
+        })
+}
+
+/// Whether the session, turn or event `id` may be answered: always when the server is not
+/// scoped; else when its session is inside the scope. An id whose session cannot be found is
+/// admitted (the tool then answers `not_found` for it as for any missing id).
+pub async fn admits(snapshot: &WarmSnapshot, id: &McpId) -> Result<bool, ToolError> {
+    let Some(in_scope) = snapshot.sessions_in_scope().await? else {
+        return Ok(true);
+    };
+    let session_id = match id.kind {
+        IdKind::Session => Some(id.text.clone()),
+        IdKind::Turn => session_of_turn(snapshot, &id.text).await?,
+        IdKind::Event => snapshot
+            .locate_event(&id.text)?
+            .map(|location| location.session_id),
+    };
+    Ok(session_id.is_none_or(|session_id| in_scope.contains(&session_id)))
+}
+
+/// The session links of an opened session (its `traversal`, or each chain member's) with every
+/// session outside the scope left out: the link null, the child unlisted.
+pub fn hide_links_outside(data: &mut Value, in_scope: &HashSet<String>) {
+    // `get_mut`, not `data["members"]`: indexing a JSON object inserts a null member list.
+    let members = data
+        .get_mut("members")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten();
+    let traversals: Vec<&mut Value> = members.map(|member| &mut member["traversal"]).collect();
+    for traversal in traversals {
+        hide_traversal_links(traversal, in_scope);
+    }
+    if data.get("traversal").is_some() {
+        hide_traversal_links(&mut data["traversal"], in_scope);
+    }
+}
+
+const SESSION_LINKS: [&str; 4] = [
+    "previous_session_id",
+    "next_session_id",
+    "parent_session_id",
+    "forked_from_session_id",
+];
+
+fn hide_traversal_links(traversal: &mut Value, in_scope: &HashSet<String>) {
+    let Some(links) = traversal.as_object_mut() else {
+        return;
+    };
+    for link in SESSION_LINKS {
+        if let Some(value) = links.get_mut(link)
+            && value.as_str().is_some_and(|id| !in_scope.contains(id))
+        {
+            *value = Value::Null;
+        }
+    }
+    if let Some(children) = links
+        .get_mut("child_session_ids")
+        .and_then(Value::as_array_mut)
+    {
+        children.retain(|child| child.as_str().is_some_and(|id| in_scope.contains(id)));
+    }
+}
+
+/// The session of a turn (`queries/turn_by_id.sql`).
+async fn session_of_turn(
+    snapshot: &WarmSnapshot,
+    turn_id: &str,
+) -> Result<Option<String>, ToolError> {
+    let rows = snapshot
+        .run(TURN_BY_ID, vec![text_parameter(turn_id)])
+        .await?;
+    let session_id = match rows.first() {
+        Some(row) => Some(
+            row.string("session_id")
+                .map_err(|error| ToolError::internal(format!("{}: {error}", TURN_BY_ID.name)))?
+                .to_owned(),
+        ),
+        None => None,
+    };
+    Ok(session_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope_of(roots: &[&str]) -> ProjectScope {
+        ProjectScope::of_project(LaunchProject {
+            launch_dir: roots[0].to_owned(),
+            root: roots[0].to_owned(),
+            roots: roots.iter().map(|root| (*root).to_owned()).collect(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_root_itself_and_directories_below_it_are_in_scope() {
+        let scope = scope_of(&["/a/proj"]);
+        assert!(scope.contains_cwd("/a/proj"));
+        assert!(scope.contains_cwd("/a/proj/"));
+        assert!(scope.contains_cwd("/a/proj/crates/core"));
+    }
+
+    #[test]
+    fn a_sibling_sharing_the_prefix_and_parents_are_not() {
+        let scope = scope_of(&["/a/proj"]);
+        for outside in [
+            "/a/project2",
+            "/a/proj2/x",
+            "/a/proj-old",
+            "/a",
+            "/",
+            "",
+            "a/proj",
+        ] {
+            assert!(
+                !scope.contains_cwd(outside),
+                "{outside:?} is not in /a/proj"
+            );
+        }
+    }
+
+    #[test]
+    fn every_worktree_root_is_in_scope_and_regex_characters_are_literal() {
+        let scope = scope_of(&["/w/main", "/w/feat.x"]);
+        assert!(scope.contains_cwd("/w/feat.x/src"));
+        assert!(scope.contains_cwd("/w/main"));
+        assert!(!scope.contains_cwd("/w/featAx/src"), "the dot is literal");
+        assert_eq!(scope.root(), "/w/main");
+    }
+
+    #[test]
+    fn the_sql_parameters_say_whether_a_server_is_scoped() {
+        let scope = scope_of(&["/a/proj"]);
+        let [on, pattern] = scope_parameters(Some(&scope));
+        assert_eq!(on, ScalarValue::Boolean(Some(true)));
+        assert_eq!(pattern, text_parameter(scope.cwd_pattern()));
+        let [off, _] = scope_parameters(None);
+        assert_eq!(off, ScalarValue::Boolean(Some(false)));
+    }
+
+    #[test]
+    fn the_instructions_name_the_scope() {
+        let text = scope_of(&["/a/proj"]).instructions();
+        assert!(
+            text.contains("scoped") && text.contains("/a/proj"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn links_to_sessions_outside_the_scope_are_hidden() {
+        let in_scope: HashSet<String> = ["session:a", "session:a2"].map(String::from).into();
+        let traversal = serde_json::json!({
+            "previous_session_id": "session:b",
+            "next_session_id": "session:a2",
+            "parent_session_id": null,
+            "forked_from_session_id": "session:b",
+            "child_session_ids": ["session:a2", "session:b"],
+        });
+        let hidden = serde_json::json!({
+            "previous_session_id": null,
+            "next_session_id": "session:a2",
+            "parent_session_id": null,
+            "forked_from_session_id": null,
+            "child_session_ids": ["session:a2"],
+        });
+        let mut session = serde_json::json!({"kind": "session", "traversal": traversal});
+        hide_links_outside(&mut session, &in_scope);
+        assert_eq!(session["traversal"], hidden);
+        let mut range = serde_json::json!({"members": [{"traversal": traversal}]});
+        hide_links_outside(&mut range, &in_scope);
+        assert_eq!(range["members"][0]["traversal"], hidden);
+    }
+
+    #[test]
+    fn only_the_scoped_profiles_may_be_project_only() {
+        assert!(check_profiles(&["moraine"]).is_ok());
+        assert!(check_profiles(&["agtrace"]).is_ok());
+        assert!(check_profiles(&["relay"]).is_ok());
+        let error = check_profiles(&["moraine", "memory"]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the memory profile is not scoped"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_missing_launch_directory_is_an_error() {
+        let error =
+            ProjectScope::of_launch_dir(Path::new("/nonexistent-esker-launch")).unwrap_err();
+        assert!(matches!(error, ProjectScopeError::NoLaunchDirectory(_)));
+    }
+}
