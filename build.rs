@@ -1,10 +1,13 @@
 //! Build script: records the commit the binary is built from (`esker --version`), from
-//! `ESKER_COMMIT` when set (release pipelines, source archives) else `git rev-parse`.
+//! `ESKER_COMMIT` when set (release pipelines, source archives) else `git rev-parse`; rebuilds
+//! when the web view's embedded files change.
 
 use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=ESKER_COMMIT");
+    // `esker ui`'s embedded files (include_dir! does not tell cargo about them).
+    println!("cargo:rerun-if-changed=src/ui/assets");
     let commit = std::env::var("ESKER_COMMIT")
         .ok()
         .filter(|commit| !commit.trim().is_empty())

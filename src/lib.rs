@@ -24,15 +24,17 @@
 //!   index at each commit, and the operations the `memory` profile serves.
 //! - [`team`]: publishing the tables to object storage (`esker publish`), reading a published
 //!   dataset (`esker query --data-dir URL`) and pulling it into a local store (`esker pull`).
-//! - [`cli`]: the commands for people (`setup`, `search`, `show`, `resume`, `handoff`,
-//!   `sessions`, `usage`) over the service layer's own code, and the sample-store rules.
+//! - [`cli`]: the commands for people (`setup`, `search`, `show`, `resume`, `recall`,
+//!   `handoff`, `sessions`, `usage`) over the service layer's own code, and the sample-store rules.
+//! - [`ui`]: `esker ui`, the local web view: an embedded single-page app and a JSON API over
+//!   the service layer and the CLI's functions, with live updates on each commit.
 //!
 //! - [`heap`]: this process's resident memory, and returning freed heap to the OS.
 //! - [`resume`]: the harness's own resume command for a session (`esker resume`, `esker show`,
 //!   `esker handoff --write`).
 //!
 //! Imports point down only: model, config, heap → ids, resume → redact → ingest → store → search, query →
-//! semantic, memory → engine → indexer, team → service → mcp → cli (`tests/it/layering.rs` checks it).
+//! semantic, memory → engine → indexer, team → service → mcp → cli → ui (`tests/it/layering.rs` checks it).
 
 pub mod cli;
 pub mod config;
@@ -52,3 +54,4 @@ pub mod semantic;
 pub mod service;
 pub mod store;
 pub mod team;
+pub mod ui;

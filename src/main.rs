@@ -139,6 +139,32 @@ enum Command {
         #[command(flatten)]
         semantic: SemanticArgs,
     },
+    /// Browse the history in a local web view (search, sessions, usage, ...) at
+    /// http://127.0.0.1:PORT/?token=..., keeping the index fresh in the background as
+    /// `serve` does. Only this machine's browser with the printed token gets in.
+    Ui {
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// The port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = esker::ui::DEFAULT_PORT)]
+        port: u16,
+        /// Open the page in the default browser.
+        #[arg(long)]
+        open: bool,
+        /// Do not index at all (show the store as it is).
+        #[arg(long)]
+        no_index: bool,
+        /// Index once at startup, then do not watch for changes.
+        #[arg(long)]
+        no_watch: bool,
+        /// Seconds between full passes over every location while watching.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        full_pass_every: u64,
+        #[command(flatten)]
+        ingest: IngestArgs,
+        #[command(flatten)]
+        semantic: SemanticArgs,
+    },
     /// The static embedding model of the semantic search leg.
     Model {
         #[command(subcommand)]
@@ -865,6 +891,33 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             esker::mcp::serve_stdio(data_dir, profiles, monitor, leg, scope).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Ui {
+            data_dir,
+            port,
+            open,
+            no_index,
+            no_watch,
+            full_pass_every,
+            ingest,
+            semantic,
+        } => {
+            let background = (!no_index).then(|| WatchOptions {
+                full_pass_every: Duration::from_secs(full_pass_every.max(1)),
+                ..WatchOptions::default()
+            });
+            let options = esker::ui::UiOptions {
+                port,
+                open_browser: open,
+            };
+            run_ui(
+                data_dir.as_deref(),
+                background.map(|watch| (!no_watch).then_some(watch)),
+                &ingest,
+                semantic.settings(),
+                &options,
+            )
+            .await
+        }
         Command::Model {
             command:
                 ModelCommand::Install {
@@ -1128,6 +1181,56 @@ async fn run_index_watch(
     })
     .await?;
     outcome?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `esker ui`: the store `serve` would read (the sample store when there is no history),
+/// kept fresh by the same background indexer unless `background` is `None` (`--no-index`;
+/// `Some(None)` indexes once), served as a web view until killed.
+async fn run_ui(
+    data_dir: Option<&Path>,
+    background: Option<Option<WatchOptions>>,
+    ingest: &IngestArgs,
+    semantic: esker::semantic::SemanticSettings,
+    options: &esker::ui::UiOptions,
+) -> anyhow::Result<ExitCode> {
+    let requested_dir = resolve_data_dir(data_dir);
+    let plan = match background {
+        None => IndexPlan {
+            paths: Vec::new(),
+            location: reading_location(&requested_dir),
+        },
+        Some(_) => plan_index(&requested_dir, Vec::new())?,
+    };
+    let data_dir = plan.location.data_dir.clone();
+    let store = if background.is_none() {
+        Store::open_existing(&data_dir)?
+    } else {
+        Store::open(&data_dir)?
+    };
+    store.verify()?;
+    if background.is_some() && !plan.location.sample && discard_sample_store(&data_dir)? {
+        tracing::warn!("removed the sample store: real history is indexed now");
+    }
+    let monitor = if plan.paths.is_empty() {
+        IngestMonitor::external()
+    } else {
+        IngestMonitor::in_process()
+    };
+    if let Some(watch) = background.filter(|_| !plan.paths.is_empty()) {
+        let index_options = IndexOptions {
+            paths: plan.paths.clone(),
+            monitor: Some(monitor.clone()),
+            writer_role: "esker ui (background indexer)".to_string(),
+            redact: !ingest.no_redact,
+            redactor: ingest.redactor()?,
+            ..IndexOptions::default()
+        };
+        spawn_background_index(store, index_options, watch, semantic.clone())?;
+    }
+    let leg = esker::semantic::Leg::open(&data_dir, &semantic);
+    let reader = esker::ui::open_reader(plan.location, monitor, leg).await?;
+    esker::ui::serve(reader, options).await?;
     Ok(ExitCode::SUCCESS)
 }
 

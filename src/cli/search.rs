@@ -33,8 +33,38 @@ impl SearchOptions {
     }
 }
 
+/// The tool's answer (`data`, its `results` replaced by the kept hits) and the kept hits with
+/// their sessions' facts: what `esker search` prints and `esker ui` shows.
+pub struct Found {
+    pub data: Value,
+    pub hits: Vec<(Value, SessionFacts)>,
+}
+
 pub async fn run(reader: &Reader, options: &SearchOptions) -> Result<Outcome, CliError> {
     let now = Utc::now();
+    let Found { data, hits: kept } = find(reader, options, now).await?;
+    let outcome = Outcome::of_count(kept.len());
+    if options.json {
+        print_json(&data)?;
+        return Ok(outcome);
+    }
+    print!(
+        "{}",
+        render_hits(&options.query, &kept, now, style::stdout_colors())
+    );
+    if kept.is_empty() {
+        eprintln!("no hits for {:?}", options.query);
+    }
+    Ok(outcome)
+}
+
+/// Runs `search_sessions` for `options` and keeps the hits its filters pass, at most
+/// `options.limit`.
+pub async fn find(
+    reader: &Reader,
+    options: &SearchOptions,
+    now: DateTime<Utc>,
+) -> Result<Found, CliError> {
     let window = Window::parse(options.since.as_deref(), options.until.as_deref(), now)?;
     let limit = options.limit.clamp(1, MAX_N_HITS as usize);
     let asked = if options.has_filters() {
@@ -66,21 +96,9 @@ pub async fn run(reader: &Reader, options: &SearchOptions) -> Result<Outcome, Cl
         .filter(|(hit, session_facts)| keeps(options, &window, hit, session_facts))
         .take(limit)
         .collect();
-    let outcome = Outcome::of_count(kept.len());
-    if options.json {
-        data["results"] = Value::Array(kept.into_iter().map(|(hit, _)| hit).collect());
-        data["result_count"] = json!(data["results"].as_array().map_or(0, Vec::len));
-        print_json(&data)?;
-        return Ok(outcome);
-    }
-    print!(
-        "{}",
-        render_hits(&options.query, &kept, now, style::stdout_colors())
-    );
-    if kept.is_empty() {
-        eprintln!("no hits for {:?}", options.query);
-    }
-    Ok(outcome)
+    data["results"] = Value::Array(kept.iter().map(|(hit, _)| hit.clone()).collect());
+    data["result_count"] = json!(kept.len());
+    Ok(Found { data, hits: kept })
 }
 
 fn take_results(data: &mut Value) -> Vec<Value> {

@@ -50,7 +50,9 @@ pub async fn run(reader: &Reader, options: &SessionsOptions) -> Result<Outcome, 
     Ok(outcome)
 }
 
-async fn list(
+/// The sessions `options` asks for (newest first, filtered, at most `options.limit`), each
+/// with its facts: what `esker sessions` shows and `esker ui` lists.
+pub async fn list(
     reader: &Reader,
     options: &SessionsOptions,
     window: &Window,

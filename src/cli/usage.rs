@@ -140,7 +140,33 @@ impl Prices {
     }
 }
 
-pub async fn run(reader: &Reader, options: &UsageOptions) -> Result<Outcome, CliError> {
+/// Usage grouped as asked, with the sum of every group.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub by: String,
+    pub groups: BTreeMap<String, Totals>,
+    pub total: Totals,
+    pub with_cost: bool,
+}
+
+impl Report {
+    /// What `esker usage --json` prints (and `esker ui` charts).
+    pub fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .groups
+            .iter()
+            .map(|(key, totals)| totals_json(Some(key), totals, self.with_cost))
+            .collect();
+        json!({
+            "by": self.by,
+            "rows": rows,
+            "total": totals_json(None, &self.total, self.with_cost),
+        })
+    }
+}
+
+/// The usage `options` asks for (grouping, window, prices); `options.json` is not read.
+pub async fn report(reader: &Reader, options: &UsageOptions) -> Result<Report, CliError> {
     if !GROUPINGS.contains(&options.by.as_str()) {
         return Err(CliError::Usage(format!(
             "--by must be one of {}",
@@ -154,24 +180,26 @@ pub async fn run(reader: &Reader, options: &UsageOptions) -> Result<Outcome, Cli
     )?;
     let prices = options.prices.as_deref().map(Prices::load).transpose()?;
     let groups = usage_groups(reader, &options.by, &window, prices.as_ref()).await?;
-    let outcome = Outcome::of_count(groups.len());
     let mut total = Totals::default();
     for totals in groups.values() {
         total.add(totals);
     }
+    Ok(Report {
+        by: options.by.clone(),
+        groups,
+        total,
+        with_cost: prices.is_some(),
+    })
+}
+
+pub async fn run(reader: &Reader, options: &UsageOptions) -> Result<Outcome, CliError> {
+    let report = report(reader, options).await?;
+    let outcome = Outcome::of_count(report.groups.len());
     if options.json {
-        let rows: Vec<Value> = groups
-            .iter()
-            .map(|(key, totals)| totals_json(Some(key), totals, prices.is_some()))
-            .collect();
-        print_json(&json!({
-            "by": options.by,
-            "rows": rows,
-            "total": totals_json(None, &total, prices.is_some()),
-        }))?;
+        print_json(&report.to_json())?;
         return Ok(outcome);
     }
-    if groups.is_empty() {
+    if report.groups.is_empty() {
         eprintln!("no token usage recorded in this window");
         return Ok(outcome);
     }
@@ -179,9 +207,9 @@ pub async fn run(reader: &Reader, options: &UsageOptions) -> Result<Outcome, Cli
         "{}",
         render_table(
             &options.by,
-            &groups,
-            &total,
-            prices.is_some(),
+            &report.groups,
+            &report.total,
+            report.with_cost,
             style::stdout_colors()
         )
     );

@@ -76,7 +76,7 @@ pub async fn handle<T: ToolHandler>(
             );
         }
     };
-    let deadline = T::deadline(&request);
+    let deadline = scaled_deadline(T::deadline(&request));
     let remaining = deadline.saturating_sub(timer.elapsed());
     let execution = AssertUnwindSafe(T::execute(catalog, &request))
         .catch_unwind()
@@ -90,6 +90,28 @@ pub async fn handle<T: ToolHandler>(
         Ok(success) => ToolReply::success(T::NAME, canonical, success, sla, &timer),
         Err(error) => ToolReply::failure(T::NAME, canonical, &error, sla, &timer),
     }
+}
+
+/// Multiplies every tool deadline: `ESKER_DEADLINE_SCALE` when set to a positive number,
+/// else 10 in a debug build (the test suite's, ten or more times slower than release, on a
+/// loaded CI machine) and 1 in a release build. The SLA target an answer reports is never
+/// scaled: only how long a call may run before it answers `deadline_exceeded`.
+pub fn deadline_scale() -> f64 {
+    static SCALE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *SCALE
+        .get_or_init(|| parse_deadline_scale(std::env::var("ESKER_DEADLINE_SCALE").ok().as_deref()))
+}
+
+fn parse_deadline_scale(value: Option<&str>) -> f64 {
+    let default = if cfg!(debug_assertions) { 10.0 } else { 1.0 };
+    value
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|scale| scale.is_finite() && *scale > 0.0)
+        .unwrap_or(default)
+}
+
+fn scaled_deadline(deadline: Duration) -> Duration {
+    deadline.mul_f64(deadline_scale())
 }
 
 /// The raw arguments as echoed in `request`: nesting cut at [`MAX_ECHO_DEPTH`].
@@ -192,7 +214,9 @@ mod tests {
         let catalog = empty_catalog();
         let timer = Timer::start();
         let reply = handle::<Sleepy>(&catalog, &Arguments::new(), timer).await;
-        assert!(timer.elapsed() < Duration::from_secs(1));
+        assert!(
+            timer.elapsed() < scaled_deadline(Duration::from_millis(50)) + Duration::from_secs(1)
+        );
         assert!(reply.is_error);
         assert_eq!(
             reply.envelope["error"]["code"],
@@ -200,6 +224,16 @@ mod tests {
         );
         assert_eq!(reply.envelope["request"], json!({"canonical": true}));
         assert_eq!(reply.envelope["performance"]["met_sla"], false);
+    }
+
+    #[test]
+    fn the_deadline_scale_takes_a_positive_number_and_defaults_by_build() {
+        let default = if cfg!(debug_assertions) { 10.0 } else { 1.0 };
+        assert_eq!(parse_deadline_scale(None), default);
+        assert_eq!(parse_deadline_scale(Some("2.5")), 2.5);
+        for bad in ["0", "-1", "NaN", "inf", "fast"] {
+            assert_eq!(parse_deadline_scale(Some(bad)), default, "{bad}");
+        }
     }
 
     #[tokio::test]

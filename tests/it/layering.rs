@@ -28,6 +28,8 @@ const LAYERS: &[&[&str]] = &[
     &["service"],
     &["mcp"],
     &["cli"],
+    // The web view: over the MCP tools and the CLI's functions.
+    &["ui"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -17,3 +17,4 @@ mod sqlite_harnesses;
 mod support;
 mod team;
 mod tool_names;
+mod ui;

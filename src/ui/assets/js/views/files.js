@@ -1,0 +1,48 @@
+// File attention: every session that read or changed a file (the file_attention tool, across
+// every project), most recent first, each linking to the session.
+
+import { tool } from '../api.js';
+import { el, errorBox, link, replace, sessionPath, when } from '../dom.js';
+
+export async function render(view, _match, params, { navigate }) {
+  const path = params.get('path') || '';
+  const mutations = params.get('mutations') === '1';
+  const input = el('input', { name: 'path', type: 'text', value: path, placeholder: 'src/lib.rs', 'aria-label': 'file path' });
+  const onlyChanges = el('input', { type: 'checkbox', name: 'mutations', checked: mutations });
+  const form = el('form', { class: 'filters' }, input, el('label', {}, onlyChanges, ' changes only'), el('button', { type: 'submit', class: 'button', text: 'Find' }));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    if (input.value.trim()) next.set('path', input.value.trim());
+    if (onlyChanges.checked) next.set('mutations', '1');
+    navigate(`/files${next.toString() ? `?${next}` : ''}`);
+  });
+  const body = el('div', { class: 'files' });
+  replace(view, el('h1', { text: 'File attention' }), form, body);
+  if (!path) {
+    body.append(el('p', { class: 'hint', text: 'Which sessions touched a file? Enter a project-relative path (matched by suffix across worktrees).' }));
+    return;
+  }
+  let data;
+  try {
+    data = await tool('file_attention', { path, scope: 'all', mutations_only: mutations, limit: 50 });
+  } catch (error) {
+    replace(body, errorBox(error));
+    return;
+  }
+  const items = data.sessions || [];
+  replace(body,
+    el('p', { class: 'count', text: `${items.length} session${items.length === 1 ? '' : 's'} touched ${path}` }),
+    el('table', { class: 'sessions' },
+      el('thead', {}, el('tr', {}, ['Session', 'Harness', 'Touches', 'Tools', 'Last touch'].map((name) => el('th', { text: name })))),
+      el('tbody', {}, items.map((item) => {
+        const session = item.session || {};
+        const id = session.id || item.id;
+        return el('tr', {},
+          el('td', {}, link(sessionPath(id), id)),
+          el('td', { text: session.harness || session.source || '' }),
+          el('td', { class: 'num', text: session.touch_count ?? '' }),
+          el('td', { text: (session.tools || []).join(', ') }),
+          el('td', { text: when(session.last_touch) }));
+      }))));
+}
