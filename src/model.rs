@@ -26,10 +26,13 @@ pub enum Source {
     Crush,
     Cline,
     Roo,
+    /// VS Code's chat (GitHub Copilot Chat, the Agents window): `chatSessions` files.
+    #[serde(rename = "vscode-copilot")]
+    VscodeCopilot,
 }
 
 impl Source {
-    pub const ALL: [Source; 17] = [
+    pub const ALL: [Source; 18] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -47,6 +50,7 @@ impl Source {
         Source::Crush,
         Source::Cline,
         Source::Roo,
+        Source::VscodeCopilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -68,6 +72,7 @@ impl Source {
             Source::Crush => "crush",
             Source::Cline => "cline",
             Source::Roo => "roo",
+            Source::VscodeCopilot => "vscode-copilot",
         }
     }
 
@@ -97,6 +102,7 @@ impl Source {
             Source::Crush => "crush",
             Source::Cline => "cline",
             Source::Roo => "roo-code",
+            Source::VscodeCopilot => "vscode-copilot",
         }
     }
 

@@ -148,9 +148,15 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
             ResumeCommand::new(&["cursor-agent", "--resume", id])
         }
         // No resume command: Aider restores a directory's whole chat history, not a session;
-        // Cline and Roo Code are editor extensions; Antigravity's resume is not documented; the
-        // Cursor IDE's agent transcripts are not cursor-agent chats.
-        Source::Cursor | Source::Aider | Source::Cline | Source::Roo | Source::Antigravity => {
+        // Cline, Roo Code and VS Code's own chat live in the editor (`code` has no option that
+        // opens a chat session); Antigravity's resume is not documented; the Cursor IDE's agent
+        // transcripts are not cursor-agent chats.
+        Source::Cursor
+        | Source::Aider
+        | Source::Cline
+        | Source::Roo
+        | Source::VscodeCopilot
+        | Source::Antigravity => {
             return None;
         }
     };
@@ -265,6 +271,10 @@ mod tests {
             ("aider", "/p/.aider.chat.history.md"),
             ("cline", "/p/tasks/1/api_conversation_history.json"),
             ("roo", "/p/tasks/1/api_conversation_history.json"),
+            (
+                "vscode-copilot",
+                "/p/workspaceStorage/h/chatSessions/x.jsonl",
+            ),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

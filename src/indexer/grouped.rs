@@ -4,7 +4,8 @@
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
 //! `chats/<hash>/<chat>/store.db`, one chat each); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
-//! (`ingest::qwen_legacy`). Discovery maps every member file to its
+//! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
+//! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
 //! session takes from shared files (titles, working directories), so a change to any of them
@@ -38,6 +39,7 @@ use crate::ingest::lines::JsonLine;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
+use crate::ingest::vscode_copilot::{self, ChatRead};
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
 use crate::redact::Redactor;
@@ -61,6 +63,9 @@ pub enum GroupKind {
     /// The legacy Qwen Code recordings of one session (`chats/session-*-<id>.json`, keyed by
     /// `chats/session-<id>`).
     QwenChats,
+    /// A VS Code chat session (`chatSessions/<id>.jsonl` or `.json`, keyed by
+    /// `chatSessions/<id>`).
+    VscodeChat,
 }
 
 impl GroupKind {
@@ -73,6 +78,7 @@ impl GroupKind {
             GroupKind::Cline => Format::ClineTask,
             GroupKind::Roo => Format::RooTask,
             GroupKind::QwenChats => Format::QwenJson,
+            GroupKind::VscodeChat => Format::VscodeChat,
         }
     }
 }
@@ -264,6 +270,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
             key,
         }));
     }
+    if let Some(key) = vscode_copilot::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::VscodeChat,
+            key,
+        }));
+    }
     opencode_tree::key_of(path).map(|key| {
         Claim::Member(Group {
             kind: GroupKind::OpenCodeTree,
@@ -335,7 +347,64 @@ pub(super) fn read_group(
         GroupKind::KimiCode => read_kimi_code(group, previous, options),
         GroupKind::Cline | GroupKind::Roo => read_cline(group, previous, options),
         GroupKind::QwenChats => read_qwen_chats(group, previous, options),
+        GroupKind::VscodeChat => read_vscode_chat(group, previous, options),
     }
+}
+
+/// A VS Code chat session: its operation log replayed (else its snapshot), redacted, parsed;
+/// its rows name the file read as their source. A file that is half-written or unusable is
+/// held back while a copy of the session is stored (that copy stays until the file reads
+/// again), else recorded with one warning and read again when it changes.
+fn read_vscode_chat(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let key = &group.key;
+    let Some(stamp) = changed_stamp(group, previous, &vscode_copilot::members(key), "") else {
+        return FileOutcome::Unchanged;
+    };
+    let mut chat = match vscode_copilot::read(key, options.limits) {
+        ChatRead::Session(chat) => chat,
+        ChatRead::NotChat => return skipped(&stamp),
+        ChatRead::Incomplete(warning) | ChatRead::Unreadable(warning) => {
+            if previous.is_some_and(|checkpoint| !checkpoint.sessions.is_empty()) {
+                tracing::warn!(session = %key.display(), "{}; the stored copy is kept", warning.message);
+                return FileOutcome::HeldBack;
+            }
+            let read = GroupRead {
+                output: ParseOutput {
+                    sessions: Vec::new(),
+                    warnings: vec![warning],
+                },
+                malformed: Vec::new(),
+                bytes_read: 0,
+                secrets_redacted: 0,
+            };
+            return ingested(group, &stamp, previous, options, read);
+        }
+    };
+    let secrets_redacted = if options.redact {
+        options.redactor.redact_value(&mut chat.state) as u64
+    } else {
+        0
+    };
+    let mut output = vscode_copilot::parse(&chat.path, &chat.state, chat.workspace.take());
+    output
+        .warnings
+        .splice(0..0, std::mem::take(&mut chat.warnings));
+    let log_name = chat
+        .path
+        .file_name()
+        .map(|name| format!("{}: ", name.to_string_lossy()))
+        .unwrap_or_default();
+    let read = GroupRead {
+        output,
+        malformed: malformed_issues(&chat.malformed, &log_name),
+        bytes_read: chat.bytes_read,
+        secrets_redacted,
+    };
+    ingested_from(group, &chat.path, &stamp, previous, options, read)
 }
 
 /// A legacy Qwen Code session's recordings, read and merged into one session; its rows name

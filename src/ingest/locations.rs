@@ -1,11 +1,11 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 13] = [
+pub const ENV_VARS: [&str; 14] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -19,9 +19,11 @@ pub const ENV_VARS: [&str; 13] = [
     "XDG_CONFIG_HOME",
     "VSCODE_APPDATA",
     "KIMI_CODE_HOME",
+    "APPDATA",
 ];
 
-/// VS Code and its forks whose `User/globalStorage` may hold Cline or Roo Code task folders.
+/// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
+/// chat sessions.
 const VSCODE_PRODUCTS: [&str; 5] = ["Code", "Code - Insiders", "Cursor", "VSCodium", "Windsurf"];
 
 /// Candidate directories (existing or not) under `home`, with `env` looking variables up.
@@ -49,31 +51,61 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
         home.join(".cline").join("data").join("tasks"),
     ];
     candidates.extend(vscode_task_folders(home, &env));
+    candidates.extend(vscode_chat_folders(home, &env));
     candidates
 }
 
-/// `<app data>/<product>/User/globalStorage/<extension>/tasks` for Cline and Roo Code, where the
-/// app data directory is `$VSCODE_APPDATA`, `$XDG_CONFIG_HOME` (default `~/.config`) or
-/// macOS's `~/Library/Application Support`.
-fn vscode_task_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+/// Every `<app data>/<product>/User` directory, where the app data directory is
+/// `$VSCODE_APPDATA`, `$APPDATA` (Windows), `$XDG_CONFIG_HOME` (default `~/.config`) or macOS's
+/// `~/Library/Application Support`.
+fn vscode_user_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     let app_data = [
         env("VSCODE_APPDATA"),
+        env("APPDATA"),
         Some(env("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"))),
         Some(home.join("Library").join("Application Support")),
     ];
-    let mut folders = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
     for base in app_data.into_iter().flatten() {
         for product in VSCODE_PRODUCTS {
-            for extension in super::cline::EXTENSION_IDS {
-                folders.push(
-                    base.join(product)
-                        .join("User")
-                        .join("globalStorage")
-                        .join(extension)
-                        .join("tasks"),
-                );
+            let dir = base.join(product).join("User");
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
             }
         }
+    }
+    dirs
+}
+
+/// `<user dir>/globalStorage/<extension>/tasks` for Cline and Roo Code.
+fn vscode_task_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for user in vscode_user_dirs(home, env) {
+        for extension in super::cline::EXTENSION_IDS {
+            folders.push(user.join("globalStorage").join(extension).join("tasks"));
+        }
+    }
+    folders
+}
+
+/// VS Code's chat session folders: `<user dir>/globalStorage/emptyWindowChatSessions` and the
+/// `chatSessions` folder of every workspace already in `<user dir>/workspaceStorage` (only
+/// those: the rest of a workspace's storage belongs to other extensions). A workspace first
+/// opened after a watching `esker serve` started is read from its next start.
+fn vscode_chat_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for user in vscode_user_dirs(home, env) {
+        folders.push(user.join("globalStorage").join("emptyWindowChatSessions"));
+        let Ok(workspaces) = std::fs::read_dir(user.join("workspaceStorage")) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = workspaces
+            .filter_map(Result::ok)
+            .map(|workspace| workspace.path().join("chatSessions"))
+            .filter(|folder| folder.is_dir())
+            .collect();
+        found.sort();
+        folders.extend(found);
     }
     folders
 }
@@ -93,5 +125,30 @@ mod tests {
         assert!(found.contains(&PathBuf::from(
             "/home/u/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks"
         )));
+        assert!(found.contains(&PathBuf::from(
+            "/home/u/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions"
+        )));
+    }
+
+    #[test]
+    fn vscode_chat_folders_are_the_workspaces_chat_sessions_only() {
+        let home = tempfile::tempdir().expect("temp dir");
+        let user = home.path().join(".config/Code/User");
+        let storage = user.join("workspaceStorage");
+        std::fs::create_dir_all(storage.join("a1/chatSessions")).expect("mkdir");
+        std::fs::create_dir_all(storage.join("b2/GitHub.copilot-chat")).expect("mkdir");
+        let appdata = home.path().join("AppData/Roaming");
+        std::fs::create_dir_all(appdata.join("VSCodium/User/workspaceStorage/c3/chatSessions"))
+            .expect("mkdir");
+        let env = |name: &str| (name == "APPDATA").then(|| appdata.clone());
+        let found = candidates(home.path(), env);
+        assert!(found.contains(&storage.join("a1/chatSessions")));
+        assert!(
+            !found
+                .iter()
+                .any(|path| path.starts_with(storage.join("b2")))
+        );
+        assert!(found.contains(&appdata.join("VSCodium/User/workspaceStorage/c3/chatSessions")));
+        assert!(found.contains(&user.join("globalStorage/emptyWindowChatSessions")));
     }
 }

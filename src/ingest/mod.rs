@@ -29,6 +29,7 @@ pub mod qwen;
 pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
+pub mod vscode_copilot;
 
 use std::path::Path;
 
@@ -81,6 +82,9 @@ pub enum Format {
     CursorStore,
     /// A Cline `api_conversation_history.json` without its task folder's `ui_messages.json`.
     ClineApiHistory,
+    /// A VS Code chat session: read from its `chatSessions` folder (`indexer::grouped`), or a
+    /// lone snapshot, export or operation log.
+    VscodeChat,
 }
 
 impl Format {
@@ -111,6 +115,7 @@ impl Format {
             Format::RooTask => "roo_task",
             Format::CursorStore => "cursor_store",
             Format::ClineApiHistory => "cline_api_history",
+            Format::VscodeChat => "vscode_chat",
         }
     }
 }
@@ -176,13 +181,15 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::Antigravity)
     } else if goose::sniff_jsonl(&leading) {
         Some(Format::GooseJsonl)
+    } else if vscode_copilot::sniff_log(&leading) {
+        Some(Format::VscodeChat)
     } else {
         None
     }
 }
 
 /// Recognises a whole-file log in `bytes`: JSON (Gemini, Qwen, Amp, Copilot's history, a lone
-/// Cline API history) or an aider Markdown history (kept whole as one JSON string, so
+/// Cline API history, a lone VS Code chat session) or an aider Markdown history (kept whole as one JSON string, so
 /// redaction treats it like any other value).
 pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recognised {
     if aider::sniff_text(bytes) {
@@ -218,6 +225,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if vscode_copilot::sniff(&value) => Recognised::Known {
+            format: Format::VscodeChat,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -228,6 +240,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::AmpThread
                         | Format::CopilotHistory
                         | Format::ClineApiHistory
+                        | Format::VscodeChat
                 )
             ) =>
         {
@@ -289,6 +302,10 @@ pub fn parse(
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
+        (Format::VscodeChat, Content::Whole(value)) => vscode_copilot::parse_snapshot(path, value),
+        (Format::VscodeChat, Content::Lines(split)) => {
+            vscode_copilot::parse_log(path, &split.lines)
+        }
         _ => ParseOutput::default(),
     }
 }
@@ -321,6 +338,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::RooTask,
         Format::CursorStore,
         Format::ClineApiHistory,
+        Format::VscodeChat,
     ]
     .into_iter()
     .find(|format| format.name() == name)

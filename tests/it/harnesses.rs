@@ -12,6 +12,7 @@ mod cursor_store;
 mod factory;
 mod pi;
 mod qwen;
+mod vscode_copilot;
 
 use std::fs;
 use std::io::Write;
