@@ -18,14 +18,14 @@ use serde_json::{Value, json};
 
 use crate::cli::sample::{StoreLocation, reading_location};
 use crate::cli::{CliError, Reader, SessionFacts};
+use crate::memory::MemoryError;
+use crate::memory::policy::Policy;
+use crate::memory::service::{MemoryService, MemorySettings, SearchRequest, project_of_dir};
 use crate::service::catalog::{AnswerPath, Catalog};
 use crate::service::file_attention::tail::LaunchProject;
 use crate::service::list_sessions::{ListSessions, MAX_LIMIT};
 use crate::service::project_scope::{ProjectScope, ProjectScopeError};
 use crate::service::search_sessions::{MAX_N_HITS, SearchSessions};
-use crate::memory::MemoryError;
-use crate::memory::policy::Policy;
-use crate::memory::service::{MemoryService, MemorySettings, SearchRequest, project_of_dir};
 use crate::store::Store;
 use block::{Kind, Recalled};
 use hook::{Agent, HookInput, HookInputError};
