@@ -26,10 +26,10 @@ use axum::routing::{get, post};
 use crate::cli::sample::StoreLocation;
 use crate::cli::{CliError, Reader};
 use crate::indexer::status::IngestMonitor;
-use crate::service::catalog::{Catalog, CatalogError};
 use crate::mcp::profiles::ProfileSet;
 use crate::memory::policy::Policy;
 use crate::memory::service::{MemoryService, MemorySettings};
+use crate::service::catalog::{Catalog, CatalogError};
 use crate::ui::security::Guard;
 
 /// The port `esker ui` listens on when none is given.
