@@ -298,7 +298,10 @@ fn write_to_claude_creates_one_claude_session_holding_the_pack() {
     assert_eq!(session["source"], "claude");
     assert_eq!(session["native_id"].as_str(), Some(native_id.as_str()));
     assert_eq!(session["cwd"].as_str(), Some(CWD));
-    assert!(session["parent_session_id"].is_null());
+    assert!(
+        session.get("parent_session_id").is_none_or(Value::is_null),
+        "a top-level session: {session:?}"
+    );
     assert_holds_the_pack(&prompts, &written.pack);
 }
 
