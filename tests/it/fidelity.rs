@@ -1618,7 +1618,7 @@ fn texts_of(data_dir: &Path, source: &str, kind: &str) -> Vec<String> {
         data_dir,
         &format!(
             "SELECT text FROM events WHERE source = '{source}' AND type = '{kind}' \
-             ORDER BY timestamp, event_id"
+             ORDER BY timestamp, session_id, seq, event_id"
         ),
     )
     .into_iter()

@@ -483,13 +483,29 @@ fn ui_in_a_browser_searches_opens_unfolds_and_totals_usage() {
     ]);
     let usage_file = tempfile::NamedTempFile::new().expect("temp file");
     std::fs::write(usage_file.path(), &usage.stdout).expect("write usage");
-    let screenshots = manifest_dir().join("docs/screenshots");
+    // The README's screenshots are refreshed only when asked (ESKER_UPDATE_SCREENSHOTS=1), so a
+    // test run leaves the checkout as it found it.
+    let scratch = tempfile::tempdir().expect("temp screenshots");
+    let screenshots = if std::env::var_os("ESKER_UPDATE_SCREENSHOTS").is_some() {
+        manifest_dir().join("docs/screenshots")
+    } else {
+        scratch.path().to_path_buf()
+    };
     run_browser_script(&[
         "views",
         &ui.start_url(),
         usage_file.path().to_str().expect("utf-8"),
         screenshots.to_str().expect("utf-8"),
     ]);
+    for view in ["search", "session", "sessions", "usage", "activity"] {
+        let shot = screenshots.join(format!("{view}.png"));
+        let bytes = std::fs::metadata(&shot).map_or(0, |meta| meta.len());
+        assert!(
+            bytes > 1_000,
+            "the {view} screenshot was taken: {}",
+            shot.display()
+        );
+    }
 }
 
 #[test]
