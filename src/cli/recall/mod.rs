@@ -326,6 +326,7 @@ async fn event_items(
         .filter(|hit| hit["score"].as_f64().unwrap_or(0.0) >= MIN_HIT_SCORE)
         .filter(|hit| !is_running(request, hit["session"]["id"].as_str()))
         .collect();
+    let hits = answers_before_their_prompts(hits);
     let facts = facts_of(reader, &hits, |hit| hit["session"]["id"].as_str()).await?;
     Ok(hits
         .iter()
@@ -349,6 +350,34 @@ async fn event_items(
         })
         .filter(|item| !item.id.is_empty())
         .collect())
+}
+
+/// `hits` in rank order, except that a reply found below its own turn's prompt moves up to
+/// just before that prompt: a past prompt reads like the new one and outranks the answer the
+/// agent needs (the planted-fact benchmark, `benches/recall_quality`, cites the answer first
+/// more often so).
+fn answers_before_their_prompts(hits: Vec<Value>) -> Vec<Value> {
+    let mut left: Vec<Option<Value>> = hits.into_iter().map(Some).collect();
+    let mut ordered = Vec::with_capacity(left.len());
+    for at in 0..left.len() {
+        let Some(hit) = left[at].take() else {
+            continue;
+        };
+        if hit["event"]["type"] == "user_input" {
+            let reply = left[at + 1..].iter_mut().find(|later| {
+                later.as_ref().is_some_and(|later| {
+                    later["event"]["type"] == "assistant_response"
+                        && later["turn"]["id"] == hit["turn"]["id"]
+                        && !hit["turn"]["id"].is_null()
+                })
+            });
+            if let Some(reply) = reply.and_then(Option::take) {
+                ordered.push(reply);
+            }
+        }
+        ordered.push(hit);
+    }
+    ordered
 }
 
 /// With no prompt: the project's most recently updated sessions (the listing's pages, newest
@@ -462,6 +491,25 @@ mod tests {
             &request(None),
             Some("session:claude:3f2b8c1e-5a47")
         ));
+    }
+
+    #[test]
+    fn a_reply_moves_up_to_just_before_its_own_prompt_only() {
+        let hit = |id: &str, kind: &str, turn: &str| json!({"id": id, "event": {"type": kind}, "turn": {"id": turn}});
+        let hits = vec![
+            hit("a", "tool_result", "t0"),
+            hit("p1", "user_input", "t1"),
+            hit("b", "assistant_response", "t2"),
+            hit("r1", "assistant_response", "t1"),
+            hit("p2", "user_input", "t2"),
+            hit("p3", "user_input", "t3"),
+            hit("r1b", "assistant_response", "t1"),
+        ];
+        let ids: Vec<String> = answers_before_their_prompts(hits)
+            .iter()
+            .map(|hit| hit["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids, ["a", "r1", "p1", "b", "p2", "p3", "r1b"]);
     }
 
     #[test]
