@@ -17,32 +17,9 @@ pub const ESKER: &str = env!("CARGO_BIN_EXE_esker");
 /// The hook's latency target (issue #52): p95 within 150 ms at 1M documents.
 pub const TARGET_P95_MS: f64 = 150.0;
 
-/// Latencies of one row, in milliseconds.
-#[derive(Debug, Default, Clone)]
-pub struct Samples {
-    millis: Vec<f64>,
-}
-
-impl Samples {
-    pub fn record(&mut self, elapsed: Duration) {
-        self.millis.push(elapsed.as_secs_f64() * 1000.0);
-    }
-
-    pub fn len(&self) -> usize {
-        self.millis.len()
-    }
-
-    /// The `fraction` percentile (nearest rank), as the scale bench computes it.
-    pub fn percentile(&self, fraction: f64) -> f64 {
-        if self.millis.is_empty() {
-            return f64::NAN;
-        }
-        let mut sorted = self.millis.clone();
-        sorted.sort_by(f64::total_cmp);
-        let rank = ((sorted.len() as f64 * fraction).ceil() as usize).clamp(1, sorted.len());
-        sorted[rank - 1]
-    }
-}
+#[path = "../common/samples.rs"]
+mod samples;
+pub use samples::Samples;
 
 /// One latency row of the table.
 #[derive(Debug, Clone)]

@@ -2,34 +2,10 @@
 //! SLA p50 and the targets), printed as Markdown.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
-/// Latencies of one workload, in milliseconds.
-#[derive(Debug, Default, Clone)]
-pub struct Samples {
-    millis: Vec<f64>,
-}
-
-impl Samples {
-    pub fn record(&mut self, elapsed: Duration) {
-        self.millis.push(elapsed.as_secs_f64() * 1000.0);
-    }
-
-    pub fn len(&self) -> usize {
-        self.millis.len()
-    }
-
-    /// The `fraction` percentile (nearest rank).
-    pub fn percentile(&self, fraction: f64) -> f64 {
-        if self.millis.is_empty() {
-            return f64::NAN;
-        }
-        let mut sorted = self.millis.clone();
-        sorted.sort_by(f64::total_cmp);
-        let rank = ((sorted.len() as f64 * fraction).ceil() as usize).clamp(1, sorted.len());
-        sorted[rank - 1]
-    }
-}
+#[path = "../common/samples.rs"]
+mod samples;
+pub use samples::Samples;
 
 /// The spec's p50 and the p50/p99 targets for one row, in ms.
 #[derive(Debug, Clone, Copy)]
@@ -137,10 +113,4 @@ fn latency_line(row: &Row) -> String {
         row.name,
         row.samples.len()
     )
-}
-
-impl Samples {
-    pub fn extend(&mut self, other: &Samples) {
-        self.millis.extend_from_slice(&other.millis);
-    }
 }
