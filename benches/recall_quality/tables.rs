@@ -4,11 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
 use datafusion::prelude::SessionContext;
-use esker::query::{context_at, run_read_only};
+use esker::query::context_at;
 use esker::store::Store;
 
 use crate::spec::Spec;
@@ -22,34 +19,9 @@ pub async fn context(data_dir: &Path) -> anyhow::Result<SessionContext> {
     Ok(context_at(&root).await?)
 }
 
-/// Runs `sql` and returns every row as strings (null as empty).
-pub async fn strings(context: &SessionContext, sql: &str) -> anyhow::Result<Vec<Vec<String>>> {
-    let (_, batches) = run_read_only(context, sql).await?;
-    let mut rows = Vec::new();
-    for batch in batches {
-        let columns = batch
-            .columns()
-            .iter()
-            .map(|column| cast(column, &DataType::Utf8))
-            .collect::<Result<Vec<_>, _>>()?;
-        for index in 0..batch.num_rows() {
-            rows.push(
-                columns
-                    .iter()
-                    .map(|column| {
-                        let text = column.as_string::<i32>();
-                        if text.is_null(index) {
-                            String::new()
-                        } else {
-                            text.value(index).to_owned()
-                        }
-                    })
-                    .collect(),
-            );
-        }
-    }
-    Ok(rows)
-}
+#[path = "../common/sql_rows.rs"]
+mod sql_rows;
+pub use sql_rows::strings;
 
 fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
