@@ -51,10 +51,19 @@ async fn moraine(
     tool: &str,
     arguments: Value,
 ) -> Value {
-    let (envelope, is_error) = structured(client, tool, arguments.clone()).await;
-    assert!(!is_error, "{tool} {arguments}: {envelope:#}");
-    check(shape, &envelope, seen);
-    envelope
+    // A call cut at its deadline (a debug build on a loaded CI machine) is a contract answer
+    // too: its envelope is checked, and the call asked again.
+    for _ in 0..3 {
+        let (envelope, is_error) = structured(client, tool, arguments.clone()).await;
+        if is_error && envelope["error"]["code"] == "deadline_exceeded" {
+            check(&MORAINE_ERROR, &envelope, seen);
+            continue;
+        }
+        assert!(!is_error, "{tool} {arguments} failed: {envelope:#}");
+        check(shape, &envelope, seen);
+        return envelope;
+    }
+    panic!("{tool} {arguments} missed its deadline three times over");
 }
 
 fn ids(array: &Value, pointer: &str) -> Vec<String> {
@@ -275,6 +284,7 @@ async fn check_ingest_status_of_an_indexing_server(seen: &mut Seen) {
         home.path().to_str().unwrap(),
     )
     .await;
+    let mut last = Value::Null;
     for _ in 0..crate::support::background_polls(Duration::from_millis(100)) {
         let (status, _) = structured(&client, "get_ingest_status", json!({})).await;
         check(&MORAINE_INGEST_STATUS, &status, seen);
@@ -284,9 +294,10 @@ async fn check_ingest_status_of_an_indexing_server(seen: &mut Seen) {
         {
             return;
         }
+        last = status;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("the indexing server never finished a pass");
+    panic!("the indexing server never finished a pass; its last status: {last:#}");
 }
 
 /// An agtrace-profile answer checked against `shape`, or the error contract.
