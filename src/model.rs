@@ -29,10 +29,14 @@ pub enum Source {
     /// VS Code's chat (GitHub Copilot Chat, the Agents window): `chatSessions` files.
     #[serde(rename = "vscode-copilot")]
     VscodeCopilot,
+    /// The Cursor IDE's Composer / Agent chats: its global `state.vscdb` (not the cursor-agent
+    /// CLI, which is `Cursor`).
+    #[serde(rename = "cursor-ide")]
+    CursorIde,
 }
 
 impl Source {
-    pub const ALL: [Source; 18] = [
+    pub const ALL: [Source; 19] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -51,6 +55,7 @@ impl Source {
         Source::Cline,
         Source::Roo,
         Source::VscodeCopilot,
+        Source::CursorIde,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +78,7 @@ impl Source {
             Source::Cline => "cline",
             Source::Roo => "roo",
             Source::VscodeCopilot => "vscode-copilot",
+            Source::CursorIde => "cursor-ide",
         }
     }
 
@@ -103,6 +109,7 @@ impl Source {
             Source::Cline => "cline",
             Source::Roo => "roo-code",
             Source::VscodeCopilot => "vscode-copilot",
+            Source::CursorIde => "cursor-ide",
         }
     }
 

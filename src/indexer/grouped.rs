@@ -2,7 +2,8 @@
 //! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
-//! `chats/<hash>/<chat>/store.db`, one chat each); Cline and Roo Code task
+//! `chats/<hash>/<chat>/store.db`, one chat each, the Cursor IDE's `globalStorage/state.vscdb`,
+//! one session per composer); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -31,7 +32,8 @@ use crate::ingest::Format;
 use crate::ingest::antigravity::{self, group as agy_group, home::HomeIndex};
 use crate::ingest::cline;
 use crate::ingest::crush;
-use crate::ingest::cursor::store as cursor_store;
+use crate::ingest::cursor::ide_store::{self as cursor_ide_store, Workspaces};
+use crate::ingest::cursor::{ide as cursor_ide, store as cursor_store};
 use crate::ingest::goose;
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
@@ -91,6 +93,8 @@ pub enum StoreKind {
     Crush,
     /// A cursor-agent chat store (one chat).
     Cursor,
+    /// The Cursor IDE's global `state.vscdb` (one session per composer).
+    CursorIde,
 }
 
 impl StoreKind {
@@ -100,6 +104,7 @@ impl StoreKind {
             StoreKind::Goose => Format::GooseDb,
             StoreKind::Crush => Format::CrushDb,
             StoreKind::Cursor => Format::CursorStore,
+            StoreKind::CursorIde => Format::CursorIdeStore,
         }
     }
 
@@ -109,6 +114,7 @@ impl StoreKind {
             StoreKind::Goose => Source::Goose,
             StoreKind::Crush => Source::Crush,
             StoreKind::Cursor => Source::Cursor,
+            StoreKind::CursorIde => Source::CursorIde,
         }
     }
 
@@ -118,6 +124,7 @@ impl StoreKind {
             StoreKind::Goose => goose::has_schema(connection),
             StoreKind::Crush => crush::has_schema(connection),
             StoreKind::Cursor => cursor_store::has_schema(connection),
+            StoreKind::CursorIde => cursor_ide_store::has_schema(connection),
         }
     }
 
@@ -131,16 +138,19 @@ impl StoreKind {
             StoreKind::OpenCode => opencode_store::session_stamps(connection),
             StoreKind::Goose => goose::session_stamps(connection),
             StoreKind::Crush => crush::session_stamps(connection),
+            StoreKind::CursorIde => cursor_ide_store::session_stamps(connection),
         }
     }
 
     /// Reads, redacts and parses one session; returns the parse and the secrets redacted.
+    /// `shared` holds what the store's sessions share, read once per pass.
     fn parse_session(
         self,
         connection: &rusqlite::Connection,
         database: &Path,
         id: &str,
         options: &IndexOptions,
+        shared: &mut StoreShared,
     ) -> rusqlite::Result<(ParseOutput, u64)> {
         match self {
             StoreKind::OpenCode => {
@@ -168,8 +178,28 @@ impl StoreKind {
                 let redacted = redact_all(options, messages.chain(chat.meta.values_mut()));
                 Ok((cursor_store::parse(&chat), redacted))
             }
+            StoreKind::CursorIde => {
+                let workspaces = &mut shared.cursor_workspaces;
+                let read = cursor_ide_store::read_composer(connection, database, id, workspaces)?;
+                let Some(mut composer) = read else {
+                    return Ok((ParseOutput::default(), 0));
+                };
+                let bubbles = composer.bubbles.iter_mut().map(|bubble| &mut bubble.value);
+                let redacted = redact_all(
+                    options,
+                    bubbles.chain(std::iter::once(&mut composer.composer)),
+                );
+                Ok((cursor_ide::parse(&composer), redacted))
+            }
         }
     }
+}
+
+/// What the sessions of one store share, read at most once per pass.
+#[derive(Default)]
+struct StoreShared {
+    /// The Cursor IDE's workspace folders by composer.
+    cursor_workspaces: Workspaces,
 }
 
 /// Redacts every value a store's rows gave (when redaction is on); the secrets redacted.
@@ -226,6 +256,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if cursor_store::is_store_path(path) {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::Cursor,
+            path: path.with_file_name(database),
+        }));
+    }
+    if cursor_ide_store::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::CursorIde,
             path: path.with_file_name(database),
         }));
     }
@@ -770,7 +806,7 @@ pub(super) fn read_store(
     let kind = store.kind;
     let format = kind.format();
     let database = &store.path;
-    let stamp = fingerprint(&[database.clone(), wal_path(database)], "");
+    let stamp = fingerprint(&store_files(database), "");
     if unchanged(previous, &stamp, format) {
         return FileOutcome::Unchanged;
     }
@@ -795,6 +831,7 @@ pub(super) fn read_store(
     let mut secrets_redacted = 0;
     let mut issues = Vec::new();
     let mut parser_warnings = 0;
+    let mut shared = StoreShared::default();
     for (native_id, row_stamp) in stamps {
         all_ids.push(session_id(kind.source(), &native_id));
         let key = row_key(database, &native_id);
@@ -805,8 +842,8 @@ pub(super) fn read_store(
         if row_unchanged {
             continue;
         }
-        let (output, redacted) = match kind.parse_session(connection, database, &native_id, options)
-        {
+        let parsed = kind.parse_session(connection, database, &native_id, options, &mut shared);
+        let (output, redacted) = match parsed {
             Ok(parsed) => parsed,
             Err(error) => return store_error(database, error),
         };
@@ -837,6 +874,17 @@ pub(super) fn read_store(
         issues,
         extra_checkpoints,
     }))
+}
+
+/// The files whose change re-reads a store: the database and a `-wal` that holds something
+/// (Cursor creates and deletes an empty `-wal` whenever it opens its `state.vscdb`; counting
+/// that as a change re-read the store for nothing, as agentsview's changelog reports).
+fn store_files(database: &Path) -> Vec<PathBuf> {
+    let wal = wal_path(database);
+    let wal_holds_pages = fs::metadata(&wal).is_ok_and(|metadata| metadata.len() > 0);
+    let mut files = vec![database.to_path_buf()];
+    files.extend(wal_holds_pages.then_some(wal));
+    files
 }
 
 fn store_error(database: &Path, error: rusqlite::Error) -> FileOutcome {

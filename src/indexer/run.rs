@@ -1157,6 +1157,7 @@ pub fn default_locations() -> Vec<PathBuf> {
     ])
     .filter(|path| path.is_dir())
     .chain(opencode_locations(&home, &env_dir))
+    .chain(crate::ingest::locations::cursor_ide_stores(&home, env_dir))
     .collect()
 }
 

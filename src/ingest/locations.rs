@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -77,6 +77,21 @@ fn vscode_user_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<
     dirs
 }
 
+/// The Cursor IDE's chat store, `<app data>/Cursor/User/globalStorage/state.vscdb`, and its
+/// `-wal` (so a watch sees Cursor's writes), where they exist: the files themselves, the rest
+/// of `globalStorage` belongs to extensions.
+pub fn cursor_ide_stores(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    vscode_user_dirs(home, &env)
+        .into_iter()
+        .filter(|user| user.parent().and_then(Path::file_name) == Some("Cursor".as_ref()))
+        .flat_map(|user| {
+            let global = user.join("globalStorage");
+            [global.join("state.vscdb"), global.join("state.vscdb-wal")]
+        })
+        .filter(|file| file.is_file())
+        .collect()
+}
+
 /// `<user dir>/globalStorage/<extension>/tasks` for Cline and Roo Code.
 fn vscode_task_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     let mut folders = Vec::new();
@@ -128,6 +143,22 @@ mod tests {
         assert!(found.contains(&PathBuf::from(
             "/home/u/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions"
         )));
+    }
+
+    #[test]
+    fn the_cursor_ide_store_is_found_at_each_app_data_place() {
+        let home = tempfile::tempdir().expect("temp dir");
+        let linux = home.path().join(".config/Cursor/User/globalStorage");
+        let mac = home
+            .path()
+            .join("Library/Application Support/Cursor/User/globalStorage");
+        let code = home.path().join(".config/Code/User/globalStorage");
+        for dir in [&linux, &mac, &code] {
+            std::fs::create_dir_all(dir).expect("mkdir");
+            std::fs::write(dir.join("state.vscdb"), b"").expect("write");
+        }
+        let found = cursor_ide_stores(home.path(), |_| None);
+        assert_eq!(found, [linux.join("state.vscdb"), mac.join("state.vscdb")]);
     }
 
     #[test]

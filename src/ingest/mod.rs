@@ -85,6 +85,8 @@ pub enum Format {
     /// A VS Code chat session: read from its `chatSessions` folder (`indexer::grouped`), or a
     /// lone snapshot, export or operation log.
     VscodeChat,
+    /// The Cursor IDE's global `state.vscdb` (SQLite, `cursorDiskKV`), one session per composer.
+    CursorIdeStore,
 }
 
 impl Format {
@@ -116,6 +118,7 @@ impl Format {
             Format::CursorStore => "cursor_store",
             Format::ClineApiHistory => "cline_api_history",
             Format::VscodeChat => "vscode_chat",
+            Format::CursorIdeStore => "cursor_ide",
         }
     }
 }
@@ -339,6 +342,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CursorStore,
         Format::ClineApiHistory,
         Format::VscodeChat,
+        Format::CursorIdeStore,
     ]
     .into_iter()
     .find(|format| format.name() == name)

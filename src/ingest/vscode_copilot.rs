@@ -185,7 +185,7 @@ pub fn workspace_folder(manifest: &Value) -> Option<String> {
 }
 
 /// A folder URI as a path (a plain absolute path stays as it is).
-fn folder_of_uri(uri: &str) -> Option<String> {
+pub fn folder_of_uri(uri: &str) -> Option<String> {
     if uri.starts_with("file://") {
         return Some(path_of_file_uri(uri)).filter(|path| !path.is_empty());
     }

@@ -8,6 +8,7 @@ mod amp;
 mod cline;
 mod copilot;
 mod cursor;
+mod cursor_ide;
 mod cursor_store;
 mod factory;
 mod pi;

@@ -13,8 +13,11 @@
 //! is only `[REDACTED]` (Cursor hides some replies) is left out.
 //!
 //! The `cursor-agent` CLI's chat stores (`~/.cursor/chats/<hash>/<chat>/store.db`) are read by
-//! [`store`].
+//! [`store`]; the Cursor IDE's own chat store (`globalStorage/state.vscdb`, source `cursor-ide`)
+//! by [`ide_store`] and [`ide`].
 
+pub mod ide;
+pub mod ide_store;
 pub mod store;
 
 use std::collections::VecDeque;
