@@ -29,10 +29,12 @@ pub enum Source {
     /// VS Code's chat (GitHub Copilot Chat, the Agents window): `chatSessions` files.
     #[serde(rename = "vscode-copilot")]
     VscodeCopilot,
+    /// Zed's agent panel threads (`threads/threads.db`).
+    Zed,
 }
 
 impl Source {
-    pub const ALL: [Source; 18] = [
+    pub const ALL: [Source; 19] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -51,6 +53,7 @@ impl Source {
         Source::Cline,
         Source::Roo,
         Source::VscodeCopilot,
+        Source::Zed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +76,7 @@ impl Source {
             Source::Cline => "cline",
             Source::Roo => "roo",
             Source::VscodeCopilot => "vscode-copilot",
+            Source::Zed => "zed",
         }
     }
 
@@ -103,6 +107,7 @@ impl Source {
             Source::Cline => "cline",
             Source::Roo => "roo-code",
             Source::VscodeCopilot => "vscode-copilot",
+            Source::Zed => "zed",
         }
     }
 

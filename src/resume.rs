@@ -149,13 +149,15 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         }
         // No resume command: Aider restores a directory's whole chat history, not a session;
         // Cline, Roo Code and VS Code's own chat live in the editor (`code` has no option that
-        // opens a chat session); Antigravity's resume is not documented; the Cursor IDE's agent
+        // opens a chat session), and so do Zed's agent threads (the `zed` CLI opens paths, not
+        // threads); Antigravity's resume is not documented; the Cursor IDE's agent
         // transcripts are not cursor-agent chats.
         Source::Cursor
         | Source::Aider
         | Source::Cline
         | Source::Roo
         | Source::VscodeCopilot
+        | Source::Zed
         | Source::Antigravity => {
             return None;
         }
@@ -275,6 +277,7 @@ mod tests {
                 "vscode-copilot",
                 "/p/workspaceStorage/h/chatSessions/x.jsonl",
             ),
+            ("zed", "/h/.local/share/zed/threads/threads.db"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

@@ -2,7 +2,7 @@
 //! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
-//! `chats/<hash>/<chat>/store.db`, one chat each); Cline and Roo Code task
+//! `chats/<hash>/<chat>/store.db`, one chat each, Zed's `threads/threads.db`); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -40,6 +40,7 @@ use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tr
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
+use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
 use crate::redact::Redactor;
@@ -91,6 +92,8 @@ pub enum StoreKind {
     Crush,
     /// A cursor-agent chat store (one chat).
     Cursor,
+    /// Zed's `threads/threads.db`.
+    Zed,
 }
 
 impl StoreKind {
@@ -100,6 +103,7 @@ impl StoreKind {
             StoreKind::Goose => Format::GooseDb,
             StoreKind::Crush => Format::CrushDb,
             StoreKind::Cursor => Format::CursorStore,
+            StoreKind::Zed => Format::ZedDb,
         }
     }
 
@@ -109,6 +113,7 @@ impl StoreKind {
             StoreKind::Goose => Source::Goose,
             StoreKind::Crush => Source::Crush,
             StoreKind::Cursor => Source::Cursor,
+            StoreKind::Zed => Source::Zed,
         }
     }
 
@@ -118,6 +123,7 @@ impl StoreKind {
             StoreKind::Goose => goose::has_schema(connection),
             StoreKind::Crush => crush::has_schema(connection),
             StoreKind::Cursor => cursor_store::has_schema(connection),
+            StoreKind::Zed => zed::has_schema(connection),
         }
     }
 
@@ -131,6 +137,7 @@ impl StoreKind {
             StoreKind::OpenCode => opencode_store::session_stamps(connection),
             StoreKind::Goose => goose::session_stamps(connection),
             StoreKind::Crush => crush::session_stamps(connection),
+            StoreKind::Zed => zed::session_stamps(connection),
         }
     }
 
@@ -167,6 +174,12 @@ impl StoreKind {
                 let messages = chat.messages.iter_mut().map(|row| &mut row.value);
                 let redacted = redact_all(options, messages.chain(chat.meta.values_mut()));
                 Ok((cursor_store::parse(&chat), redacted))
+            }
+            StoreKind::Zed => {
+                let mut thread = zed::read_session(connection, id)?;
+                let document = std::iter::once(&mut thread.document);
+                let redacted = redact_all(options, document.chain(thread.info.values_mut()));
+                Ok((zed::parse(&thread), redacted))
             }
         }
     }
@@ -226,6 +239,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if cursor_store::is_store_path(path) {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::Cursor,
+            path: path.with_file_name(database),
+        }));
+    }
+    if zed::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Zed,
             path: path.with_file_name(database),
         }));
     }

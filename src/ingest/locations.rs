@@ -1,11 +1,11 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders, Zed's thread store), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 14] = [
+pub const ENV_VARS: [&str; 16] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -20,6 +20,8 @@ pub const ENV_VARS: [&str; 14] = [
     "VSCODE_APPDATA",
     "KIMI_CODE_HOME",
     "APPDATA",
+    "LOCALAPPDATA",
+    "FLATPAK_XDG_DATA_HOME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -52,7 +54,30 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
     ];
     candidates.extend(vscode_task_folders(home, &env));
     candidates.extend(vscode_chat_folders(home, &env));
+    candidates.extend(zed_thread_folders(home, &data_home, &env));
     candidates
+}
+
+/// Zed's `threads` folder (holding `threads.db`) under its data directory, as Zed's
+/// `paths::data_dir()` places it: `$FLATPAK_XDG_DATA_HOME/zed` in a Flatpak, else
+/// `$XDG_DATA_HOME/zed` (default `~/.local/share/zed`); `~/Library/Application Support/Zed` on
+/// macOS; `%LOCALAPPDATA%\Zed` on Windows.
+fn zed_thread_folders(
+    home: &Path,
+    data_home: &Path,
+    env: &impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let data_dirs = [
+        env("FLATPAK_XDG_DATA_HOME").map(|flatpak| flatpak.join("zed")),
+        Some(data_home.join("zed")),
+        Some(home.join("Library").join("Application Support").join("Zed")),
+        env("LOCALAPPDATA").map(|local| local.join("Zed")),
+    ];
+    data_dirs
+        .into_iter()
+        .flatten()
+        .map(|data_dir| data_dir.join("threads"))
+        .collect()
 }
 
 /// Every `<app data>/<product>/User` directory, where the app data directory is
@@ -128,6 +153,24 @@ mod tests {
         assert!(found.contains(&PathBuf::from(
             "/home/u/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions"
         )));
+        assert!(found.contains(&PathBuf::from("/home/u/.local/share/zed/threads")));
+        assert!(found.contains(&PathBuf::from(
+            "/home/u/Library/Application Support/Zed/threads"
+        )));
+    }
+
+    #[test]
+    fn zed_follows_its_data_directory() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| match name {
+            "XDG_DATA_HOME" => Some(PathBuf::from("/data")),
+            "LOCALAPPDATA" => Some(PathBuf::from("/c/Users/u/AppData/Local")),
+            _ => None,
+        };
+        let found = candidates(home, env);
+        assert!(found.contains(&PathBuf::from("/data/zed/threads")));
+        assert!(found.contains(&PathBuf::from("/c/Users/u/AppData/Local/Zed/threads")));
+        assert!(!found.contains(&PathBuf::from("/home/u/.local/share/zed/threads")));
     }
 
     #[test]

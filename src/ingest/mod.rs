@@ -30,6 +30,7 @@ pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
 pub mod vscode_copilot;
+pub mod zed;
 
 use std::path::Path;
 
@@ -85,6 +86,8 @@ pub enum Format {
     /// A VS Code chat session: read from its `chatSessions` folder (`indexer::grouped`), or a
     /// lone snapshot, export or operation log.
     VscodeChat,
+    /// Zed's agent threads, `threads/threads.db` (SQLite).
+    ZedDb,
 }
 
 impl Format {
@@ -116,6 +119,7 @@ impl Format {
             Format::CursorStore => "cursor_store",
             Format::ClineApiHistory => "cline_api_history",
             Format::VscodeChat => "vscode_chat",
+            Format::ZedDb => "zed_db",
         }
     }
 }
@@ -339,6 +343,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CursorStore,
         Format::ClineApiHistory,
         Format::VscodeChat,
+        Format::ZedDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

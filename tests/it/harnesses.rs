@@ -13,6 +13,7 @@ mod factory;
 mod pi;
 mod qwen;
 mod vscode_copilot;
+mod zed;
 
 use std::fs;
 use std::io::Write;
