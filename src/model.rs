@@ -31,10 +31,12 @@ pub enum Source {
     VscodeCopilot,
     /// Zed's agent panel threads (`threads/threads.db`).
     Zed,
+    /// OpenClaw (and QClaw, Kimi Claw): Pi-format transcripts and the per-agent SQLite store.
+    OpenClaw,
 }
 
 impl Source {
-    pub const ALL: [Source; 19] = [
+    pub const ALL: [Source; 20] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -54,6 +56,7 @@ impl Source {
         Source::Roo,
         Source::VscodeCopilot,
         Source::Zed,
+        Source::OpenClaw,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +80,7 @@ impl Source {
             Source::Roo => "roo",
             Source::VscodeCopilot => "vscode-copilot",
             Source::Zed => "zed",
+            Source::OpenClaw => "openclaw",
         }
     }
 
@@ -108,6 +112,7 @@ impl Source {
             Source::Roo => "roo-code",
             Source::VscodeCopilot => "vscode-copilot",
             Source::Zed => "zed",
+            Source::OpenClaw => "openclaw",
         }
     }
 

@@ -150,7 +150,8 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // No resume command: Aider restores a directory's whole chat history, not a session;
         // Cline, Roo Code and VS Code's own chat live in the editor (`code` has no option that
         // opens a chat session), and so do Zed's agent threads (the `zed` CLI opens paths, not
-        // threads); Antigravity's resume is not documented; the Cursor IDE's agent
+        // threads); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`), which
+        // esker does not keep; Antigravity's resume is not documented; the Cursor IDE's agent
         // transcripts are not cursor-agent chats.
         Source::Cursor
         | Source::Aider
@@ -158,6 +159,7 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::Roo
         | Source::VscodeCopilot
         | Source::Zed
+        | Source::OpenClaw
         | Source::Antigravity => {
             return None;
         }
@@ -278,6 +280,7 @@ mod tests {
                 "/p/workspaceStorage/h/chatSessions/x.jsonl",
             ),
             ("zed", "/h/.local/share/zed/threads/threads.db"),
+            ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

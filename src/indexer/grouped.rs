@@ -2,7 +2,8 @@
 //! segments, its `.db` trajectory, its annotation; an OpenCode session of the legacy `storage/`
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
-//! `chats/<hash>/<chat>/store.db`, one chat each, Zed's `threads/threads.db`); Cline and Roo Code task
+//! `chats/<hash>/<chat>/store.db`, one chat each, Zed's `threads/threads.db`, an OpenClaw
+//! agent's `agent/openclaw-agent.sqlite`); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -36,6 +37,7 @@ use crate::ingest::goose;
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
 use crate::ingest::lines::JsonLine;
+use crate::ingest::openclaw;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
@@ -94,6 +96,8 @@ pub enum StoreKind {
     Cursor,
     /// Zed's `threads/threads.db`.
     Zed,
+    /// An OpenClaw agent's `agent/openclaw-agent.sqlite`.
+    OpenClaw,
 }
 
 impl StoreKind {
@@ -104,6 +108,7 @@ impl StoreKind {
             StoreKind::Crush => Format::CrushDb,
             StoreKind::Cursor => Format::CursorStore,
             StoreKind::Zed => Format::ZedDb,
+            StoreKind::OpenClaw => Format::OpenClawDb,
         }
     }
 
@@ -114,6 +119,7 @@ impl StoreKind {
             StoreKind::Crush => Source::Crush,
             StoreKind::Cursor => Source::Cursor,
             StoreKind::Zed => Source::Zed,
+            StoreKind::OpenClaw => Source::OpenClaw,
         }
     }
 
@@ -124,6 +130,7 @@ impl StoreKind {
             StoreKind::Crush => crush::has_schema(connection),
             StoreKind::Cursor => cursor_store::has_schema(connection),
             StoreKind::Zed => zed::has_schema(connection),
+            StoreKind::OpenClaw => openclaw::has_schema(connection),
         }
     }
 
@@ -138,6 +145,7 @@ impl StoreKind {
             StoreKind::Goose => goose::session_stamps(connection),
             StoreKind::Crush => crush::session_stamps(connection),
             StoreKind::Zed => zed::session_stamps(connection),
+            StoreKind::OpenClaw => openclaw::session_stamps(connection),
         }
     }
 
@@ -180,6 +188,12 @@ impl StoreKind {
                 let document = std::iter::once(&mut thread.document);
                 let redacted = redact_all(options, document.chain(thread.info.values_mut()));
                 Ok((zed::parse(&thread), redacted))
+            }
+            StoreKind::OpenClaw => {
+                let mut session = openclaw::read_session(connection, id)?;
+                let events = session.lines.iter_mut().map(|line| &mut line.value);
+                let redacted = redact_all(options, events.chain(session.window.values_mut()));
+                Ok((openclaw::parse_store_session(&session), redacted))
             }
         }
     }
@@ -245,6 +259,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if zed::is_store_path(path) {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::Zed,
+            path: path.with_file_name(database),
+        }));
+    }
+    if openclaw::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::OpenClaw,
             path: path.with_file_name(database),
         }));
     }

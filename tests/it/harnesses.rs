@@ -10,6 +10,7 @@ mod copilot;
 mod cursor;
 mod cursor_store;
 mod factory;
+mod openclaw;
 mod pi;
 mod qwen;
 mod vscode_copilot;
