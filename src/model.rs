@@ -33,10 +33,14 @@ pub enum Source {
     /// CLI, which is `Cursor`).
     #[serde(rename = "cursor-ide")]
     CursorIde,
+    /// Zed's agent panel threads (`threads/threads.db`).
+    Zed,
+    /// OpenClaw (and QClaw, Kimi Claw): Pi-format transcripts and the per-agent SQLite store.
+    OpenClaw,
 }
 
 impl Source {
-    pub const ALL: [Source; 19] = [
+    pub const ALL: [Source; 21] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -56,6 +60,8 @@ impl Source {
         Source::Roo,
         Source::VscodeCopilot,
         Source::CursorIde,
+        Source::Zed,
+        Source::OpenClaw,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -79,6 +85,8 @@ impl Source {
             Source::Roo => "roo",
             Source::VscodeCopilot => "vscode-copilot",
             Source::CursorIde => "cursor-ide",
+            Source::Zed => "zed",
+            Source::OpenClaw => "openclaw",
         }
     }
 
@@ -110,6 +118,8 @@ impl Source {
             Source::Roo => "roo-code",
             Source::VscodeCopilot => "vscode-copilot",
             Source::CursorIde => "cursor-ide",
+            Source::Zed => "zed",
+            Source::OpenClaw => "openclaw",
         }
     }
 

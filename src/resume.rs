@@ -152,12 +152,18 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // opens a chat session), and so do the Cursor IDE's composers (`cursor-agent --resume`
         // does not take a composer id); Antigravity's resume is not documented; the Cursor
         // IDE's agent transcripts are not cursor-agent chats.
+        // opens a chat session), and so do Zed's agent threads (the `zed` CLI opens paths, not
+        // threads); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`), which
+        // esker does not keep; Antigravity's resume is not documented; the Cursor IDE's agent
+        // transcripts are not cursor-agent chats.
         Source::Cursor
         | Source::Aider
         | Source::Cline
         | Source::Roo
         | Source::VscodeCopilot
         | Source::CursorIde
+        | Source::Zed
+        | Source::OpenClaw
         | Source::Antigravity => {
             return None;
         }
@@ -278,6 +284,8 @@ mod tests {
                 "/p/workspaceStorage/h/chatSessions/x.jsonl",
             ),
             ("cursor-ide", "/p/Cursor/User/globalStorage/state.vscdb"),
+            ("zed", "/h/.local/share/zed/threads/threads.db"),
+            ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

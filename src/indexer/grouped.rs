@@ -3,7 +3,8 @@
 //! tree: its session, message and part files), and sessions stored as rows of a SQLite store
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
 //! `chats/<hash>/<chat>/store.db`, one chat each, the Cursor IDE's `globalStorage/state.vscdb`,
-//! one session per composer); Cline and Roo Code task
+//! one session per composer, Zed's `threads/threads.db`, an OpenClaw agent's
+//! `agent/openclaw-agent.sqlite`); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -38,10 +39,12 @@ use crate::ingest::goose;
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
 use crate::ingest::lines::JsonLine;
+use crate::ingest::openclaw;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
+use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
 use crate::redact::Redactor;
@@ -95,6 +98,10 @@ pub enum StoreKind {
     Cursor,
     /// The Cursor IDE's global `state.vscdb` (one session per composer).
     CursorIde,
+    /// Zed's `threads/threads.db`.
+    Zed,
+    /// An OpenClaw agent's `agent/openclaw-agent.sqlite`.
+    OpenClaw,
 }
 
 impl StoreKind {
@@ -105,6 +112,8 @@ impl StoreKind {
             StoreKind::Crush => Format::CrushDb,
             StoreKind::Cursor => Format::CursorStore,
             StoreKind::CursorIde => Format::CursorIdeStore,
+            StoreKind::Zed => Format::ZedDb,
+            StoreKind::OpenClaw => Format::OpenClawDb,
         }
     }
 
@@ -115,6 +124,8 @@ impl StoreKind {
             StoreKind::Crush => Source::Crush,
             StoreKind::Cursor => Source::Cursor,
             StoreKind::CursorIde => Source::CursorIde,
+            StoreKind::Zed => Source::Zed,
+            StoreKind::OpenClaw => Source::OpenClaw,
         }
     }
 
@@ -125,6 +136,8 @@ impl StoreKind {
             StoreKind::Crush => crush::has_schema(connection),
             StoreKind::Cursor => cursor_store::has_schema(connection),
             StoreKind::CursorIde => cursor_ide_store::has_schema(connection),
+            StoreKind::Zed => zed::has_schema(connection),
+            StoreKind::OpenClaw => openclaw::has_schema(connection),
         }
     }
 
@@ -139,6 +152,8 @@ impl StoreKind {
             StoreKind::Goose => goose::session_stamps(connection),
             StoreKind::Crush => crush::session_stamps(connection),
             StoreKind::CursorIde => cursor_ide_store::session_stamps(connection),
+            StoreKind::Zed => zed::session_stamps(connection),
+            StoreKind::OpenClaw => openclaw::session_stamps(connection),
         }
     }
 
@@ -190,6 +205,18 @@ impl StoreKind {
                     bubbles.chain(std::iter::once(&mut composer.composer)),
                 );
                 Ok((cursor_ide::parse(&composer), redacted))
+            }
+            StoreKind::Zed => {
+                let mut thread = zed::read_session(connection, id)?;
+                let document = std::iter::once(&mut thread.document);
+                let redacted = redact_all(options, document.chain(thread.info.values_mut()));
+                Ok((zed::parse(&thread), redacted))
+            }
+            StoreKind::OpenClaw => {
+                let mut session = openclaw::read_session(connection, id)?;
+                let events = session.lines.iter_mut().map(|line| &mut line.value);
+                let redacted = redact_all(options, events.chain(session.window.values_mut()));
+                Ok((openclaw::parse_store_session(&session), redacted))
             }
         }
     }
@@ -262,6 +289,18 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if cursor_ide_store::is_store_path(path) {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::CursorIde,
+            path: path.with_file_name(database),
+        }));
+    }
+    if zed::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Zed,
+            path: path.with_file_name(database),
+        }));
+    }
+    if openclaw::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::OpenClaw,
             path: path.with_file_name(database),
         }));
     }

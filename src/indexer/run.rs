@@ -1025,7 +1025,7 @@ fn read_content(
     let streamed = stream_json_lines(file, options.limits).map_err(StoreError::io(path))?;
     if let Some(format) = line_format(&streamed.split) {
         return Ok(Some(ReadContent {
-            format: Some(format),
+            format: crate::ingest::format_at(format, path),
             complete_offset: streamed.split.complete_offset,
             content: Content::Lines(streamed.split),
             content_hash: streamed.content_hash,
@@ -1158,6 +1158,11 @@ pub fn default_locations() -> Vec<PathBuf> {
     .filter(|path| path.is_dir())
     .chain(opencode_locations(&home, &env_dir))
     .chain(crate::ingest::locations::cursor_ide_stores(&home, env_dir))
+    .chain(
+        crate::ingest::locations::store_files(&home, env_dir)
+            .into_iter()
+            .filter(|path| path.is_file()),
+    )
     .collect()
 }
 

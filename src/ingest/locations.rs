@@ -1,11 +1,11 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 14] = [
+pub const ENV_VARS: [&str; 17] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -20,6 +20,9 @@ pub const ENV_VARS: [&str; 14] = [
     "VSCODE_APPDATA",
     "KIMI_CODE_HOME",
     "APPDATA",
+    "LOCALAPPDATA",
+    "FLATPAK_XDG_DATA_HOME",
+    "OPENCLAW_STATE_DIR",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -52,7 +55,68 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
     ];
     candidates.extend(vscode_task_folders(home, &env));
     candidates.extend(vscode_chat_folders(home, &env));
+    candidates.extend(zed_thread_folders(home, &data_home, &env));
+    candidates.extend(
+        openclaw_agents(home, &env)
+            .into_iter()
+            .map(|agent| agent.join("sessions")),
+    );
     candidates
+}
+
+/// Store files (not folders: the folder beside them holds the harness's credentials) under
+/// `home`: every OpenClaw agent's `agent/openclaw-agent.sqlite`, existing or not.
+pub fn store_files(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    openclaw_agents(home, &env)
+        .into_iter()
+        .map(|agent| agent.join("agent").join("openclaw-agent.sqlite"))
+        .collect()
+}
+
+/// The agent folders (`agents/<id>`) already in OpenClaw's homes: `$OPENCLAW_STATE_DIR`
+/// (default `~/.openclaw`) and the homes of its rebuilds (QClaw, Kimi Claw, the older
+/// Clawdbot). An agent added after a watching `esker serve` started is read from its next start.
+fn openclaw_agents(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let state_dir = env("OPENCLAW_STATE_DIR");
+    let homes = state_dir
+        .into_iter()
+        .chain(super::openclaw::HOMES.iter().map(|name| home.join(name)));
+    let mut agents = Vec::new();
+    for claw_home in homes {
+        let Ok(entries) = std::fs::read_dir(claw_home.join("agents")) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|agent| agent.is_dir() && !agents.contains(agent))
+            .collect();
+        found.sort();
+        agents.extend(found);
+    }
+    agents
+}
+
+/// Zed's `threads` folder (holding `threads.db`) under its data directory, as Zed's
+/// `paths::data_dir()` places it: `$FLATPAK_XDG_DATA_HOME/zed` in a Flatpak, else
+/// `$XDG_DATA_HOME/zed` (default `~/.local/share/zed`); `~/Library/Application Support/Zed` on
+/// macOS; `%LOCALAPPDATA%\Zed` on Windows.
+fn zed_thread_folders(
+    home: &Path,
+    data_home: &Path,
+    env: &impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let data_dirs = [
+        env("FLATPAK_XDG_DATA_HOME").map(|flatpak| flatpak.join("zed")),
+        Some(data_home.join("zed")),
+        Some(home.join("Library").join("Application Support").join("Zed")),
+        env("LOCALAPPDATA").map(|local| local.join("Zed")),
+    ];
+    data_dirs
+        .into_iter()
+        .flatten()
+        .map(|data_dir| data_dir.join("threads"))
+        .collect()
 }
 
 /// Every `<app data>/<product>/User` directory, where the app data directory is
@@ -143,6 +207,57 @@ mod tests {
         assert!(found.contains(&PathBuf::from(
             "/home/u/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions"
         )));
+        assert!(found.contains(&PathBuf::from("/home/u/.local/share/zed/threads")));
+        assert!(found.contains(&PathBuf::from(
+            "/home/u/Library/Application Support/Zed/threads"
+        )));
+    }
+
+    #[test]
+    fn openclaw_agents_are_found_in_every_home() {
+        let home = tempfile::tempdir().expect("temp dir");
+        for agent in [
+            ".openclaw/agents/main",
+            ".qclaw/agents/vera",
+            ".kimi_openclaw/agents/k",
+        ] {
+            std::fs::create_dir_all(home.path().join(agent)).expect("mkdir");
+        }
+        let state = home.path().join("state");
+        std::fs::create_dir_all(state.join("agents/ops")).expect("mkdir");
+        let env = |name: &str| (name == "OPENCLAW_STATE_DIR").then(|| state.clone());
+        let found = candidates(home.path(), env);
+        for sessions in [
+            ".openclaw/agents/main/sessions",
+            ".qclaw/agents/vera/sessions",
+            ".kimi_openclaw/agents/k/sessions",
+            "state/agents/ops/sessions",
+        ] {
+            assert!(found.contains(&home.path().join(sessions)), "{sessions}");
+        }
+        let stores = store_files(home.path(), env);
+        assert!(
+            stores.contains(
+                &home
+                    .path()
+                    .join(".qclaw/agents/vera/agent/openclaw-agent.sqlite")
+            )
+        );
+        assert_eq!(stores.len(), 4);
+    }
+
+    #[test]
+    fn zed_follows_its_data_directory() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| match name {
+            "XDG_DATA_HOME" => Some(PathBuf::from("/data")),
+            "LOCALAPPDATA" => Some(PathBuf::from("/c/Users/u/AppData/Local")),
+            _ => None,
+        };
+        let found = candidates(home, env);
+        assert!(found.contains(&PathBuf::from("/data/zed/threads")));
+        assert!(found.contains(&PathBuf::from("/c/Users/u/AppData/Local/Zed/threads")));
+        assert!(!found.contains(&PathBuf::from("/home/u/.local/share/zed/threads")));
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod kimi;
 pub mod kimi_code;
 pub mod lines;
 pub mod locations;
+pub mod openclaw;
 pub mod opencode;
 pub mod pi;
 pub mod protowire;
@@ -30,6 +31,7 @@ pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
 pub mod vscode_copilot;
+pub mod zed;
 
 use std::path::Path;
 
@@ -87,6 +89,12 @@ pub enum Format {
     VscodeChat,
     /// The Cursor IDE's global `state.vscdb` (SQLite, `cursorDiskKV`), one session per composer.
     CursorIdeStore,
+    /// Zed's agent threads, `threads/threads.db` (SQLite).
+    ZedDb,
+    /// An OpenClaw transcript, `agents/<agent>/sessions/<id>.jsonl` (Pi's records).
+    OpenClawSession,
+    /// OpenClaw's per-agent store, `agents/<agent>/agent/openclaw-agent.sqlite`.
+    OpenClawDb,
 }
 
 impl Format {
@@ -119,6 +127,9 @@ impl Format {
             Format::ClineApiHistory => "cline_api_history",
             Format::VscodeChat => "vscode_chat",
             Format::CursorIdeStore => "cursor_ide",
+            Format::ZedDb => "zed_db",
+            Format::OpenClawSession => "openclaw_session",
+            Format::OpenClawDb => "openclaw_db",
         }
     }
 }
@@ -261,13 +272,25 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
         .is_some_and(|&byte| byte == b'{')
 }
 
+/// The format a file's place refines a recognised format into: a Pi-format transcript in an
+/// OpenClaw agent's `sessions` folder is OpenClaw's (the records are the same), and an
+/// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`).
+pub fn format_at(format: Format, path: &Path) -> Option<Format> {
+    match format {
+        Format::PiSession if openclaw::is_checkpoint_path(path) => None,
+        Format::PiSession if openclaw::is_transcript_path(path) => Some(Format::OpenClawSession),
+        other => Some(other),
+    }
+}
+
 /// The file beside a log of `format` that holds part of its session's metadata, as JSON:
-/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`. (Claude's sub-agent `.meta.json`
-/// is read by `indexer::run`.)
+/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`, OpenClaw's `sessions.json`.
+/// (Claude's sub-agent `.meta.json` is read by `indexer::run`.)
 pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
+        Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
     }
 }
@@ -294,6 +317,9 @@ pub fn parse(
         (Format::QwenJsonl, Content::Lines(split)) => qwen::parse_jsonl(path, &split.lines),
         (Format::QwenJson, Content::Whole(value)) => qwen::parse_json(path, value),
         (Format::PiSession, Content::Lines(split)) => pi::parse(path, &split.lines),
+        (Format::OpenClawSession, Content::Lines(split)) => {
+            openclaw::parse(path, &split.lines, sidecar)
+        }
         (Format::AmpThread, Content::Whole(value)) => amp::parse(path, value),
         (Format::CopilotHistory, Content::Whole(value)) => copilot_history::parse(path, value),
         (Format::AiderHistory, Content::Whole(text)) => aider::parse(path, text),
@@ -343,6 +369,9 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClineApiHistory,
         Format::VscodeChat,
         Format::CursorIdeStore,
+        Format::ZedDb,
+        Format::OpenClawSession,
+        Format::OpenClawDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

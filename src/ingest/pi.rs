@@ -58,6 +58,12 @@ fn is_header(record: &Value) -> bool {
 }
 
 pub fn parse(path: &Path, lines: &[JsonLine]) -> ParseOutput {
+    parse_as(Source::Pi, path, lines)
+}
+
+/// [`parse`] for a harness that writes Pi's session records (OpenClaw), its sessions under
+/// `source`.
+pub fn parse_as(source: Source, path: &Path, lines: &[JsonLine]) -> ParseOutput {
     let mut parser = Parser::default();
     for line in lines {
         parser.entry(line);
@@ -68,7 +74,7 @@ pub fn parse(path: &Path, lines: &[JsonLine]) -> ParseOutput {
         .unwrap_or_else(|| session_id_of(path));
     ParseOutput {
         sessions: vec![ParsedSession {
-            source: Source::Pi,
+            source,
             native_id,
             meta: parser.meta,
             events: parser.events,

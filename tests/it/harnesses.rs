@@ -11,9 +11,11 @@ mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
+mod openclaw;
 mod pi;
 mod qwen;
 mod vscode_copilot;
+mod zed;
 
 use std::fs;
 use std::io::Write;
