@@ -75,15 +75,35 @@ struct RawCounts {
     results: i64,
     model_changes: i64,
     usages: i64,
+    /// Sessions with events before their first prompt: those open with a turn of their own.
+    preambles: i64,
 }
 
-fn count_record(record: &Value, counts: &mut RawCounts) {
+/// Where the raw reading is: whether the current session has had its first prompt, and
+/// whether it already opened a preamble turn before it.
+#[derive(Default)]
+struct Reading {
+    prompted: bool,
+    preamble: bool,
+}
+
+fn count_record(record: &Value, counts: &mut RawCounts, reading: &mut Reading) {
     match record["type"].as_str() {
-        Some("session") => counts.sessions += 1,
+        Some("session") => {
+            counts.sessions += 1;
+            *reading = Reading::default();
+            return;
+        }
         Some("model_change") => counts.model_changes += 1,
         Some("message") => {}
         _ => return,
     }
+    let prompt = record["message"]["role"].as_str() == Some("user");
+    if !prompt && !reading.prompted && !reading.preamble {
+        reading.preamble = true;
+        counts.preambles += 1;
+    }
+    reading.prompted |= prompt;
     let message = &record["message"];
     match message["role"].as_str() {
         Some("user") => counts.prompts += 1,
@@ -139,13 +159,18 @@ fn store_records(path: &Path) -> Vec<Option<Value>> {
 
 fn raw_counts(transcript: &Path, store: &Path) -> RawCounts {
     let mut counts = RawCounts::default();
+    let mut reading = Reading::default();
     let text = fs::read_to_string(transcript).expect("transcript");
     for line in text.lines() {
-        count_record(&serde_json::from_str(line).expect("record"), &mut counts);
+        count_record(
+            &serde_json::from_str(line).expect("record"),
+            &mut counts,
+            &mut reading,
+        );
     }
     for record in store_records(store) {
         match record {
-            Some(record) => count_record(&record, &mut counts),
+            Some(record) => count_record(&record, &mut counts, &mut reading),
             None => counts.unreadable += 1,
         }
     }
@@ -177,6 +202,11 @@ fn indexed_counts(dir: &Path) -> RawCounts {
         usages: count_of(
             dir,
             "SELECT count(*) FROM events WHERE input_tokens IS NOT NULL",
+        ),
+        preambles: count_of(
+            dir,
+            "SELECT count(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM events e \
+             WHERE e.turn_id = t.turn_id AND e.type = 'user_input')",
         ),
     }
 }
@@ -210,6 +240,7 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
             results: 3,
             model_changes: 1,
             usages: 7,
+            preambles: 1,
         },
         "the fixture holds what this test expects"
     );
@@ -231,8 +262,8 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
     );
     assert_eq!(
         count_of(dir, "SELECT sum(turn_count) FROM sessions"),
-        raw.prompts,
-        "one turn per prompt"
+        raw.prompts + raw.preambles,
+        "one turn per prompt, and one for what comes before a session's first prompt"
     );
     assert_tools_paired(dir);
 
@@ -269,7 +300,7 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
             "Falcon tracker double counts",
             "/home/dev/falcon",
             "claude-sonnet-4-5",
-            2,
+            3,
             11,
             4 * 3000 + 1200 + 1400 + 1500 + 1600,
             12000,
