@@ -173,7 +173,7 @@ fn source_filter(request: &AttentionRequest) -> SourceFilter {
     }
 }
 
-/// `$1..$11` of `queries/file_attention_touches.sql`.
+/// `$1..$12` of `queries/file_attention_touches.sql`.
 fn parameters(
     request: &AttentionRequest,
     tail: &ResolvedTail,
@@ -197,6 +197,7 @@ fn parameters(
         ScalarValue::Boolean(Some(project_roots.is_some())),
         text_parameter(&roots_pattern),
         ScalarValue::Int64(Some(SCAN_CAP as i64 + 1)),
+        text_parameter(tail.absolute_path.as_deref().unwrap_or(&tail.tail)),
     ]
 }
 

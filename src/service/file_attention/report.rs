@@ -368,6 +368,7 @@ mod tests {
             tail: "crates/foo/tee.rs".into(),
             stripped_root: None,
             tail_is_absolute: false,
+            absolute_path: None,
             normalized: false,
         }
     }

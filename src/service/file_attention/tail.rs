@@ -140,6 +140,9 @@ pub struct ResolvedTail {
     pub tail_is_absolute: bool,
     /// Lexical cleanup (`./`, `..`, repeated slashes) changed the path.
     pub normalized: bool,
+    /// The query path itself when it is absolute (normalized): a touch recorded at exactly
+    /// this path matches whichever root this machine's checkouts strip from it.
+    pub absolute_path: Option<String>,
 }
 
 /// Reduces `path` to its tail: a relative path is resolved from the launch directory and made
@@ -158,6 +161,7 @@ pub fn resolve_tail(path: &str, project: Option<&LaunchProject>) -> ResolvedTail
             stripped_root: Some(root.to_owned()),
             tail_is_absolute: false,
             normalized: changed,
+            absolute_path: None,
         })
     };
     if !paths::is_absolute(&normalized) {
@@ -170,6 +174,7 @@ pub fn resolve_tail(path: &str, project: Option<&LaunchProject>) -> ResolvedTail
             stripped_root: None,
             tail_is_absolute: false,
             normalized: changed,
+            absolute_path: None,
         });
     }
     let stripped = single.then(|| {
@@ -184,12 +189,17 @@ pub fn resolve_tail(path: &str, project: Option<&LaunchProject>) -> ResolvedTail
             .or(launch_root)
             .and_then(|root| relative_to(&normalized, &root))
     });
-    stripped.flatten().unwrap_or(ResolvedTail {
-        tail: normalized,
+    let resolved = stripped.flatten().unwrap_or(ResolvedTail {
+        tail: normalized.clone(),
         stripped_root: None,
         tail_is_absolute: true,
         normalized: changed,
-    })
+        absolute_path: None,
+    });
+    ResolvedTail {
+        absolute_path: single.then_some(normalized),
+        ..resolved
+    }
 }
 
 /// One path, not a compound shell line.
@@ -239,6 +249,15 @@ mod tests {
         let inside = resolve_tail("/nonexistent-esker/repo/src/a.rs", Some(&launched));
         assert_eq!(inside.tail, "src/a.rs");
         assert!(!inside.tail_is_absolute);
+        assert_eq!(
+            inside.absolute_path.as_deref(),
+            Some("/nonexistent-esker/repo/src/a.rs"),
+            "the path as given still matches a touch recorded there"
+        );
+        assert_eq!(
+            resolve_tail("src/a.rs", Some(&launched)).absolute_path,
+            None
+        );
         let outside = resolve_tail("/nonexistent-xyz/deep/file.rs", Some(&launched));
         assert_eq!(outside.tail, "/nonexistent-xyz/deep/file.rs");
         assert!(outside.tail_is_absolute);

@@ -488,6 +488,49 @@ async fn generic_and_unknown_paths_warn_and_bad_paths_are_invalid_requests() {
     );
 }
 
+/// An agent launched in a subdirectory of a checkout roots its touches at that directory, while
+/// an absolute query path is stripped of the checkout above it: the file named exactly is found
+/// all the same (CI once cloned into a directory whose ancestor held a `.git`).
+#[tokio::test]
+async fn an_absolute_path_under_a_checkout_above_the_sessions_directory_is_found() {
+    let base = tempfile::Builder::new()
+        .prefix("esker-attention-sub-")
+        .tempdir()
+        .expect("temp dir")
+        .keep()
+        .canonicalize()
+        .expect("canonical temp dir");
+    let checkout = base.join("mono");
+    let launched = checkout.join("app");
+    fs::create_dir_all(checkout.join(".git")).expect("mono/.git");
+    fs::create_dir_all(launched.join("src")).expect("mono/app/src");
+    let file = format!("{}/src/lib.rs", text(&launched));
+    let session = claude_session(
+        "dddddddd-0000-4000-8000-000000000004",
+        &text(&launched),
+        &[(
+            "12:00:00",
+            &text(&launched),
+            "Edit",
+            json!({"file_path": file, "old_string": "a", "new_string": "b"}),
+        )],
+    );
+    let logs = base.join("logs/claude");
+    fs::create_dir_all(&logs).expect("logs dir");
+    fs::write(logs.join("d.jsonl"), session).expect("write claude log");
+    let data = base.join("data");
+    index_into(&data, &[&base.join("logs")]);
+    let client = EskerClient::start(&data).await;
+    let found = attention(&client, json!({"path": file, "scope": "all"})).await;
+    assert_eq!(found["tail"], "app/src/lib.rs", "{found:#}");
+    assert_eq!(found["summary"]["total_touches"], 1, "{found:#}");
+    assert_eq!(
+        strings_at(&found["sessions"], "/id"),
+        [session_of("claude-dddddddd-0000-4000-8000-000000000004")],
+        "{found:#}"
+    );
+}
+
 #[test]
 fn the_touches_table_is_queryable() {
     let project = project();
