@@ -314,6 +314,17 @@ enum Command {
         /// A session:... id, or a turn:... or event:... id of the session.
         id: String,
     },
+    /// Every place esker looks for agent history on this machine: what each holds, how much
+    /// of it is in the store, and what was skipped and why (missing, not a format esker
+    /// reads, encrypted, malformed lines, not indexed yet).
+    Doctor {
+        /// The store to compare with [default: $ESKER_DATA_DIR or ~/.local/share/esker]
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Print the whole diagnosis as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Recent sessions as a table, newest first.
     Sessions {
         #[arg(long, value_name = "DIR")]
@@ -819,6 +830,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 };
             finish(outcome)
         }
+        Command::Doctor { data_dir, json } => finish(esker::cli::doctor::run(
+            &resolve_data_dir(data_dir.as_deref()),
+            json,
+        )),
         Command::Memory { command } => finish(run_memory(command).await),
         Command::Serve {
             data_dir,

@@ -1,5 +1,5 @@
 //! The commands for people at a terminal: `setup`, `search`, `show`, `resume`, `handoff`,
-//! `sessions`, `usage`, `memory` (one module each), the sample-store rules every command follows ([`sample`]) and what they
+//! `sessions`, `usage`, `memory`, `doctor` (one module each), the sample-store rules every command follows ([`sample`]) and what they
 //! share: opening the store for reading, calling the MCP tools' own code, colour and exit
 //! codes (0 results, 1 no results, 2 error).
 //!
@@ -7,6 +7,7 @@
 //! ([`crate::service::handler::handle`]), so a person sees what an agent sees; `--json` prints
 //! the envelope's `data`.
 
+pub mod doctor;
 pub mod handoff;
 pub mod memory;
 pub mod recall;

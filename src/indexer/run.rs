@@ -24,7 +24,7 @@ use crate::ingest::reader::{ReadLimits, stream_json_lines};
 use crate::ingest::{
     Content, Format, Recognised, format_named, line_format, parse, recognise_whole,
 };
-use crate::model::EventType;
+use crate::model::{EventType, Source};
 use crate::redact::Redactor;
 use crate::store::commit::CommitInput;
 use crate::store::rows::AssembledSession;
@@ -32,10 +32,10 @@ use crate::store::state::{Checkpoint, StoreState};
 use crate::store::{Store, StoreError, WriterLock};
 
 /// Format name recorded for files of no known format (so unchanged ones are not re-read).
-const UNKNOWN_FORMAT: &str = "unknown";
+pub(crate) const UNKNOWN_FORMAT: &str = "unknown";
 
 /// Format name recorded for encrypted files of a known harness.
-const ENCRYPTED_FORMAT: &str = "encrypted";
+pub(crate) const ENCRYPTED_FORMAT: &str = "encrypted";
 
 /// How many issues (malformed lines, parser warnings) are printed per file; all are counted.
 const ISSUES_SHOWN_PER_FILE: usize = 5;
@@ -864,6 +864,32 @@ fn discover_sources(paths: &[PathBuf], to_stderr: bool, summary: &mut IndexSumma
     }
 }
 
+/// What a pass would read under one location, as the keys its checkpoints are kept under.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Survey {
+    /// Plain log files, grouped sessions and SQLite stores (their checkpoint keys).
+    pub sources: Vec<PathBuf>,
+    /// Files of a known harness that are encrypted at rest.
+    pub encrypted: Vec<PathBuf>,
+    /// Directory entries that could not be walked.
+    pub walk_errors: usize,
+}
+
+/// Walks `location` as an index pass would, without reading any file.
+pub fn survey(location: &Path) -> Survey {
+    let mut summary = IndexSummary::default();
+    let found = discover_sources(&[location.to_path_buf()], false, &mut summary);
+    let mut sources = found.files;
+    sources.extend(found.groups.into_iter().map(|group| group.key));
+    sources.extend(found.stores.into_iter().map(|store| store.path));
+    sources.sort();
+    Survey {
+        sources,
+        encrypted: found.encrypted,
+        walk_errors: summary.walk_errors,
+    }
+}
+
 fn is_candidate(path: &Path) -> bool {
     let name = path
         .file_name()
@@ -1122,6 +1148,35 @@ fn read_sidecar(path: &Path) -> Option<Value> {
 /// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR`, `ANTIGRAVITY_DIR`,
 /// `XDG_DATA_HOME` (OpenCode), `OPENCODE_DB`, `KIMI_SHARE_DIR` and `GOOSE_PATH_ROOT`.
 pub fn default_locations() -> Vec<PathBuf> {
+    known_locations()
+        .into_iter()
+        .filter(KnownLocation::exists)
+        .map(|location| location.path)
+        .collect()
+}
+
+/// One place a harness writes its history to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownLocation {
+    pub source: Source,
+    pub path: PathBuf,
+    /// A store file rather than a folder of logs.
+    pub is_file: bool,
+}
+
+impl KnownLocation {
+    pub fn exists(&self) -> bool {
+        if self.is_file {
+            self.path.is_file()
+        } else {
+            self.path.is_dir()
+        }
+    }
+}
+
+/// Every place esker looks for history on this machine, existing or not (folders whose names
+/// are only known by listing their parent, such as VS Code workspaces, as far as they exist).
+pub fn known_locations() -> Vec<KnownLocation> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
@@ -1134,42 +1189,79 @@ pub fn default_locations() -> Vec<PathBuf> {
     let claude_home = env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
     let gemini_home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone());
     let dot_gemini = home.join(".gemini");
-    [
-        codex_home.join("sessions"),
-        codex_home.join("archived_sessions"),
-        claude_home.join("projects"),
-        gemini_home.join(".gemini").join("tmp"),
-        env_dir("ANTIGRAVITY_CLI_DIR").unwrap_or_else(|| dot_gemini.join("antigravity-cli")),
-        env_dir("ANTIGRAVITY_DIR").unwrap_or_else(|| dot_gemini.join("antigravity")),
-        dot_gemini.join("antigravity-ide"),
-        dot_gemini.join("antigravity-backup"),
-    ]
-    .into_iter()
-    .chain(crate::ingest::locations::candidates(&home, env_dir))
-    .chain([
-        env_dir("KIMI_SHARE_DIR")
-            .unwrap_or_else(|| home.join(".kimi"))
-            .join("sessions"),
-        env_dir("GOOSE_PATH_ROOT").map_or_else(
-            || home.join(".local/share/goose/sessions"),
-            |root| root.join("data").join("sessions"),
+    let folder = |source: Source| {
+        move |path: PathBuf| KnownLocation {
+            source,
+            path,
+            is_file: false,
+        }
+    };
+    let file = |source: Source| {
+        move |path: PathBuf| KnownLocation {
+            source,
+            path,
+            is_file: true,
+        }
+    };
+    let mut locations = vec![
+        (Source::Codex, codex_home.join("sessions")),
+        (Source::Codex, codex_home.join("archived_sessions")),
+        (Source::Claude, claude_home.join("projects")),
+        (Source::Gemini, gemini_home.join(".gemini").join("tmp")),
+        (
+            Source::Antigravity,
+            env_dir("ANTIGRAVITY_CLI_DIR").unwrap_or_else(|| dot_gemini.join("antigravity-cli")),
         ),
-    ])
-    .filter(|path| path.is_dir())
-    .chain(opencode_locations(&home, &env_dir))
-    .chain(crate::ingest::locations::cursor_ide_stores(&home, env_dir))
-    .chain(
+        (
+            Source::Antigravity,
+            env_dir("ANTIGRAVITY_DIR").unwrap_or_else(|| dot_gemini.join("antigravity")),
+        ),
+        (Source::Antigravity, dot_gemini.join("antigravity-ide")),
+        (Source::Antigravity, dot_gemini.join("antigravity-backup")),
+    ];
+    locations.extend(crate::ingest::locations::labelled_candidates(
+        &home, env_dir,
+    ));
+    locations.extend([
+        (
+            Source::Kimi,
+            env_dir("KIMI_SHARE_DIR")
+                .unwrap_or_else(|| home.join(".kimi"))
+                .join("sessions"),
+        ),
+        (
+            Source::Goose,
+            env_dir("GOOSE_PATH_ROOT").map_or_else(
+                || home.join(".local/share/goose/sessions"),
+                |root| root.join("data").join("sessions"),
+            ),
+        ),
+    ]);
+    let mut known: Vec<KnownLocation> = locations
+        .into_iter()
+        .map(|(source, path)| folder(source)(path))
+        .collect();
+    known.extend(opencode_locations(&home, &env_dir));
+    known.extend(
+        crate::ingest::locations::cursor_ide_stores(&home, env_dir)
+            .into_iter()
+            .map(file(Source::CursorIde)),
+    );
+    known.extend(
         crate::ingest::locations::store_files(&home, env_dir)
             .into_iter()
-            .filter(|path| path.is_file()),
-    )
-    .collect()
+            .map(file(Source::OpenClaw)),
+    );
+    known
 }
 
 /// OpenCode's stores under `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`): its
 /// `opencode*.db` files and the legacy `storage/` tree, plus `$OPENCODE_DB`; not the whole
 /// directory (it also holds git snapshots of every worktree).
-fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+fn opencode_locations(
+    home: &Path,
+    env_dir: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Vec<KnownLocation> {
     let root = env_dir("XDG_DATA_HOME")
         .unwrap_or_else(|| home.join(".local").join("share"))
         .join("opencode");
@@ -1179,13 +1271,19 @@ fn opencode_locations(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) ->
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| crate::ingest::opencode::store::is_candidate(path) && path.is_file());
-    let mut locations: Vec<PathBuf> = databases.collect();
-    locations.sort();
-    let storage = root.join("storage");
-    if storage.is_dir() {
-        locations.push(storage);
-    }
-    locations.extend(env_dir("OPENCODE_DB").filter(|path| path.is_file()));
+    let mut databases: Vec<PathBuf> = databases.collect();
+    databases.sort();
+    let store = |path: PathBuf, is_file: bool| KnownLocation {
+        source: Source::OpenCode,
+        path,
+        is_file,
+    };
+    let mut locations: Vec<KnownLocation> = databases
+        .into_iter()
+        .map(|path| store(path, true))
+        .collect();
+    locations.push(store(root.join("storage"), false));
+    locations.extend(env_dir("OPENCODE_DB").map(|path| store(path, true)));
     locations
 }
 

@@ -45,7 +45,7 @@ const MEMBER_FILES: [&str; 4] = [
     "history_item.json",
 ];
 /// Roo Code's extension id (a folder under VS Code's `globalStorage`).
-const ROO_EXTENSION: &str = "rooveterinaryinc.roo-cline";
+pub const ROO_EXTENSION: &str = "rooveterinaryinc.roo-cline";
 
 /// The extension ids whose `globalStorage` folders hold task folders.
 pub const EXTENSION_IDS: [&str; 2] = ["saoudrizwan.claude-dev", ROO_EXTENSION];

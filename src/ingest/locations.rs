@@ -1,8 +1,10 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
+
+use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
 pub const ENV_VARS: [&str; 17] = [
@@ -31,35 +33,61 @@ const VSCODE_PRODUCTS: [&str; 5] = ["Code", "Code - Insiders", "Cursor", "VSCodi
 
 /// Candidate directories (existing or not) under `home`, with `env` looking variables up.
 pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    labelled_candidates(home, env)
+        .into_iter()
+        .map(|(_, path)| path)
+        .collect()
+}
+
+/// [`candidates`], each with the harness that writes there (`esker doctor` names it).
+pub fn labelled_candidates(
+    home: &Path,
+    env: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<(Source, PathBuf)> {
     let copilot = env("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
     let cursor = env("CURSOR_CONFIG_DIR").unwrap_or_else(|| home.join(".cursor"));
     let qwen = env("QWEN_RUNTIME_DIR").unwrap_or_else(|| home.join(".qwen"));
     let pi = env("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent"));
     let data_home = env("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local").join("share"));
     let mut candidates = vec![
-        copilot.join("session-state"),
-        copilot.join("history-session-state"),
-        cursor.join("projects"),
-        cursor.join("chats"),
-        qwen.join("projects"),
-        qwen.join("tmp"),
-        pi.join("sessions"),
-        home.join(".factory").join("sessions"),
-        data_home.join("amp").join("threads"),
-        home.join(".crush"),
-        home.join(".goose").join("sessions"),
-        env("KIMI_CODE_HOME")
-            .unwrap_or_else(|| home.join(".kimi-code"))
-            .join("sessions"),
-        home.join(".cline").join("data").join("tasks"),
+        (Source::Copilot, copilot.join("session-state")),
+        (Source::Copilot, copilot.join("history-session-state")),
+        (Source::Cursor, cursor.join("projects")),
+        (Source::Cursor, cursor.join("chats")),
+        (Source::Qwen, qwen.join("projects")),
+        (Source::Qwen, qwen.join("tmp")),
+        (Source::Pi, pi.join("sessions")),
+        (Source::Factory, home.join(".factory").join("sessions")),
+        (Source::Amp, data_home.join("amp").join("threads")),
+        (Source::Crush, home.join(".crush")),
+        (Source::Goose, home.join(".goose").join("sessions")),
+        (
+            Source::Kimi,
+            env("KIMI_CODE_HOME")
+                .unwrap_or_else(|| home.join(".kimi-code"))
+                .join("sessions"),
+        ),
+        (
+            Source::Cline,
+            home.join(".cline").join("data").join("tasks"),
+        ),
     ];
     candidates.extend(vscode_task_folders(home, &env));
-    candidates.extend(vscode_chat_folders(home, &env));
-    candidates.extend(zed_thread_folders(home, &data_home, &env));
+    let label = |source: Source| move |path: PathBuf| (source, path);
+    candidates.extend(
+        vscode_chat_folders(home, &env)
+            .into_iter()
+            .map(label(Source::VscodeCopilot)),
+    );
+    candidates.extend(
+        zed_thread_folders(home, &data_home, &env)
+            .into_iter()
+            .map(label(Source::Zed)),
+    );
     candidates.extend(
         openclaw_agents(home, &env)
             .into_iter()
-            .map(|agent| agent.join("sessions")),
+            .map(|agent| (Source::OpenClaw, agent.join("sessions"))),
     );
     candidates
 }
@@ -157,11 +185,22 @@ pub fn cursor_ide_stores(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> 
 }
 
 /// `<user dir>/globalStorage/<extension>/tasks` for Cline and Roo Code.
-fn vscode_task_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+fn vscode_task_folders(
+    home: &Path,
+    env: &impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<(Source, PathBuf)> {
     let mut folders = Vec::new();
     for user in vscode_user_dirs(home, env) {
         for extension in super::cline::EXTENSION_IDS {
-            folders.push(user.join("globalStorage").join(extension).join("tasks"));
+            let source = if extension == super::cline::ROO_EXTENSION {
+                Source::Roo
+            } else {
+                Source::Cline
+            };
+            folders.push((
+                source,
+                user.join("globalStorage").join(extension).join("tasks"),
+            ));
         }
     }
     folders

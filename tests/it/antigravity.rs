@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{corpus_dir, corpus_store, fixtures_dir, index_into, query_count, query_rows};
+use crate::support::{
+    copy_tree, corpus_dir, corpus_store, fixtures_dir, index_into, query_count, query_rows,
+};
 
 const PELICAN: &str = "1a2b3c4d-0000-4000-8000-00000000a001";
 const HERON: &str = "1a2b3c4d-0000-4000-8000-00000000a002";
@@ -17,19 +19,6 @@ const PUFFIN: &str = "1a2b3c4d-0000-4000-8000-00000000c001";
 
 fn fixture_homes() -> PathBuf {
     fixtures_dir().join("antigravity")
-}
-
-/// Copies a directory tree (fixtures are never indexed in place when a test changes them).
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.expect("walk fixtures");
-        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&target).expect("mkdir");
-        } else {
-            fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 fn text(row: &serde_json::Map<String, Value>, column: &str) -> String {

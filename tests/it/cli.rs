@@ -1,9 +1,10 @@
-//! The commands for people (`esker setup/search/show/resume/handoff/recall/sessions/usage`) run
+//! The commands for people (`esker setup/search/show/resume/handoff/recall/sessions/usage/doctor`) run
 //! as the real binary: the sample corpus kept out of the real store, config files edited in
 //! place and restored, search/show/resume/handoff/sessions answers checked against the tables,
 //! colour only on a terminal.
 
 mod commands;
+mod doctor;
 mod handoff;
 mod recall;
 mod resume;

@@ -160,3 +160,16 @@ pub fn query_count(data_dir: &Path, sql: &str) -> i64 {
         .and_then(Value::as_i64)
         .unwrap_or_else(|| panic!("not an integer result for {sql}: {row:?}"))
 }
+
+/// Copies a directory tree (fixtures are never indexed in place when a test changes them).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk fixtures");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
