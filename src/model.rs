@@ -37,10 +37,12 @@ pub enum Source {
     Zed,
     /// OpenClaw (and QClaw, Kimi Claw): Pi-format transcripts and the per-agent SQLite store.
     OpenClaw,
+    /// Windsurf's Cascade, from the transcripts its hooks write (`~/.windsurf/transcripts`).
+    Windsurf,
 }
 
 impl Source {
-    pub const ALL: [Source; 21] = [
+    pub const ALL: [Source; 22] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -62,6 +64,7 @@ impl Source {
         Source::CursorIde,
         Source::Zed,
         Source::OpenClaw,
+        Source::Windsurf,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -87,6 +90,7 @@ impl Source {
             Source::CursorIde => "cursor-ide",
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
+            Source::Windsurf => "windsurf",
         }
     }
 
@@ -120,6 +124,7 @@ impl Source {
             Source::CursorIde => "cursor-ide",
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
+            Source::Windsurf => "windsurf",
         }
     }
 

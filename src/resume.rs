@@ -150,12 +150,11 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // No resume command: Aider restores a directory's whole chat history, not a session;
         // Cline, Roo Code and VS Code's own chat live in the editor (`code` has no option that
         // opens a chat session), and so do the Cursor IDE's composers (`cursor-agent --resume`
-        // does not take a composer id); Antigravity's resume is not documented; the Cursor
-        // IDE's agent transcripts are not cursor-agent chats.
-        // opens a chat session), and so do Zed's agent threads (the `zed` CLI opens paths, not
-        // threads); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`), which
-        // esker does not keep; Antigravity's resume is not documented; the Cursor IDE's agent
-        // transcripts are not cursor-agent chats.
+        // does not take a composer id), Zed's agent threads (the `zed` CLI opens paths, not
+        // threads) and Windsurf's Cascade conversations (its hook transcripts name no command
+        // that reopens one); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`),
+        // which esker does not keep; Antigravity's resume is not documented; the Cursor IDE's
+        // agent transcripts are not cursor-agent chats.
         Source::Cursor
         | Source::Aider
         | Source::Cline
@@ -164,6 +163,7 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::CursorIde
         | Source::Zed
         | Source::OpenClaw
+        | Source::Windsurf
         | Source::Antigravity => {
             return None;
         }
@@ -286,6 +286,7 @@ mod tests {
             ("cursor-ide", "/p/Cursor/User/globalStorage/state.vscdb"),
             ("zed", "/h/.local/share/zed/threads/threads.db"),
             ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
+            ("windsurf", "/h/.windsurf/transcripts/t.jsonl"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

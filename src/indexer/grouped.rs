@@ -44,6 +44,7 @@ use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tr
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
+use crate::ingest::windsurf;
 use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
@@ -277,6 +278,9 @@ pub fn claim(path: &Path) -> Option<Claim> {
             }),
             agy_group::Role::Encrypted => Claim::Encrypted,
         });
+    }
+    if windsurf::is_encrypted_history(path) {
+        return Some(Claim::Encrypted);
     }
     let name = path.file_name()?.to_str()?;
     let database = name.strip_suffix("-wal").unwrap_or(name);

@@ -98,7 +98,8 @@ pub struct IndexSummary {
     pub files_skipped: usize,
     pub files_held_back: usize,
     pub files_failed: usize,
-    /// Files of a known harness that are encrypted (Antigravity IDE `.pb` trajectories).
+    /// Files of a known harness that are encrypted (Antigravity IDE `.pb` trajectories,
+    /// Windsurf's Cascade history).
     pub files_encrypted: usize,
     /// SQLite stores being written while read: retried on the next pass.
     pub stores_busy: usize,

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history), with the environment variables that move them. `indexer::run::default_locations` appends the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +52,11 @@ pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<Pat
             .unwrap_or_else(|| home.join(".kimi-code"))
             .join("sessions"),
         home.join(".cline").join("data").join("tasks"),
+        // Windsurf writes hook transcripts under `~` on every OS (`%USERPROFILE%` on Windows);
+        // its own Cascade history under `~/.codeium/<product>/cascade` is encrypted: counted.
+        home.join(".windsurf").join("transcripts"),
+        home.join(".codeium").join("windsurf").join("cascade"),
+        home.join(".codeium").join("windsurf-next").join("cascade"),
     ];
     candidates.extend(vscode_task_folders(home, &env));
     candidates.extend(vscode_chat_folders(home, &env));

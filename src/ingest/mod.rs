@@ -31,6 +31,7 @@ pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
 pub mod vscode_copilot;
+pub mod windsurf;
 pub mod zed;
 
 use std::path::Path;
@@ -95,6 +96,8 @@ pub enum Format {
     OpenClawSession,
     /// OpenClaw's per-agent store, `agents/<agent>/agent/openclaw-agent.sqlite`.
     OpenClawDb,
+    /// A Windsurf Cascade transcript, `~/.windsurf/transcripts/<trajectory>.jsonl`.
+    WindsurfTranscript,
 }
 
 impl Format {
@@ -130,6 +133,7 @@ impl Format {
             Format::ZedDb => "zed_db",
             Format::OpenClawSession => "openclaw_session",
             Format::OpenClawDb => "openclaw_db",
+            Format::WindsurfTranscript => "windsurf_transcript",
         }
     }
 }
@@ -193,6 +197,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::FactorySession)
     } else if antigravity::sniff(&leading) {
         Some(Format::Antigravity)
+    } else if windsurf::sniff(&leading) {
+        Some(Format::WindsurfTranscript)
     } else if goose::sniff_jsonl(&leading) {
         Some(Format::GooseJsonl)
     } else if vscode_copilot::sniff_log(&leading) {
@@ -328,6 +334,7 @@ pub fn parse(
             factory::parse(path, &split.lines, sidecar)
         }
         (Format::GooseJsonl, Content::Lines(split)) => goose::parse_jsonl(path, &split.lines),
+        (Format::WindsurfTranscript, Content::Lines(split)) => windsurf::parse(path, &split.lines),
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
@@ -372,6 +379,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ZedDb,
         Format::OpenClawSession,
         Format::OpenClawDb,
+        Format::WindsurfTranscript,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -15,6 +15,7 @@ mod openclaw;
 mod pi;
 mod qwen;
 mod vscode_copilot;
+mod windsurf;
 mod zed;
 
 use std::fs;
