@@ -39,10 +39,12 @@ pub enum Source {
     OpenClaw,
     /// Windsurf's Cascade, from the transcripts its hooks write (`~/.windsurf/transcripts`).
     Windsurf,
+    /// Hermes Agent (Nous Research): `state.db` and the session files of `~/.hermes`.
+    Hermes,
 }
 
 impl Source {
-    pub const ALL: [Source; 22] = [
+    pub const ALL: [Source; 23] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -65,6 +67,7 @@ impl Source {
         Source::Zed,
         Source::OpenClaw,
         Source::Windsurf,
+        Source::Hermes,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -91,6 +94,7 @@ impl Source {
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
             Source::Windsurf => "windsurf",
+            Source::Hermes => "hermes",
         }
     }
 
@@ -125,6 +129,7 @@ impl Source {
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
             Source::Windsurf => "windsurf",
+            Source::Hermes => "hermes-agent",
         }
     }
 

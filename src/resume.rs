@@ -139,6 +139,10 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // spelling every integration uses (coder/registry#748, Untether's Amp runner, cmux),
         // `amp threads continue <thread-id>`.
         Source::Amp => ResumeCommand::new(&["amp", "threads", "continue", id]),
+        // NousResearch/hermes-agent: `hermes --resume <session id>` (its docs' session
+        // commands, and the "Resume this session with: hermes --resume <id>" line the CLI
+        // prints when a session ends).
+        Source::Hermes => ResumeCommand::new(&["hermes", "--resume", id]),
         // docs.factory.ai CLI reference (Factory-AI/factory docs/reference/cli-reference.mdx):
         // `droid --resume [sessionId]`, alias `-r`.
         Source::Factory => ResumeCommand::new(&["droid", "--resume", id]),
@@ -244,6 +248,7 @@ mod tests {
             ("crush", "/p/.crush/crush.db", &["crush", "--session", ID]),
             ("amp", "/p/T-1.json", &["amp", "threads", "continue", ID]),
             ("factory", "/p/x.jsonl", &["droid", "--resume", ID]),
+            ("hermes", "/h/.hermes/state.db", &["hermes", "--resume", ID]),
             (
                 "cursor",
                 "/h/.cursor/chats/abc/x/store.db",

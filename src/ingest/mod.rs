@@ -18,6 +18,7 @@ pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
+pub mod hermes;
 pub mod kimi;
 pub mod kimi_code;
 pub mod lines;
@@ -98,6 +99,11 @@ pub enum Format {
     OpenClawDb,
     /// A Windsurf Cascade transcript, `~/.windsurf/transcripts/<trajectory>.jsonl`.
     WindsurfTranscript,
+    /// A Hermes Agent session file read alone (no `state.db` beside it): a
+    /// `sessions/session_<id>.json` log or a gateway `sessions/<id>.jsonl` transcript.
+    HermesSession,
+    /// A Hermes Agent home read as one store: its `state.db` and its session files.
+    HermesDb,
 }
 
 impl Format {
@@ -134,6 +140,8 @@ impl Format {
             Format::OpenClawSession => "openclaw_session",
             Format::OpenClawDb => "openclaw_db",
             Format::WindsurfTranscript => "windsurf_transcript",
+            Format::HermesSession => "hermes_session",
+            Format::HermesDb => "hermes_db",
         }
     }
 }
@@ -203,6 +211,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::GooseJsonl)
     } else if vscode_copilot::sniff_log(&leading) {
         Some(Format::VscodeChat)
+    } else if hermes::sniff_jsonl(&leading) {
+        Some(Format::HermesSession)
     } else {
         None
     }
@@ -250,6 +260,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if hermes::sniff_json(&value) => Recognised::Known {
+            format: Format::HermesSession,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -261,6 +276,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::CopilotHistory
                         | Format::ClineApiHistory
                         | Format::VscodeChat
+                        | Format::HermesSession
                 )
             ) =>
         {
@@ -280,11 +296,13 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 
 /// The format a file's place refines a recognised format into: a Pi-format transcript in an
 /// OpenClaw agent's `sessions` folder is OpenClaw's (the records are the same), and an
-/// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`).
+/// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`),
+/// and neither is a Hermes gateway transcript whose session's JSON log is beside it.
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
         Format::PiSession if openclaw::is_checkpoint_path(path) => None,
         Format::PiSession if openclaw::is_transcript_path(path) => Some(Format::OpenClawSession),
+        Format::HermesSession if hermes::is_shadowed_transcript(path) => None,
         other => Some(other),
     }
 }
@@ -334,6 +352,8 @@ pub fn parse(
             factory::parse(path, &split.lines, sidecar)
         }
         (Format::GooseJsonl, Content::Lines(split)) => goose::parse_jsonl(path, &split.lines),
+        (Format::HermesSession, Content::Lines(split)) => hermes::parse_jsonl(path, &split.lines),
+        (Format::HermesSession, Content::Whole(value)) => hermes::parse_json(path, value),
         (Format::WindsurfTranscript, Content::Lines(split)) => windsurf::parse(path, &split.lines),
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
@@ -380,6 +400,8 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenClawSession,
         Format::OpenClawDb,
         Format::WindsurfTranscript,
+        Format::HermesSession,
+        Format::HermesDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

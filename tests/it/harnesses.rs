@@ -11,6 +11,7 @@ mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
+mod hermes;
 mod openclaw;
 mod pi;
 mod qwen;
