@@ -5,30 +5,36 @@
 //! per file.
 //!
 //! Each line is one step of the trajectory, `{status, type, <type>: {...}}`, the step's data
-//! under a key named after its type, with `timestamp`, `trajectory_id`, `execution_id` and
-//! `model_name` on the steps that carry them:
+//! under a key named after its type (Windsurf's own example: `user_input {rules_applied,
+//! user_response}`, `planner_response {response}`, `code_action {new_content, path}`), with
+//! `timestamp`, `trajectory_id`, `execution_id` and `model_name` on the steps that carry them:
 //! - `user_input {user_response, rules_applied {always_on, manual}}`: the user's prompt;
 //! - `planner_response {response, thinking?}`: Cascade's reply (and its reasoning);
 //! - every other step is an action Cascade took, named by its type (`code_action {path,
 //!   new_content, explanation}`, `command_action {command_line, cwd, output, exit_code}`,
-//!   `read_action {path}`, `search_action {query}`, `tool_use {tool_name}`, ...): one tool
-//!   call with the step's data as arguments and one result (its output, else its status)
-//!   paired by the step's line, since the steps carry no call ids. A step whose `status` is
-//!   `error`, `failed` or `cancelled`, or whose exit code is not zero, is a failed call.
+//!   `read_action {path}`, `search_action {query}`, `mcp_tool_use {mcp_server_name,
+//!   mcp_tool_name, mcp_tool_arguments, mcp_result}`, `tool_use {tool_name}`, ...): one tool
+//!   call with the step's request as arguments (an MCP step's `mcp_tool_arguments`, under its
+//!   tool's name) and one result (its output, else its status) paired by the step's line,
+//!   since the steps carry no call ids. A step whose `status` (beside its type or inside its
+//!   data) is `error`, `failed` or `cancelled`, or whose exit code is not zero, is a failed call.
 //!
 //! The format is Windsurf's documented hook output (docs.windsurf.com/windsurf/cascade/hooks,
-//! "post_cascade_response_with_transcript"); the step shapes follow the readers that consume
-//! it (AIWG's Windsurf session adapter `StepSchema`, the Go `cascadeTranscriptRecord` of a
-//! Windsurf hook adapter, a `.audit` transcript renderer), which agree on the fields above. The
-//! transcript holds no token counts. Cascade's own history (`~/.codeium/windsurf/cascade/*.pb`)
-//! is encrypted: `indexer::grouped` counts those files as encrypted and never reads them; the
-//! IDE's `state.vscdb` keeps no documented chat record and is not read.
+//! "post_cascade_response_with_transcript": the full conversation from its beginning, "the
+//! exact structure of each step may change in future versions", files written 0600, the
+//! directory pruned to 100 files); the other step shapes follow the readers that consume it
+//! (AIWG's Windsurf session adapter `StepSchema`, the Go `cascadeTranscriptRecord` of a Windsurf
+//! hook adapter, a `.audit` transcript renderer, a hook test's `mcp_tool_use` step), which agree.
+//! An unknown step type is read as an action, never dropped. The transcript holds no token
+//! counts. Cascade's own history (`~/.codeium/windsurf/cascade/*.pb`) is encrypted:
+//! `indexer::grouped` counts those files as encrypted and never reads them; the IDE's
+//! `state.vscdb` keeps no documented chat record and is not read.
 
 use std::collections::HashSet;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::content::{mark_terminal_replies, plain_event, text_field, tool_call, tool_response};
 use super::lines::JsonLine;
@@ -183,7 +189,10 @@ impl Parser {
         match kind {
             PROMPT_STEP => self.prompt(&at, data),
             REPLY_STEP => self.reply(&at, data),
-            action => self.action(&at, action, data, text_field(record, "status")),
+            action => {
+                let status = text_field(record, "status").or_else(|| text_field(data, "status"));
+                self.action(&at, action, data, status);
+            }
         }
     }
 
@@ -254,11 +263,19 @@ impl Parser {
             .unwrap_or_else(|| kind.to_string());
         let call_id = format!("step-{}", at.line);
         let fields = data.as_object().cloned().unwrap_or_default();
-        let arguments: Map<String, Value> = fields
-            .iter()
-            .filter(|(field, _)| !RESULT_FIELDS.contains(&field.as_str()) && *field != "exit_code")
-            .map(|(field, value)| (field.clone(), value.clone()))
-            .collect();
+        let arguments = match fields.get("mcp_tool_arguments") {
+            Some(mcp_arguments) => mcp_arguments.clone(),
+            None => Value::Object(
+                fields
+                    .iter()
+                    .filter(|(field, _)| {
+                        !RESULT_FIELDS.contains(&field.as_str())
+                            && !matches!(field.as_str(), "exit_code" | "status")
+                    })
+                    .map(|(field, value)| (field.clone(), value.clone()))
+                    .collect(),
+            ),
+        };
         if kind == "command_action" && self.meta.cwd.is_none() {
             self.meta.cwd = text_field(data, "cwd");
         }
@@ -268,7 +285,7 @@ impl Parser {
             at.time,
             &name,
             Some(&call_id),
-            Value::Object(arguments),
+            arguments,
         );
         self.push(call);
         let exit_code = data.get("exit_code").and_then(Value::as_i64);
@@ -378,6 +395,25 @@ mod tests {
             output.warnings.len(),
             1,
             "the data-less step is one warning"
+        );
+    }
+
+    #[test]
+    fn an_mcp_step_is_a_call_of_its_tool() {
+        let lines = numbered_lines(&[
+            json!({"type": "mcp_tool_use", "mcp_tool_use": {"mcp_server_name": "tracker",
+                "mcp_tool_name": "search_issues", "mcp_tool_arguments": {"jql": "status = open"},
+                "mcp_result": "2 issues", "status": "error"}}),
+        ]);
+        let output = parse(Path::new("/h/.windsurf/transcripts/t.jsonl"), &lines);
+        let events = &output.sessions[0].events;
+        assert_eq!(events[0].tool_name.as_deref(), Some("search_issues"));
+        assert_eq!(events[0].payload, Some(json!({"jql": "status = open"})));
+        assert_eq!(events[1].text, "2 issues");
+        assert_eq!(
+            events[1].subtype.as_deref(),
+            Some("error"),
+            "the status inside the step"
         );
     }
 
