@@ -32,7 +32,10 @@
 //! `parent_session_id` links a session to the one it continues (a compression split or a
 //! branch) or to the session that delegated it. Shapes verified in NousResearch/hermes-agent
 //! (`hermes_state_common.py`, `run_agent.py`, `gateway/run.py`, `agent/usage_pricing.py`
-//! `CanonicalUsage`) and in agentsview's Hermes reader (`internal/parser/hermes.go`).
+//! `CanonicalUsage`) and in agentsview's Hermes reader (`internal/parser/hermes.go`), and
+//! checked against a real public schema-17 `state.db` (github.com/kingyx3/hermes), whose
+//! `messages` also hold `session_meta` rows (skipped) and whose `model` is sometimes the text
+//! `null` (no model).
 
 pub mod store;
 
@@ -231,7 +234,7 @@ pub fn session_of_log(id: String, log: &Value) -> HermesSession {
 /// Parses one session.
 pub fn parse_session(session: &HermesSession) -> ParseOutput {
     let mut parser = Parser {
-        model: info_text(session, "model"),
+        model: info_text(session, "model").filter(|model| is_model_name(model)),
         ..Parser::default()
     };
     for message in &session.messages {
@@ -254,6 +257,12 @@ pub fn parse_session(session: &HermesSession) -> ParseOutput {
         }],
         warnings,
     }
+}
+
+/// Whether a `model` value names a model: some Hermes versions write a missing model as the
+/// text `null` (seen in a real schema-17 `state.db`) or `None`.
+fn is_model_name(model: &str) -> bool {
+    !matches!(model, "null" | "None")
 }
 
 /// A text field of the session's row, else of its file's header.
@@ -472,7 +481,7 @@ impl Parser {
 
     /// An assistant message: reasoning, reply, then its tool calls.
     fn assistant(&mut self, at: &At, value: &Value) {
-        if let Some(model) = text_field(value, "model") {
+        if let Some(model) = text_field(value, "model").filter(|model| is_model_name(model)) {
             self.model = Some(model);
         }
         let content = content_text(value);
@@ -761,6 +770,21 @@ mod tests {
             "session_start": "2026-10-04T08:00:00", "messages": []});
         assert!(sniff_json(&log));
         assert!(!sniff_json(&json!({"sessionId": "x", "messages": []})));
+    }
+
+    #[test]
+    fn a_model_written_as_null_is_no_model() {
+        let mut session = session_of_lines("s".into(), &gateway());
+        session.header.clear();
+        session.info.insert("model".into(), json!("null"));
+        let output = parse_session(&session);
+        assert_eq!(output.sessions[0].meta.model, None);
+        session.info.insert("model".into(), json!("gemma-4-31b-it"));
+        let output = parse_session(&session);
+        assert_eq!(
+            output.sessions[0].meta.model.as_deref(),
+            Some("gemma-4-31b-it")
+        );
     }
 
     #[test]

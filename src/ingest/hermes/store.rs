@@ -20,7 +20,9 @@ use crate::ingest::sqlite::{self, row_as_object, rows_as_objects, table_names};
 use crate::model::ParseWarning;
 
 /// `state.db` (or its `-wal`) of a Hermes home: named `.hermes`, a profile of one
-/// (`profiles/<name>`), or any folder holding a `sessions` folder (`$HERMES_HOME`).
+/// (`profiles/<name>`), any folder holding a `sessions` folder (`$HERMES_HOME`), or a copy in a
+/// folder whose name (or whose parent's) says `hermes` (the store's schema is checked before
+/// anything is read).
 pub fn is_store_path(path: &Path) -> bool {
     let name = path.file_name().and_then(|name| name.to_str());
     if !matches!(name, Some("state.db" | "state.db-wal")) {
@@ -34,8 +36,15 @@ pub fn is_store_path(path: &Path) -> bool {
             .and_then(Path::file_name)
             .is_some_and(|name| name == expected)
     };
-    named(Some(home), ".hermes")
-        || named(home.parent(), "profiles")
+    let says_hermes = |folder: Option<&Path>| {
+        folder
+            .and_then(Path::file_name)
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.to_ascii_lowercase().contains("hermes"))
+    };
+    named(home.parent(), "profiles")
+        || says_hermes(Some(home))
+        || says_hermes(home.parent())
         || home.join(SESSIONS_FOLDER).is_dir()
 }
 
@@ -284,6 +293,10 @@ mod tests {
         let home = home_with_store();
         let database = home.path().join(".hermes").join(DATABASE);
         assert!(is_store_path(&database));
+        assert!(is_store_path(Path::new(
+            "/corpus/hermes/kingyx3_hermes/state.db"
+        )));
+        assert!(!is_store_path(Path::new("/srv/app/state.db")));
         let connection = Connection::open(&database).expect("open");
         assert!(has_schema(&connection).expect("schema"));
         let stamps = session_stamps(&connection, &database).expect("stamps");

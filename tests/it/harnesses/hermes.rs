@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 
 use super::{assert_tools_paired, number, rows, texts};
 use crate::cli::esker_command;
-use crate::support::{run_esker, standalone_fixture, stderr_of};
+use crate::support::{
+    corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
+};
 
 const NAS: &str = "20261005_091500_a1b2c3";
 const NAS_2: &str = "20261005_101200_d4e5f6";
@@ -414,4 +416,38 @@ fn new_rows_and_lines_add_exactly_their_events() {
     assert!(appended.contains("events: 3 new"), "{appended}");
     let last = index_home(home.path(), data.path());
     assert!(last.contains("events: 0 new"), "{last}");
+}
+
+#[test]
+fn corpus_hermes_sessions_are_read_when_the_corpus_has_some() {
+    let Some(corpus) = corpus_dir() else {
+        eprintln!("SKIPPED: ../shared/corpus is absent; no real Hermes Agent session checked");
+        return;
+    };
+    if !corpus.join("hermes").is_dir() {
+        eprintln!(
+            "SKIPPED: ../shared/corpus holds no Hermes Agent home (`state.db`, `sessions/session_<id>.json`, `sessions/<id>.jsonl`)"
+        );
+        return;
+    }
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    assert!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM sessions WHERE source = 'hermes'"
+        ) > 0,
+        "Hermes Agent files in the corpus: {stderr}"
+    );
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM events c WHERE c.source = 'hermes' AND c.type = 'tool_call' \
+             AND NOT EXISTS (SELECT 1 FROM events r WHERE r.type = 'tool_response' \
+             AND r.session_id = c.session_id AND r.tool_call_id = c.tool_call_id)"
+        ),
+        0,
+        "every real call has its result"
+    );
 }

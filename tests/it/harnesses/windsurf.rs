@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use super::{assert_tools_paired, number, rows, texts};
 use crate::cli::esker_command;
-use crate::support::{run_esker, standalone_fixture, stderr_of};
+use crate::support::{
+    corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
+};
 
 const HERON: &str = "3f9c1a52-7d4e-4b8a-9e21-5c6d7e8f9a01";
 const DIST: &str = "c41d8e07-2b6a-4f3c-8d19-0e7a5b4c3d2f";
@@ -261,5 +263,39 @@ fn a_rewritten_transcript_adds_exactly_its_new_steps() {
             &format!("SELECT turn_count FROM sessions WHERE native_id = '{HERON}'")
         ),
         Some(3)
+    );
+}
+
+#[test]
+fn corpus_windsurf_sessions_are_read_when_the_corpus_has_some() {
+    let Some(corpus) = corpus_dir() else {
+        eprintln!("SKIPPED: ../shared/corpus is absent; no real Windsurf session checked");
+        return;
+    };
+    if !corpus.join("windsurf").is_dir() {
+        eprintln!(
+            "SKIPPED: ../shared/corpus holds no Windsurf Cascade transcript (`~/.windsurf/transcripts/<trajectory_id>.jsonl`)"
+        );
+        return;
+    }
+    let Some((data_dir, stderr)) = corpus_store() else {
+        return;
+    };
+    assert!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM sessions WHERE source = 'windsurf'"
+        ) > 0,
+        "Windsurf files in the corpus: {stderr}"
+    );
+    assert_eq!(
+        query_count(
+            data_dir,
+            "SELECT count(*) FROM events c WHERE c.source = 'windsurf' AND c.type = 'tool_call' \
+             AND NOT EXISTS (SELECT 1 FROM events r WHERE r.type = 'tool_response' \
+             AND r.session_id = c.session_id AND r.tool_call_id = c.tool_call_id)"
+        ),
+        0,
+        "every real call has its result"
     );
 }
