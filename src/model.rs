@@ -37,10 +37,14 @@ pub enum Source {
     Zed,
     /// OpenClaw (and QClaw, Kimi Claw): Pi-format transcripts and the per-agent SQLite store.
     OpenClaw,
+    /// Windsurf's Cascade, from the transcripts its hooks write (`~/.windsurf/transcripts`).
+    Windsurf,
+    /// Hermes Agent (Nous Research): `state.db` and the session files of `~/.hermes`.
+    Hermes,
 }
 
 impl Source {
-    pub const ALL: [Source; 21] = [
+    pub const ALL: [Source; 23] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -62,6 +66,8 @@ impl Source {
         Source::CursorIde,
         Source::Zed,
         Source::OpenClaw,
+        Source::Windsurf,
+        Source::Hermes,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -87,6 +93,8 @@ impl Source {
             Source::CursorIde => "cursor-ide",
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
+            Source::Windsurf => "windsurf",
+            Source::Hermes => "hermes",
         }
     }
 
@@ -120,6 +128,8 @@ impl Source {
             Source::CursorIde => "cursor-ide",
             Source::Zed => "zed",
             Source::OpenClaw => "openclaw",
+            Source::Windsurf => "windsurf",
+            Source::Hermes => "hermes-agent",
         }
     }
 

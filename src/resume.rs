@@ -139,6 +139,10 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // spelling every integration uses (coder/registry#748, Untether's Amp runner, cmux),
         // `amp threads continue <thread-id>`.
         Source::Amp => ResumeCommand::new(&["amp", "threads", "continue", id]),
+        // NousResearch/hermes-agent: `hermes --resume <session id>` (its docs' session
+        // commands, and the "Resume this session with: hermes --resume <id>" line the CLI
+        // prints when a session ends).
+        Source::Hermes => ResumeCommand::new(&["hermes", "--resume", id]),
         // docs.factory.ai CLI reference (Factory-AI/factory docs/reference/cli-reference.mdx):
         // `droid --resume [sessionId]`, alias `-r`.
         Source::Factory => ResumeCommand::new(&["droid", "--resume", id]),
@@ -150,12 +154,11 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // No resume command: Aider restores a directory's whole chat history, not a session;
         // Cline, Roo Code and VS Code's own chat live in the editor (`code` has no option that
         // opens a chat session), and so do the Cursor IDE's composers (`cursor-agent --resume`
-        // does not take a composer id); Antigravity's resume is not documented; the Cursor
-        // IDE's agent transcripts are not cursor-agent chats.
-        // opens a chat session), and so do Zed's agent threads (the `zed` CLI opens paths, not
-        // threads); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`), which
-        // esker does not keep; Antigravity's resume is not documented; the Cursor IDE's agent
-        // transcripts are not cursor-agent chats.
+        // does not take a composer id), Zed's agent threads (the `zed` CLI opens paths, not
+        // threads) and Windsurf's Cascade conversations (its hook transcripts name no command
+        // that reopens one); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`),
+        // which esker does not keep; Antigravity's resume is not documented; the Cursor IDE's
+        // agent transcripts are not cursor-agent chats.
         Source::Cursor
         | Source::Aider
         | Source::Cline
@@ -164,6 +167,7 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::CursorIde
         | Source::Zed
         | Source::OpenClaw
+        | Source::Windsurf
         | Source::Antigravity => {
             return None;
         }
@@ -244,6 +248,7 @@ mod tests {
             ("crush", "/p/.crush/crush.db", &["crush", "--session", ID]),
             ("amp", "/p/T-1.json", &["amp", "threads", "continue", ID]),
             ("factory", "/p/x.jsonl", &["droid", "--resume", ID]),
+            ("hermes", "/h/.hermes/state.db", &["hermes", "--resume", ID]),
             (
                 "cursor",
                 "/h/.cursor/chats/abc/x/store.db",
@@ -286,6 +291,7 @@ mod tests {
             ("cursor-ide", "/p/Cursor/User/globalStorage/state.vscdb"),
             ("zed", "/h/.local/share/zed/threads/threads.db"),
             ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
+            ("windsurf", "/h/.windsurf/transcripts/t.jsonl"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

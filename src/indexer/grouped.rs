@@ -4,7 +4,8 @@
 //! (OpenCode's `opencode.db`, Goose's `sessions.db`, Crush's `crush.db`, cursor-agent's
 //! `chats/<hash>/<chat>/store.db`, one chat each, the Cursor IDE's `globalStorage/state.vscdb`,
 //! one session per composer, Zed's `threads/threads.db`, an OpenClaw agent's
-//! `agent/openclaw-agent.sqlite`); Cline and Roo Code task
+//! `agent/openclaw-agent.sqlite`, a Hermes Agent home's `state.db` with its `sessions/`
+//! files); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -36,6 +37,7 @@ use crate::ingest::crush;
 use crate::ingest::cursor::ide_store::{self as cursor_ide_store, Workspaces};
 use crate::ingest::cursor::{ide as cursor_ide, store as cursor_store};
 use crate::ingest::goose;
+use crate::ingest::hermes::{self, store as hermes_store};
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
 use crate::ingest::lines::JsonLine;
@@ -44,6 +46,7 @@ use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tr
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
+use crate::ingest::windsurf;
 use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
@@ -102,6 +105,8 @@ pub enum StoreKind {
     Zed,
     /// An OpenClaw agent's `agent/openclaw-agent.sqlite`.
     OpenClaw,
+    /// A Hermes Agent home: its `state.db` and its `sessions/` files.
+    Hermes,
 }
 
 impl StoreKind {
@@ -114,6 +119,7 @@ impl StoreKind {
             StoreKind::CursorIde => Format::CursorIdeStore,
             StoreKind::Zed => Format::ZedDb,
             StoreKind::OpenClaw => Format::OpenClawDb,
+            StoreKind::Hermes => Format::HermesDb,
         }
     }
 
@@ -126,6 +132,7 @@ impl StoreKind {
             StoreKind::CursorIde => Source::CursorIde,
             StoreKind::Zed => Source::Zed,
             StoreKind::OpenClaw => Source::OpenClaw,
+            StoreKind::Hermes => Source::Hermes,
         }
     }
 
@@ -138,6 +145,7 @@ impl StoreKind {
             StoreKind::CursorIde => cursor_ide_store::has_schema(connection),
             StoreKind::Zed => zed::has_schema(connection),
             StoreKind::OpenClaw => openclaw::has_schema(connection),
+            StoreKind::Hermes => hermes_store::has_schema(connection),
         }
     }
 
@@ -154,6 +162,7 @@ impl StoreKind {
             StoreKind::CursorIde => cursor_ide_store::session_stamps(connection),
             StoreKind::Zed => zed::session_stamps(connection),
             StoreKind::OpenClaw => openclaw::session_stamps(connection),
+            StoreKind::Hermes => hermes_store::session_stamps(connection, database),
         }
     }
 
@@ -218,6 +227,17 @@ impl StoreKind {
                 let redacted = redact_all(options, events.chain(session.window.values_mut()));
                 Ok((openclaw::parse_store_session(&session), redacted))
             }
+            StoreKind::Hermes => {
+                let mut session =
+                    hermes_store::read_session(connection, database, id, options.limits)?;
+                let messages = session
+                    .messages
+                    .iter_mut()
+                    .map(|message| &mut message.value);
+                let facts = session.info.values_mut().chain(session.header.values_mut());
+                let redacted = redact_all(options, messages.chain(facts));
+                Ok((hermes::parse_session(&session), redacted))
+            }
         }
     }
 }
@@ -278,6 +298,17 @@ pub fn claim(path: &Path) -> Option<Claim> {
             agy_group::Role::Encrypted => Claim::Encrypted,
         });
     }
+    if windsurf::is_encrypted_history(path) {
+        return Some(Claim::Encrypted);
+    }
+    // A Hermes home with a `state.db` is one store, its session files included; without
+    // one, each session file is read alone.
+    if let Some(database) = hermes::home_store(path).filter(|database| database.is_file()) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Hermes,
+            path: database,
+        }));
+    }
     let name = path.file_name()?.to_str()?;
     let database = name.strip_suffix("-wal").unwrap_or(name);
     if cursor_store::is_store_path(path) {
@@ -301,6 +332,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if openclaw::is_store_path(path) {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::OpenClaw,
+            path: path.with_file_name(database),
+        }));
+    }
+    if hermes_store::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Hermes,
             path: path.with_file_name(database),
         }));
     }
@@ -845,7 +882,7 @@ pub(super) fn read_store(
     let kind = store.kind;
     let format = kind.format();
     let database = &store.path;
-    let stamp = fingerprint(&store_files(database), "");
+    let stamp = fingerprint(&store_files(kind, database), "");
     if unchanged(previous, &stamp, format) {
         return FileOutcome::Unchanged;
     }
@@ -917,12 +954,16 @@ pub(super) fn read_store(
 
 /// The files whose change re-reads a store: the database and a `-wal` that holds something
 /// (Cursor creates and deletes an empty `-wal` whenever it opens its `state.vscdb`; counting
-/// that as a change re-read the store for nothing, as agentsview's changelog reports).
-fn store_files(database: &Path) -> Vec<PathBuf> {
+/// that as a change re-read the store for nothing, as agentsview's changelog reports), and a
+/// Hermes home's session files.
+fn store_files(kind: StoreKind, database: &Path) -> Vec<PathBuf> {
     let wal = wal_path(database);
     let wal_holds_pages = fs::metadata(&wal).is_ok_and(|metadata| metadata.len() > 0);
     let mut files = vec![database.to_path_buf()];
     files.extend(wal_holds_pages.then_some(wal));
+    if kind == StoreKind::Hermes {
+        files.extend(hermes_store::member_files(database));
+    }
     files
 }
 

@@ -98,7 +98,8 @@ pub struct IndexSummary {
     pub files_skipped: usize,
     pub files_held_back: usize,
     pub files_failed: usize,
-    /// Files of a known harness that are encrypted (Antigravity IDE `.pb` trajectories).
+    /// Files of a known harness that are encrypted (Antigravity IDE `.pb` trajectories,
+    /// Windsurf's Cascade history).
     pub files_encrypted: usize,
     /// SQLite stores being written while read: retried on the next pass.
     pub stores_busy: usize,
@@ -1248,9 +1249,9 @@ pub fn known_locations() -> Vec<KnownLocation> {
             .map(file(Source::CursorIde)),
     );
     known.extend(
-        crate::ingest::locations::store_files(&home, env_dir)
+        crate::ingest::locations::labelled_store_files(&home, env_dir)
             .into_iter()
-            .map(file(Source::OpenClaw)),
+            .map(|(source, path)| file(source)(path)),
     );
     known
 }

@@ -1,13 +1,13 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 17] = [
+pub const ENV_VARS: [&str; 18] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -25,6 +25,7 @@ pub const ENV_VARS: [&str; 17] = [
     "LOCALAPPDATA",
     "FLATPAK_XDG_DATA_HOME",
     "OPENCLAW_STATE_DIR",
+    "HERMES_HOME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -71,6 +72,17 @@ pub fn labelled_candidates(
             Source::Cline,
             home.join(".cline").join("data").join("tasks"),
         ),
+        // Windsurf writes hook transcripts under `~` on every OS (`%USERPROFILE%` on Windows);
+        // its own Cascade history under `~/.codeium/<product>/cascade` is encrypted: counted.
+        (Source::Windsurf, home.join(".windsurf").join("transcripts")),
+        (
+            Source::Windsurf,
+            home.join(".codeium").join("windsurf").join("cascade"),
+        ),
+        (
+            Source::Windsurf,
+            home.join(".codeium").join("windsurf-next").join("cascade"),
+        ),
     ];
     candidates.extend(vscode_task_folders(home, &env));
     let label = |source: Source| move |path: PathBuf| (source, path);
@@ -89,16 +101,57 @@ pub fn labelled_candidates(
             .into_iter()
             .map(|agent| (Source::OpenClaw, agent.join("sessions"))),
     );
+    candidates.extend(
+        hermes_homes(home, &env)
+            .into_iter()
+            .map(|hermes| (Source::Hermes, hermes.join("sessions"))),
+    );
     candidates
 }
 
 /// Store files (not folders: the folder beside them holds the harness's credentials) under
-/// `home`: every OpenClaw agent's `agent/openclaw-agent.sqlite`, existing or not.
+/// `home`: every OpenClaw agent's `agent/openclaw-agent.sqlite` and every Hermes home's
+/// `state.db` (beside its `.env` and `auth.json`), existing or not.
 pub fn store_files(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
-    openclaw_agents(home, &env)
+    labelled_store_files(home, env)
         .into_iter()
-        .map(|agent| agent.join("agent").join("openclaw-agent.sqlite"))
+        .map(|(_, path)| path)
         .collect()
+}
+
+/// [`store_files`], each with the harness that writes it.
+pub fn labelled_store_files(
+    home: &Path,
+    env: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<(Source, PathBuf)> {
+    let openclaw = openclaw_agents(home, &env).into_iter().map(|agent| {
+        (
+            Source::OpenClaw,
+            agent.join("agent").join("openclaw-agent.sqlite"),
+        )
+    });
+    let hermes = hermes_homes(home, &env)
+        .into_iter()
+        .map(|hermes| (Source::Hermes, hermes.join("state.db")));
+    openclaw.chain(hermes).collect()
+}
+
+/// Hermes Agent's homes: `$HERMES_HOME` (default `~/.hermes`) and each of its profiles
+/// (`profiles/<name>`, a home of its own that `hermes -p <name>` uses); profiles that exist
+/// when the pass starts.
+fn hermes_homes(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let hermes = env("HERMES_HOME").unwrap_or_else(|| home.join(".hermes"));
+    let mut homes = vec![hermes.clone()];
+    if let Ok(entries) = std::fs::read_dir(hermes.join("profiles")) {
+        let mut profiles: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|profile| profile.is_dir())
+            .collect();
+        profiles.sort();
+        homes.extend(profiles);
+    }
+    homes
 }
 
 /// The agent folders (`agents/<id>`) already in OpenClaw's homes: `$OPENCLAW_STATE_DIR`
@@ -253,6 +306,20 @@ mod tests {
     }
 
     #[test]
+    fn hermes_homes_and_their_profiles_are_found() {
+        let home = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(home.path().join(".hermes/profiles/work")).expect("mkdir");
+        let found = candidates(home.path(), |_| None);
+        assert!(found.contains(&home.path().join(".hermes/sessions")));
+        assert!(found.contains(&home.path().join(".hermes/profiles/work/sessions")));
+        let stores = store_files(home.path(), |_| None);
+        assert!(stores.contains(&home.path().join(".hermes/profiles/work/state.db")));
+        let moved = PathBuf::from("/srv/hermes");
+        let env = |name: &str| (name == "HERMES_HOME").then(|| moved.clone());
+        assert!(candidates(home.path(), env).contains(&moved.join("sessions")));
+    }
+
+    #[test]
     fn openclaw_agents_are_found_in_every_home() {
         let home = tempfile::tempdir().expect("temp dir");
         for agent in [
@@ -282,7 +349,11 @@ mod tests {
                     .join(".qclaw/agents/vera/agent/openclaw-agent.sqlite")
             )
         );
-        assert_eq!(stores.len(), 4);
+        let openclaw_stores = stores
+            .iter()
+            .filter(|store| store.ends_with("agent/openclaw-agent.sqlite"))
+            .count();
+        assert_eq!(openclaw_stores, 4);
     }
 
     #[test]

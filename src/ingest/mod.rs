@@ -18,6 +18,7 @@ pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
+pub mod hermes;
 pub mod kimi;
 pub mod kimi_code;
 pub mod lines;
@@ -31,6 +32,7 @@ pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
 pub mod vscode_copilot;
+pub mod windsurf;
 pub mod zed;
 
 use std::path::Path;
@@ -95,6 +97,13 @@ pub enum Format {
     OpenClawSession,
     /// OpenClaw's per-agent store, `agents/<agent>/agent/openclaw-agent.sqlite`.
     OpenClawDb,
+    /// A Windsurf Cascade transcript, `~/.windsurf/transcripts/<trajectory>.jsonl`.
+    WindsurfTranscript,
+    /// A Hermes Agent session file read alone (no `state.db` beside it): a
+    /// `sessions/session_<id>.json` log or a gateway `sessions/<id>.jsonl` transcript.
+    HermesSession,
+    /// A Hermes Agent home read as one store: its `state.db` and its session files.
+    HermesDb,
 }
 
 impl Format {
@@ -130,6 +139,9 @@ impl Format {
             Format::ZedDb => "zed_db",
             Format::OpenClawSession => "openclaw_session",
             Format::OpenClawDb => "openclaw_db",
+            Format::WindsurfTranscript => "windsurf_transcript",
+            Format::HermesSession => "hermes_session",
+            Format::HermesDb => "hermes_db",
         }
     }
 }
@@ -193,10 +205,14 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::FactorySession)
     } else if antigravity::sniff(&leading) {
         Some(Format::Antigravity)
+    } else if windsurf::sniff(&leading) {
+        Some(Format::WindsurfTranscript)
     } else if goose::sniff_jsonl(&leading) {
         Some(Format::GooseJsonl)
     } else if vscode_copilot::sniff_log(&leading) {
         Some(Format::VscodeChat)
+    } else if hermes::sniff_jsonl(&leading) {
+        Some(Format::HermesSession)
     } else {
         None
     }
@@ -244,6 +260,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if hermes::sniff_json(&value) => Recognised::Known {
+            format: Format::HermesSession,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -255,6 +276,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::CopilotHistory
                         | Format::ClineApiHistory
                         | Format::VscodeChat
+                        | Format::HermesSession
                 )
             ) =>
         {
@@ -274,11 +296,13 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 
 /// The format a file's place refines a recognised format into: a Pi-format transcript in an
 /// OpenClaw agent's `sessions` folder is OpenClaw's (the records are the same), and an
-/// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`).
+/// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`),
+/// and neither is a Hermes gateway transcript whose session's JSON log is beside it.
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
         Format::PiSession if openclaw::is_checkpoint_path(path) => None,
         Format::PiSession if openclaw::is_transcript_path(path) => Some(Format::OpenClawSession),
+        Format::HermesSession if hermes::is_shadowed_transcript(path) => None,
         other => Some(other),
     }
 }
@@ -328,6 +352,9 @@ pub fn parse(
             factory::parse(path, &split.lines, sidecar)
         }
         (Format::GooseJsonl, Content::Lines(split)) => goose::parse_jsonl(path, &split.lines),
+        (Format::HermesSession, Content::Lines(split)) => hermes::parse_jsonl(path, &split.lines),
+        (Format::HermesSession, Content::Whole(value)) => hermes::parse_json(path, value),
+        (Format::WindsurfTranscript, Content::Lines(split)) => windsurf::parse(path, &split.lines),
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
@@ -372,6 +399,9 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ZedDb,
         Format::OpenClawSession,
         Format::OpenClawDb,
+        Format::WindsurfTranscript,
+        Format::HermesSession,
+        Format::HermesDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -165,6 +165,29 @@ pub fn row_as_object(
     })
 }
 
+/// Every row `sql` (with the single parameter `id`) returns, each as a JSON object keyed by
+/// column name (blobs as null), in order.
+pub fn rows_as_objects(
+    connection: &Connection,
+    sql: &str,
+    id: &str,
+) -> rusqlite::Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+    let mut statement = connection.prepare(sql)?;
+    let columns: Vec<String> = statement
+        .column_names()
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    let rows = statement.query_map([id], |row| {
+        let mut object = serde_json::Map::new();
+        for (index, column) in columns.iter().enumerate() {
+            object.insert(column.clone(), json_of(row.get_ref(index)?));
+        }
+        Ok(object)
+    })?;
+    rows.collect()
+}
+
 /// Every row `sql` (with the single parameter `id`) returns, each made by `row_of`.
 pub fn rows_of<T>(
     connection: &Connection,

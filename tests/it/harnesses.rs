@@ -11,10 +11,12 @@ mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
+mod hermes;
 mod openclaw;
 mod pi;
 mod qwen;
 mod vscode_copilot;
+mod windsurf;
 mod zed;
 
 use std::fs;

@@ -1,5 +1,6 @@
 //! `esker doctor` as a person runs it: a home with Claude and Codex history (one file that is
-//! not a log, one with a malformed line, one written after the last index), every place
+//! not a log, one with a malformed line, one written after the last index) and Windsurf's
+//! encrypted Cascade history, every place
 //! looked at listed with what it holds, what the store has from it and what was skipped and
 //! why, in text and as JSON; and a machine with nothing indexed yet.
 
@@ -59,6 +60,14 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
     text.push('\n');
     fs::write(&transcript, text).unwrap();
 
+    let cascade = home.join(".codeium/windsurf/cascade");
+    fs::create_dir_all(&cascade).unwrap();
+    fs::write(
+        cascade.join("0f1e2d3c.pb"),
+        [0x8a_u8, 0x17, 0xfe, 0x00, 0x42],
+    )
+    .unwrap();
+
     let nothing_yet = doctor_json(&home, &data);
     assert_eq!(nothing_yet["generation"], Value::Null);
     let claude = location(&nothing_yet, &projects);
@@ -107,6 +116,14 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
     let pending = skip(claude, "not_indexed_yet").expect("the new file is pending");
     assert_eq!(pending["paths"][0], later.to_str().unwrap());
 
+    let windsurf = location(&diagnosis, &cascade);
+    assert_eq!(windsurf["harness"], "windsurf");
+    assert_eq!(
+        skip(windsurf, "encrypted").map(|skip| skip["count"].as_u64()),
+        Some(Some(1)),
+        "{windsurf:#}"
+    );
+
     let codex = location(&diagnosis, &home.join(".codex/sessions"));
     assert_eq!(
         codex["sessions"].as_u64(),
@@ -142,7 +159,8 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
     assert!(output.status.success());
     let text = stdout_of(&output);
     for expected in [
-        "2 of ",
+        "3 of ",
+        "encrypted at rest by the harness",
         "not a format esker reads",
         junk.to_str().unwrap(),
         "not indexed yet (run `esker index`)",
