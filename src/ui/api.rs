@@ -8,6 +8,8 @@
 //! - `GET /api/usage`: `esker usage --json`.
 //! - `GET /api/memory`: `esker memory search --json` with `q`, else `esker memory list --json`.
 //! - `GET /api/resume/{id}`, `GET /api/export/{id}`: a session's resume command and Markdown.
+//! - `GET /api/files/top?limit=N`: the files touched in the most sessions
+//!   ([`crate::service::file_attention::top`]).
 //!
 //! List parameters are comma-separated (`sources=codex,claude`).
 
@@ -38,6 +40,8 @@ pub enum ApiError {
     Cli(#[from] CliError),
     #[error(transparent)]
     Memory(#[from] crate::memory::MemoryError),
+    #[error(transparent)]
+    TopFiles(#[from] crate::service::file_attention::top::TopFilesError),
 }
 
 impl IntoResponse for ApiError {
@@ -53,6 +57,10 @@ impl IntoResponse for ApiError {
                 "internal_error".to_owned(),
             ),
             ApiError::Memory(_) => (StatusCode::BAD_REQUEST, "memory_error".to_owned()),
+            ApiError::TopFiles(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error".to_owned(),
+            ),
         };
         let body = json!({"error": {"code": code, "message": self.to_string()}});
         (status, Json(body)).into_response()
@@ -277,4 +285,21 @@ pub async fn memory(
         .memory
         .recent(project.as_deref(), entry_type.as_deref(), limit)?;
     Ok(Json(json!({ "items": items })))
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct TopFilesParameters {
+    pub limit: Option<usize>,
+}
+
+/// `GET /api/files/top?limit=N` (default 25): `{"files": [{tail, sessions, touches, changes,
+/// last_touch}]}`, touched in the most sessions first.
+pub async fn top_files(
+    State(state): State<Arc<AppState>>,
+    Query(parameters): Query<TopFilesParameters>,
+) -> Result<Json<Value>, ApiError> {
+    let limit = parameters.limit.unwrap_or(25);
+    let files =
+        crate::service::file_attention::top::top_files(&state.reader.catalog, limit).await?;
+    Ok(Json(json!({ "files": files })))
 }

@@ -125,6 +125,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/sessions", get(api::sessions))
         .route("/api/usage", get(api::usage))
         .route("/api/memory", get(api::memory))
+        .route("/api/files/top", get(api::top_files))
         .route("/api/resume/{id}", get(api::resume))
         .route("/api/export/{id}", get(api::export))
         .route("/api/events", get(live::events))

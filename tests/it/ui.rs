@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::cli::esker_command;
 use crate::python::python_has;
-use crate::support::{BACKGROUND_WAIT, fixture_store, manifest_dir, run_esker};
+use crate::support::{BACKGROUND_WAIT, fixture_store, manifest_dir, query_rows, run_esker};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -330,6 +330,37 @@ fn ui_api_answers_what_the_cli_and_the_mcp_tools_answer() {
         );
     }
 
+    // Files touched most: the store's own count of sessions and touches per tail.
+    let top = ui.get_json("/api/files/top?limit=5");
+    let files = top["files"].as_array().expect("a list of files");
+    assert!(!files.is_empty(), "{top}");
+    let counted = query_rows(
+        fixture_store(),
+        "SELECT tail, count(DISTINCT session_id) AS sessions, count(*) AS touches \
+         FROM file_touches GROUP BY tail ORDER BY sessions DESC, touches DESC, tail LIMIT 5",
+    );
+    let shown: Vec<(&Value, &Value, &Value)> = files
+        .iter()
+        .map(|file| (&file["tail"], &file["sessions"], &file["touches"]))
+        .collect();
+    let expected: Vec<(&Value, &Value, &Value)> = counted
+        .iter()
+        .map(|row| (&row["tail"], &row["sessions"], &row["touches"]))
+        .collect();
+    assert_eq!(shown, expected);
+    let busiest = files[0]["tail"].as_str().expect("a tail");
+    let reply = ui.post_tool(
+        "file_attention",
+        &json!({"path": busiest, "scope": "all", "limit": 50}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let attention: Value = serde_json::from_str(&reply.body).expect("JSON envelope");
+    assert!(
+        attention["data"]["sessions"].as_array().map_or(0, Vec::len) as u64
+            >= files[0]["sessions"].as_u64().unwrap(),
+        "{attention}"
+    );
+
     // Search: the CLI's hits, in its order, each with its session's facts.
     let ids = |value: &Value, list: &str| -> Vec<String> {
         value[list]
@@ -497,7 +528,9 @@ fn ui_in_a_browser_searches_opens_unfolds_and_totals_usage() {
         usage_file.path().to_str().expect("utf-8"),
         screenshots.to_str().expect("utf-8"),
     ]);
-    for view in ["search", "session", "sessions", "usage", "activity"] {
+    for view in [
+        "search", "session", "sessions", "usage", "activity", "files",
+    ] {
         let shot = screenshots.join(format!("{view}.png"));
         let bytes = std::fs::metadata(&shot).map_or(0, |meta| meta.len());
         assert!(

@@ -3,7 +3,8 @@ is downloaded). Run by tests/it/ui.rs.
 
   ui_browser.py views START_URL USAGE_JSON SCREENSHOT_DIR
       search finds a known prompt, the hit opens its turn, a tool call unfolds, the page's URL
-      is stable across a reload, the usage totals equal `esker usage --json` (USAGE_JSON), no
+      is stable across a reload, the usage totals equal `esker usage --json` (USAGE_JSON), the
+      Files page lists the files touched most and one opens its sessions, no
       Content-Security-Policy violation; screenshots of each main view into SCREENSHOT_DIR.
   ui_browser.py live START_URL LOG_FILE LINE
       opens the session of the prompt "pelican", appends LINE to LOG_FILE and waits for its
@@ -156,6 +157,19 @@ def views(start_url, usage_file, screenshots):
         nav(driver, "activity")
         wait_for(driver, lambda d: css(d, '.activity[data-state="done"]'), "the activity chart")
         shoot(driver, screenshots, "activity")
+
+        # Files opens on the files touched most; one opens its sessions.
+        nav(driver, "files")
+        top = wait_for(driver, lambda d: css(d, '.files[data-state="done"] table.top-files tbody tr'), "the files touched most")
+        first = top[0].find_element(By.TAG_NAME, "a")
+        tail = first.text
+        sessions = int(top[0].find_elements(By.TAG_NAME, "td")[1].text)
+        assert sessions >= 1, top[0].text
+        shoot(driver, screenshots, "files")
+        first.click()
+        wait_for(driver, lambda d: "/files?path=" in d.current_url, "the file's page")
+        rows = wait_for(driver, lambda d: css(d, '.files[data-state="done"] table.sessions tbody tr'), f"the sessions that touched {tail}")
+        assert len(rows) >= sessions, f"{tail}: {len(rows)} sessions listed, {sessions} in the top list"
 
         assert_no_csp_violation(driver)
     finally:

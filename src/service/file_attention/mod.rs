@@ -8,6 +8,7 @@ pub mod page;
 pub mod report;
 pub mod request;
 pub mod tail;
+pub mod top;
 
 use std::time::Duration;
 

@@ -1,7 +1,8 @@
 // File attention: every session that read or changed a file (the file_attention tool, across
-// every project), most recent first, each linking to the session.
+// every project), most recent first, each linking to the session; without a path, the files
+// touched in the most sessions, each linking to its answer.
 
-import { tool } from '../api.js';
+import { get, tool } from '../api.js';
 import { el, errorBox, link, replace, sessionPath, when } from '../dom.js';
 
 export async function render(view, _match, params, { navigate }) {
@@ -20,7 +21,8 @@ export async function render(view, _match, params, { navigate }) {
   const body = el('div', { class: 'files' });
   replace(view, el('h1', { text: 'File attention' }), form, body);
   if (!path) {
-    body.append(el('p', { class: 'hint', text: 'Which sessions touched a file? Enter a project-relative path (matched by suffix across worktrees).' }));
+    body.append(el('p', { class: 'hint', text: 'Which sessions touched a file? Enter a project-relative path (matched by suffix across worktrees), or pick one of the files touched most.' }));
+    await renderTop(body);
     return;
   }
   let data;
@@ -31,6 +33,7 @@ export async function render(view, _match, params, { navigate }) {
     return;
   }
   const items = data.sessions || [];
+  body.dataset.state = 'done';
   replace(body,
     el('p', { class: 'count', text: `${items.length} session${items.length === 1 ? '' : 's'} touched ${path}` }),
     el('table', { class: 'sessions' },
@@ -45,4 +48,27 @@ export async function render(view, _match, params, { navigate }) {
           el('td', { text: (session.tools || []).join(', ') }),
           el('td', { text: when(session.last_touch) }));
       }))));
+}
+
+// The files touched in the most sessions (GET /api/files/top).
+async function renderTop(body) {
+  let data;
+  try {
+    data = await get('files/top', { limit: 25 });
+  } catch (error) {
+    body.append(errorBox(error));
+    return;
+  }
+  const files = data.files || [];
+  body.dataset.state = 'done';
+  body.append(
+    el('h2', { text: 'Touched most' }),
+    el('table', { class: 'top-files' },
+      el('thead', {}, el('tr', {}, ['File', 'Sessions', 'Touches', 'Changes', 'Last touch'].map((name) => el('th', { text: name })))),
+      el('tbody', {}, files.map((file) => el('tr', {},
+        el('td', {}, link(`/files?path=${encodeURIComponent(file.tail)}`, file.tail)),
+        el('td', { class: 'num', text: file.sessions }),
+        el('td', { class: 'num', text: file.touches }),
+        el('td', { class: 'num', text: file.changes }),
+        el('td', { text: when(file.last_touch) }))))));
 }
