@@ -15,6 +15,9 @@
 //! - Copilot CLI (`sessionStart`; docs.github.com hooks reference): camelCase input
 //!   (`sessionId`, `cwd`, `source`, `initialPrompt`); stdout JSON `additionalContext`. Its
 //!   `userPromptSubmitted` output is dropped for command hooks, so only session start recalls.
+//! - Factory Droid (`UserPromptSubmit`, `SessionStart`; docs.factory.ai hooks reference):
+//!   Claude Code's event model and snake_case input; plain stdout on exit 0 is added to the
+//!   context (as plugins that serve both print it).
 
 use serde::Deserialize;
 use serde_json::json;
@@ -26,10 +29,11 @@ pub enum Agent {
     Codex,
     Gemini,
     Copilot,
+    Droid,
 }
 
 /// The names `--hook` takes.
-pub const AGENT_NAMES: [&str; 4] = ["claude-code", "codex", "gemini", "copilot"];
+pub const AGENT_NAMES: [&str; 5] = ["claude-code", "codex", "gemini", "copilot", "droid"];
 
 impl Agent {
     pub fn parse(name: &str) -> Option<Agent> {
@@ -38,6 +42,7 @@ impl Agent {
             "codex" => Some(Agent::Codex),
             "gemini" => Some(Agent::Gemini),
             "copilot" => Some(Agent::Copilot),
+            "droid" | "factory-droid" => Some(Agent::Droid),
             _ => None,
         }
     }
@@ -48,6 +53,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
+            Agent::Droid => "droid",
         }
     }
 
@@ -57,7 +63,7 @@ impl Agent {
             return String::new();
         }
         match self {
-            Agent::ClaudeCode => block.to_owned(),
+            Agent::ClaudeCode | Agent::Droid => block.to_owned(),
             Agent::Codex | Agent::Gemini => json!({
                 "hookSpecificOutput": {
                     "hookEventName": input.event_name(self),
@@ -137,6 +143,19 @@ mod tests {
         assert_eq!(input.prompt(), Some("fix the migration"));
         assert_eq!(Agent::ClaudeCode.output(&input, "block\n"), "block\n");
         assert_eq!(Agent::ClaudeCode.output(&input, ""), "");
+    }
+
+    #[test]
+    fn droid_reads_claudes_input_and_prints_the_block_as_is() {
+        let input = HookInput::parse(
+            r#"{"session_id":"d1","transcript_path":"/home/dev/.factory/sessions/d1.jsonl","cwd":"/home/dev/webapp","permission_mode":"auto-low","hook_event_name":"UserPromptSubmit","prompt":"why does the build fail?"}"#,
+        )
+        .unwrap();
+        assert_eq!(Agent::parse("droid"), Some(Agent::Droid));
+        assert_eq!(Agent::parse("factory-droid"), Some(Agent::Droid));
+        assert_eq!(input.prompt(), Some("why does the build fail?"));
+        assert_eq!(Agent::Droid.output(&input, "block\n"), "block\n");
+        assert_eq!(Agent::Droid.output(&input, ""), "");
     }
 
     #[test]

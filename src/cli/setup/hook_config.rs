@@ -33,6 +33,23 @@ pub fn is_ours(entry: &Value) -> bool {
     }
 }
 
+/// The command esker's first entry runs (for a message telling a person what to add).
+pub fn command_of(entries: &HookEntries) -> Option<String> {
+    fn find(value: &Value) -> Option<&str> {
+        match value {
+            Value::String(text) if text.contains(" recall --hook ") => Some(text),
+            Value::Array(items) => items.iter().find_map(find),
+            Value::Object(members) => members.values().find_map(find),
+            _ => None,
+        }
+    }
+    entries
+        .events
+        .first()
+        .and_then(|(_, entry)| find(entry))
+        .map(str::to_owned)
+}
+
 /// `text` with esker's entries installed; the same text when they already are.
 pub fn install(text: &str, entries: &HookEntries) -> Result<String, ConfigError> {
     let root = parse(text)?;

@@ -16,6 +16,10 @@
 //! - Copilot CLI: a file of its own, `~/.copilot/hooks/esker-recall.json` (`$COPILOT_HOME`),
 //!   `{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash", "timeoutSec"}]}}`
 //!   (its `userPromptSubmitted` output is dropped for command hooks).
+//! - Factory Droid: `~/.factory/settings.json`, `hooks.UserPromptSubmit` and
+//!   `hooks.SessionStart`, Claude Code's groups (docs.factory.ai hooks reference). Droid reads
+//!   that `hooks` key only while `~/.factory/hooks.json` is absent: with one there, esker writes
+//!   nothing and says why (the file's own layout is not documented well enough to edit).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -45,6 +49,8 @@ pub struct HookClient {
     pub entries: HookEntries,
     /// The file holds only esker's hooks: removed whole once they are out.
     pub own_file: bool,
+    /// A file whose presence makes the agent ignore `config` (Droid's `hooks.json`).
+    pub shadowed_by: Option<PathBuf>,
 }
 
 /// The command an agent runs: this binary (quoted for the shell when needed) or `uvx esker`.
@@ -95,6 +101,7 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
         .copilot_home
         .clone()
         .unwrap_or_else(|| home.join(".copilot"));
+    let factory_home = home.join(".factory");
     let claude_group = |agent: &str| json!({"hooks": [{"type": "command", "command": command(agent), "timeout": TIMEOUT_SECONDS}]});
     let gemini_group = json!({"hooks": [{
         "name": HOOK_NAME,
@@ -113,6 +120,7 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
                 claude_group("claude-code"),
             ),
             own_file: false,
+            shadowed_by: None,
         },
         HookClient {
             name: "codex",
@@ -121,6 +129,7 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
             home: codex_home,
             entries: events(&["UserPromptSubmit", "SessionStart"], claude_group("codex")),
             own_file: false,
+            shadowed_by: None,
         },
         HookClient {
             name: "gemini",
@@ -129,6 +138,7 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
             home: gemini_home,
             entries: events(&["BeforeAgent", "SessionStart"], gemini_group),
             own_file: false,
+            shadowed_by: None,
         },
         HookClient {
             name: "copilot",
@@ -143,6 +153,16 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
                 )],
             },
             own_file: true,
+            shadowed_by: None,
+        },
+        HookClient {
+            name: "droid",
+            label: "Factory Droid",
+            config: factory_home.join("settings.json"),
+            entries: events(&["UserPromptSubmit", "SessionStart"], claude_group("droid")),
+            own_file: false,
+            shadowed_by: Some(factory_home.join("hooks.json")),
+            home: factory_home,
         },
     ]
 }
@@ -173,6 +193,18 @@ pub fn setup_hooks(
             let present = client.config.exists() || client.home.is_dir();
             if !chosen && (!options.clients.is_empty() || !present) {
                 return report(client, Action::NotFound);
+            }
+            if let Some(shadow) = client.shadowed_by.as_ref().filter(|file| file.exists()) {
+                return Report {
+                    error: Some(format!(
+                        "{} ignores the hooks in {} while {} exists; add `{}` to its UserPromptSubmit and SessionStart hooks there",
+                        client.label,
+                        client.config.display(),
+                        shadow.display(),
+                        hook_config::command_of(&client.entries).unwrap_or_default()
+                    )),
+                    ..report(client, Action::Failed)
+                };
             }
             setup_client(client, options).unwrap_or_else(|error| Report {
                 error: Some(error.to_string()),
@@ -327,6 +359,11 @@ mod tests {
                     "copilot",
                     PathBuf::from("/h/.copilot/hooks/esker-recall.json"),
                     vec!["sessionStart"]
+                ),
+                (
+                    "droid",
+                    PathBuf::from("/h/.factory/settings.json"),
+                    vec!["UserPromptSubmit", "SessionStart"]
                 ),
             ]
         );

@@ -1,5 +1,6 @@
-//! `esker setup --hooks` on copies of each agent's hook config (Claude Code's and Gemini CLI's
-//! `settings.json`, Codex's `hooks.json`, Copilot CLI's hooks directory) in a temporary HOME:
+//! `esker setup --hooks` on copies of each agent's hook config (Claude Code's, Gemini CLI's and
+//! Factory Droid's `settings.json`, Codex's `hooks.json`, Copilot CLI's hooks directory) in a
+//! temporary HOME:
 //! a dry run writes nothing, installing twice changes nothing the second time, the user's own
 //! hooks and comments survive, a backup is kept, and `--remove` takes out only esker's hooks.
 
@@ -46,12 +47,24 @@ const GEMINI_SETTINGS: &str = r#"{
 
 const COPILOT_MCP: &str = "{\"mcpServers\": {}}\n";
 
+const DROID_SETTINGS: &str = r#"{
+  "model": "claude-sonnet-4-5-20250929",
+  "autonomyLevel": "auto-low",
+  "hooks": {
+    "PostToolUse": [
+      { "matcher": "Edit|Create", "hooks": [{ "type": "command", "command": "prettier --write" }] }
+    ]
+  }
+}
+"#;
+
 /// The files, relative to HOME, and what each agent's hook command ends with.
-const FILES: [(&str, &str); 4] = [
+const FILES: [(&str, &str); 5] = [
     (".claude/settings.json", "recall --hook claude-code"),
     (".codex/hooks.json", "recall --hook codex"),
     (".gemini/settings.json", "recall --hook gemini"),
     (".copilot/hooks/esker-recall.json", "recall --hook copilot"),
+    (".factory/settings.json", "recall --hook droid"),
 ];
 
 struct Home {
@@ -59,7 +72,7 @@ struct Home {
 }
 
 impl Home {
-    fn with_four_agents() -> Home {
+    fn with_five_agents() -> Home {
         let home = Home {
             dir: tempfile::tempdir().unwrap(),
         };
@@ -67,6 +80,7 @@ impl Home {
         home.write(".codex/hooks.json", CODEX_HOOKS);
         home.write(".gemini/settings.json", GEMINI_SETTINGS);
         home.write(".copilot/mcp-config.json", COPILOT_MCP);
+        home.write(".factory/settings.json", DROID_SETTINGS);
         home
     }
 
@@ -84,7 +98,7 @@ impl Home {
         fs::read_to_string(self.path(relative)).ok()
     }
 
-    fn originals(&self) -> [Option<String>; 4] {
+    fn originals(&self) -> [Option<String>; 5] {
         FILES.map(|(file, _)| self.read(file))
     }
 
@@ -118,7 +132,7 @@ fn actions(reports: &Value) -> Vec<(String, String)> {
 }
 
 fn all(action: &str) -> Vec<(String, String)> {
-    ["claude", "codex", "gemini", "copilot"]
+    ["claude", "codex", "gemini", "copilot", "droid"]
         .map(|client| (client.to_owned(), action.to_owned()))
         .to_vec()
 }
@@ -134,7 +148,7 @@ fn without_comments(text: &str) -> Value {
 
 #[test]
 fn a_dry_run_shows_the_hooks_and_writes_nothing() {
-    let home = Home::with_four_agents();
+    let home = Home::with_five_agents();
     let before = home.originals();
     let stdout = home.setup(&["--dry-run"]);
     assert_eq!(home.originals(), before);
@@ -149,7 +163,7 @@ fn a_dry_run_shows_the_hooks_and_writes_nothing() {
 
 #[test]
 fn install_is_idempotent_keeps_foreign_hooks_and_remove_restores_the_bytes() {
-    let home = Home::with_four_agents();
+    let home = Home::with_five_agents();
     let before = home.originals();
     assert_eq!(actions(&home.setup_json(&[])), all("added"));
     for (file, command) in FILES {
@@ -201,6 +215,18 @@ fn install_is_idempotent_keeps_foreign_hooks_and_remove_restores_the_bytes() {
         copilot["hooks"]["sessionStart"][0]["bash"],
         "/opt/bin/esker recall --hook copilot"
     );
+    let droid = without_comments(&home.read(".factory/settings.json").unwrap());
+    assert_eq!(droid["autonomyLevel"], "auto-low");
+    assert_eq!(
+        droid["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "prettier --write"
+    );
+    for event in ["UserPromptSubmit", "SessionStart"] {
+        assert_eq!(
+            droid["hooks"][event][0]["hooks"][0]["command"], "/opt/bin/esker recall --hook droid",
+            "{event}"
+        );
+    }
     assert_eq!(
         home.read(".claude/settings.json.esker-backup").as_deref(),
         Some(CLAUDE_SETTINGS)
@@ -225,7 +251,7 @@ fn install_is_idempotent_keeps_foreign_hooks_and_remove_restores_the_bytes() {
 
 #[test]
 fn remove_after_the_user_edited_the_file_takes_out_only_esker() {
-    let home = Home::with_four_agents();
+    let home = Home::with_five_agents();
     home.setup_json(&[]);
     let mut claude = without_comments(&home.read(".claude/settings.json").unwrap());
     claude["theme"] = Value::from("dark");
@@ -272,4 +298,44 @@ fn an_absent_agent_is_left_alone_unless_named() {
     assert!(named.status.success(), "{}", stderr_of(&named));
     assert!(home.path().join(".codex/hooks.json").exists());
     assert!(!home.path().join(".gemini").exists());
+}
+
+/// Droid reads `settings.json`'s hooks only while `~/.factory/hooks.json` is absent: with one
+/// there, esker leaves both files alone and says what to add where.
+#[test]
+fn droid_with_a_hooks_file_of_its_own_is_told_not_edited() {
+    let home = Home::with_five_agents();
+    let own_hooks = "{\"hooks\": {\"Stop\": []}}\n";
+    home.write(".factory/hooks.json", own_hooks);
+    let output = esker_at_home(
+        home.dir.path(),
+        &[
+            "setup",
+            "--hooks",
+            "--command",
+            "/opt/bin/esker",
+            "--client",
+            "droid",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "a failed client fails the run"
+    );
+    let reports: Value = serde_json::from_str(&stdout_of(&output)).expect("setup --json parses");
+    let droid = &reports.as_array().unwrap()[4];
+    assert_eq!(droid["client"], "droid");
+    assert_eq!(droid["action"], "failed", "{reports:#}");
+    let error = droid["error"].as_str().unwrap();
+    assert!(
+        error.contains("hooks.json") && error.contains("/opt/bin/esker recall --hook droid"),
+        "{error}"
+    );
+    assert_eq!(
+        home.read(".factory/settings.json").as_deref(),
+        Some(DROID_SETTINGS)
+    );
+    assert_eq!(home.read(".factory/hooks.json").as_deref(), Some(own_hooks));
 }
