@@ -41,10 +41,13 @@ pub enum Source {
     Windsurf,
     /// Hermes Agent (Nous Research): `state.db` and the session files of `~/.hermes`.
     Hermes,
+    /// TRAE CLI 2.0 (`traex`): Codex rollouts under a TRAE home (`~/.trae/cli/sessions`).
+    #[serde(rename = "trae-cli")]
+    TraeCli,
 }
 
 impl Source {
-    pub const ALL: [Source; 23] = [
+    pub const ALL: [Source; 24] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -68,6 +71,7 @@ impl Source {
         Source::OpenClaw,
         Source::Windsurf,
         Source::Hermes,
+        Source::TraeCli,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -95,6 +99,7 @@ impl Source {
             Source::OpenClaw => "openclaw",
             Source::Windsurf => "windsurf",
             Source::Hermes => "hermes",
+            Source::TraeCli => "trae-cli",
         }
     }
 
@@ -130,6 +135,7 @@ impl Source {
             Source::OpenClaw => "openclaw",
             Source::Windsurf => "windsurf",
             Source::Hermes => "hermes-agent",
+            Source::TraeCli => "trae-cli",
         }
     }
 

@@ -104,6 +104,11 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         Source::Claude => ResumeCommand::new(&["claude", "--resume", id]),
         // openai/codex codex-rs/cli/src/main.rs, `ResumeCommand`: `codex resume [SESSION_ID]`.
         Source::Codex => ResumeCommand::new(&["codex", "resume", id]),
+        // TRAE CLI 2.0 (a fork of codex-rs; closed source): `traex resume <id>`, per
+        // vshulcz/deja-vu docs/registry/trae.md (from agentsview's TraeX provider,
+        // server/resume.go) and a TRAE CLI conversation adapter that reopens a rollout with
+        // `<traex> resume <id>` (see `ingest::trae`).
+        Source::TraeCli => ResumeCommand::new(&["traex", "resume", id]),
         // google-gemini/gemini-cli packages/cli/src/config/config.ts (`--resume`, `-r`) and
         // utils/sessionUtils.ts `findSession`: a session's UUID, looked up in the chats of the
         // project of the working directory.
@@ -230,6 +235,11 @@ mod tests {
         let cases: &[(&str, &str, &[&str])] = &[
             ("claude", "/p/x.jsonl", &["claude", "--resume", ID]),
             ("codex", "/p/rollout.jsonl", &["codex", "resume", ID]),
+            (
+                "trae-cli",
+                "/h/.trae/cli/sessions/rollout.jsonl",
+                &["traex", "resume", ID],
+            ),
             ("gemini", "/p/session.json", &["gemini", "--resume", ID]),
             ("qwen", "/p/x.jsonl", &["qwen", "--resume", ID]),
             (

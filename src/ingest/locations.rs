@@ -1,13 +1,13 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 18] = [
+pub const ENV_VARS: [&str; 20] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -26,6 +26,8 @@ pub const ENV_VARS: [&str; 18] = [
     "FLATPAK_XDG_DATA_HOME",
     "OPENCLAW_STATE_DIR",
     "HERMES_HOME",
+    "TRAE_HOME",
+    "TRAECLI_HOME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -84,6 +86,12 @@ pub fn labelled_candidates(
             home.join(".codeium").join("windsurf-next").join("cascade"),
         ),
     ];
+    // TRAE CLI 2.0 writes Codex rollouts under its own home (`ingest::trae`).
+    candidates.extend(
+        super::trae::session_folders(home, &env)
+            .into_iter()
+            .map(|folder| (Source::TraeCli, folder)),
+    );
     candidates.extend(vscode_task_folders(home, &env));
     let label = |source: Source| move |path: PathBuf| (source, path);
     candidates.extend(
@@ -303,6 +311,20 @@ mod tests {
         assert!(found.contains(&PathBuf::from(
             "/home/u/Library/Application Support/Zed/threads"
         )));
+    }
+
+    #[test]
+    fn trae_cli_folders_follow_their_variables() {
+        let home = Path::new("/home/u");
+        let found = labelled_candidates(home, |_| None);
+        for folder in ["sessions", "archived_sessions"] {
+            let path = home.join(".trae/cli").join(folder);
+            assert!(found.contains(&(Source::TraeCli, path)), "{folder}");
+        }
+        let env = |name: &str| (name == "TRAE_HOME").then(|| PathBuf::from("/srv/trae"));
+        let moved = candidates(home, env);
+        assert!(moved.contains(&PathBuf::from("/srv/trae/cli/sessions")));
+        assert!(!moved.contains(&home.join(".trae/cli/sessions")));
     }
 
     #[test]

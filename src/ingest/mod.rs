@@ -31,6 +31,7 @@ pub mod qwen;
 pub mod qwen_legacy;
 pub mod reader;
 pub mod sqlite;
+pub mod trae;
 pub mod vscode_copilot;
 pub mod windsurf;
 pub mod zed;
@@ -39,7 +40,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::model::ParseOutput;
+use crate::model::{ParseOutput, Source};
 use lines::{JsonLine, SplitLines, split_json_lines};
 
 /// How many leading lines format sniffing looks at.
@@ -104,6 +105,8 @@ pub enum Format {
     HermesSession,
     /// A Hermes Agent home read as one store: its `state.db` and its session files.
     HermesDb,
+    /// A Codex rollout TRAE CLI 2.0 wrote, `<TRAE CLI home>/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+    TraeRollout,
 }
 
 impl Format {
@@ -142,6 +145,7 @@ impl Format {
             Format::WindsurfTranscript => "windsurf_transcript",
             Format::HermesSession => "hermes_session",
             Format::HermesDb => "hermes_db",
+            Format::TraeRollout => "trae_rollout",
         }
     }
 }
@@ -297,9 +301,11 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 /// The format a file's place refines a recognised format into: a Pi-format transcript in an
 /// OpenClaw agent's `sessions` folder is OpenClaw's (the records are the same), and an
 /// OpenClaw compaction checkpoint (a copy of a transcript's head) is no session log (`None`),
-/// and neither is a Hermes gateway transcript whose session's JSON log is beside it.
+/// and neither is a Hermes gateway transcript whose session's JSON log is beside it; a Codex
+/// rollout in a TRAE CLI home is TRAE's.
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
+        Format::CodexRollout if trae::is_rollout_path(path) => Some(Format::TraeRollout),
         Format::PiSession if openclaw::is_checkpoint_path(path) => None,
         Format::PiSession if openclaw::is_transcript_path(path) => Some(Format::OpenClawSession),
         Format::HermesSession if hermes::is_shadowed_transcript(path) => None,
@@ -329,6 +335,9 @@ pub fn parse(
 ) -> ParseOutput {
     match (format, content) {
         (Format::CodexRollout, Content::Lines(split)) => codex::parse(path, &split.lines),
+        (Format::TraeRollout, Content::Lines(split)) => {
+            codex::parse_as(path, &split.lines, Source::TraeCli)
+        }
         (Format::ClaudeTranscript, Content::Lines(split)) => {
             claude::parse(path, &split.lines, sidecar)
         }
@@ -402,6 +411,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::WindsurfTranscript,
         Format::HermesSession,
         Format::HermesDb,
+        Format::TraeRollout,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -15,6 +15,7 @@ mod hermes;
 mod openclaw;
 mod pi;
 mod qwen;
+mod trae;
 mod vscode_copilot;
 mod windsurf;
 mod zed;

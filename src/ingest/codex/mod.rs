@@ -1,4 +1,5 @@
-//! OpenAI Codex CLI rollout parser (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`).
+//! OpenAI Codex CLI rollout parser (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`),
+//! also TRAE CLI 2.0's rollouts (the same format, labelled `trae-cli`: `ingest::trae`).
 //!
 //! Two on-disk generations are handled:
 //! - the current envelope `{timestamp, type, payload}` with `type` one of `session_meta`,
@@ -45,7 +46,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use crate::ingest::lines::JsonLine;
-use crate::model::{ParseOutput, ParseWarning, parse_timestamp};
+use crate::model::{ParseOutput, ParseWarning, Source, parse_timestamp};
 use parser::Parser;
 use text::str_field;
 
@@ -163,6 +164,12 @@ fn normalize_line(line: &JsonLine) -> Option<Line<'_>> {
 
 /// Parses one rollout file into its session.
 pub fn parse(path: &Path, lines: &[JsonLine]) -> ParseOutput {
+    parse_as(path, lines, Source::Codex)
+}
+
+/// Parses one rollout file written by `source`: Codex itself, or a fork that writes Codex's
+/// rollouts field for field (TRAE CLI 2.0, `ingest::trae`).
+pub fn parse_as(path: &Path, lines: &[JsonLine], source: Source) -> ParseOutput {
     let mut warnings = Vec::new();
     let mut records = Vec::with_capacity(lines.len());
     for line in lines {
@@ -180,7 +187,7 @@ pub fn parse(path: &Path, lines: &[JsonLine]) -> ParseOutput {
             warnings,
         };
     }
-    let mut parser = Parser::new(&records, path, &mut warnings);
+    let mut parser = Parser::new(&records, path, source, &mut warnings);
     let session = parser.run();
     ParseOutput {
         sessions: vec![session],

@@ -53,6 +53,8 @@ fn difference(later: TokenUsage, earlier: TokenUsage) -> TokenUsage {
 pub(super) struct Parser<'r, 'a, 'w> {
     pub(super) records: &'r [Line<'a>],
     pub(super) path: &'r Path,
+    /// The harness that wrote the rollout (Codex, or TRAE CLI's fork of it).
+    pub(super) source: Source,
     pub(super) warnings: &'w mut Vec<ParseWarning>,
     pub(super) replay: ReplayScan,
     pub(super) index: Index,
@@ -74,6 +76,7 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
     pub(super) fn new(
         records: &'r [Line<'a>],
         path: &'r Path,
+        source: Source,
         warnings: &'w mut Vec<ParseWarning>,
     ) -> Self {
         let own_meta = records.iter().position(|r| r.kind == "session_meta");
@@ -85,6 +88,7 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
         Parser {
             records,
             path,
+            source,
             warnings,
             replay,
             index: Index::default(),
@@ -181,7 +185,7 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
             TokenUsage::attach(last, usage);
         }
         ParsedSession {
-            source: Source::Codex,
+            source: self.source,
             native_id: self.native_id.clone(),
             meta: std::mem::take(&mut self.meta),
             events: std::mem::take(&mut self.events),
@@ -348,7 +352,11 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
                 extras.insert(key.to_string(), value.clone());
             }
         }
-        let mut text = format!("Codex session {}", self.native_id);
+        let harness = match self.source {
+            Source::TraeCli => "TRAE CLI",
+            _ => "Codex",
+        };
+        let mut text = format!("{harness} session {}", self.native_id);
         if let Some(cwd) = &self.meta.cwd {
             text.push_str(&format!(" in {cwd}"));
         }
