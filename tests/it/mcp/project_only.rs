@@ -18,22 +18,23 @@ use super::client::{EskerClient, strings_at};
 use crate::support::{index_into, query_rows};
 
 /// The word every session's prompt holds.
-const WORD: &str = "amberfox";
+pub(crate) const WORD: &str = "amberfox";
 /// The file every session edits, relative to its project.
 const TAIL: &str = "src/app.rs";
 /// The Claude slug every session carries: one chain of three sessions, two in A and one in B.
 const SLUG: &str = "shared-amber-fox";
 
 /// Project A (`proj/`, with `.git/`), project B (`proj2/`) and the store of their sessions.
-struct Projects {
-    project_a: PathBuf,
-    data: PathBuf,
+pub(crate) struct Projects {
+    pub(crate) project_a: PathBuf,
+    pub(crate) data: PathBuf,
     /// Session ids of A (its root and `proj/crates/core`) and of B, from the tables.
-    sessions_a: Vec<String>,
-    sessions_b: Vec<String>,
+    pub(crate) sessions_a: Vec<String>,
+    pub(crate) sessions_b: Vec<String>,
 }
 
-fn projects() -> &'static Projects {
+/// The two projects' store, built once per test run (also served over HTTP, `mcp::http`).
+pub(crate) fn projects() -> &'static Projects {
     static PROJECTS: OnceLock<Projects> = OnceLock::new();
     PROJECTS.get_or_init(|| {
         let base = tempfile::Builder::new()
