@@ -1,13 +1,13 @@
-//! Load bench of `esker serve --http` (issue #54), loopback only and bounded: indexes
-//! `tests/fixtures` (replicated), starts the real binary on a free port with one token, then N
+//! Load bench of `esker serve --http` (issue #54), loopback only and bounded: indexes a
+//! generated corpus (`bench-corpus`), starts the real binary on a free port with one token, then N
 //! client threads, each on its own keep-alive connection, send `initialize` and R
 //! `search_sessions` calls. Prints p50/p95/p99 of the search round trips as the clients see
 //! them, the throughput, and any status other than 200 (the token's limits are set above
 //! the load, so there should be none).
 //!
 //! Run: `cargo bench --bench http_load` (ESKER_BENCH_CLIENTS=N clients, default 16;
-//! ESKER_BENCH_ROUNDS=R calls per client, default 50; ESKER_BENCH_COPIES=C fixture copies,
-//! default 10).
+//! ESKER_BENCH_ROUNDS=R calls per client, default 50; ESKER_BENCH_DOCS=D documents of the
+//! corpus, default 20000).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -15,26 +15,27 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use bench_corpus::generate::{GenerateOptions, generate};
 use serde_json::json;
 
 const ESKER: &str = env!("CARGO_BIN_EXE_esker");
 const TOKEN: &str = "http-load-bench-token-0123456789";
 const QUERIES: [&str; 6] = [
-    "parquet migration",
-    "flaky test",
-    "cargo test failure",
-    "export job csv",
-    "fix the schema",
-    "staging users email",
+    "parse error in the config",
+    "failing test",
+    "database migration",
+    "timeout",
+    "fix the build",
+    "refactor the handler",
 ];
 
 fn main() -> anyhow::Result<()> {
     let clients = env_number("ESKER_BENCH_CLIENTS", 16);
     let rounds = env_number("ESKER_BENCH_ROUNDS", 50);
-    let copies = env_number("ESKER_BENCH_COPIES", 10);
+    let docs = env_number("ESKER_BENCH_DOCS", 20_000);
     let work_dir = tempfile::tempdir()?;
     let data_dir = work_dir.path().join("data");
-    index_fixtures(work_dir.path(), &data_dir, copies)?;
+    index_corpus(work_dir.path(), &data_dir, docs as u64)?;
     let tokens = work_dir.path().join("tokens.toml");
     std::fs::write(
         &tokens,
@@ -70,34 +71,22 @@ fn env_number(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// Copies `tests/fixtures` `copies` times under `work_dir/logs` and indexes them.
-fn index_fixtures(work_dir: &Path, data_dir: &Path, copies: usize) -> anyhow::Result<()> {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let logs = work_dir.join("logs");
-    for copy in 0..copies {
-        copy_tree(&fixtures, &logs.join(format!("copy-{copy:03}")))?;
-    }
+/// Generates a corpus of `docs` documents under `work_dir/corpus` and indexes it.
+fn index_corpus(work_dir: &Path, data_dir: &Path, docs: u64) -> anyhow::Result<()> {
+    let corpus = work_dir.join("corpus");
+    let options = GenerateOptions {
+        docs,
+        seed: 54,
+        parts: 1,
+    };
+    generate(&corpus, &options)?;
     let status = Command::new(ESKER)
         .args(["index", "--quiet", "--data-dir"])
         .arg(data_dir)
-        .arg(&logs)
+        .arg(&corpus)
         .env("HOME", "/nonexistent-esker-bench-home")
         .status()?;
     anyhow::ensure!(status.success(), "esker index failed");
-    Ok(())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
     Ok(())
 }
 
