@@ -3,7 +3,9 @@
 //! [`crate::service::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
 //! lookups for the current generation, reopened only when `esker index` commits a new one,
 //! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
-//! for index searches.
+//! for index searches. Those readers ([`GenerationReaders`]) are shared by every
+//! [`Catalog::scoped`] view of the store (a team server's token scopes, issue #54); a
+//! [`WarmSnapshot`] is the current generation seen through one catalog's project scope.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;

@@ -80,14 +80,15 @@ impl HttpServer {
         self.stderr.lock().expect("stderr lock").clone()
     }
 
-    /// Waits until stderr holds `count` request log lines; returns them.
+    /// Waits until stderr holds `count` request log lines (not the start-up line of the
+    /// same target); returns them.
     fn request_log(&self, count: usize) -> Vec<String> {
         let deadline = Instant::now() + BACKGROUND_WAIT;
         loop {
             let lines: Vec<String> = self
                 .stderr()
                 .lines()
-                .filter(|line| line.contains("esker::mcp::http"))
+                .filter(|line| line.contains("esker::mcp::http: request "))
                 .map(str::to_owned)
                 .collect();
             if lines.len() >= count || Instant::now() > deadline {

@@ -601,6 +601,32 @@ async fn both_answer_paths_keep_to_the_scope() {
     }
 }
 
+/// A team server's scopes (`Catalog::scoped`, issue #54) read one warm generation: the same
+/// readers and directory, each with its own in-scope session ids.
+#[tokio::test]
+async fn scoped_catalogs_share_the_generation_and_keep_their_own_scope() {
+    let projects = projects();
+    let everything = Catalog::open(&projects.data).expect("store opens");
+    let roots = vec![text(&projects.project_a)];
+    let project_a = everything.scoped(Some(ProjectScope::of_roots(&roots).expect("scope")));
+    let unscoped = everything.snapshot().await.expect("generation opens");
+    let scoped = project_a.snapshot().await.expect("generation opens");
+    assert!(
+        std::ptr::eq(&**unscoped, &**scoped),
+        "one GenerationReaders for both scopes"
+    );
+    assert!(unscoped.sessions_in_scope().await.unwrap().is_none());
+    let in_scope = scoped.sessions_in_scope().await.unwrap().expect("scoped");
+    assert_eq!(
+        sorted(in_scope.iter().cloned().collect()),
+        projects.sessions_a
+    );
+    let server = EskerServer::new(project_a);
+    let (found, _) = call_in_process(&server, "search_sessions", json!({"query": WORD})).await;
+    let found = sorted(strings_at(&found["data"]["results"], "/session/id"));
+    assert_eq!(found, projects.sessions_a);
+}
+
 /// Moraine's smoke test launches `--project-only` in a project directory and checks only that
 /// the initialize instructions say `scoped` (issue #48): so they must wherever the server
 /// starts — a plain directory outside any Git checkout, or one whose name is not UTF-8 — for
