@@ -102,8 +102,8 @@ enum Command {
         /// One SQL statement (SELECT, WITH, EXPLAIN, SHOW, DESCRIBE).
         sql: String,
     },
-    /// Serve the MCP tools over stdio, keeping the index of the default locations fresh in the
-    /// background (file watching, with a periodic full pass).
+    /// Serve the MCP tools over stdio (or streamable HTTP with --http), keeping the index of
+    /// the default locations fresh in the background (file watching, with a periodic full pass).
     Serve {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
@@ -134,6 +134,26 @@ enum Command {
         /// working directory's name].
         #[arg(long)]
         project: Option<String>,
+        /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio (e.g.
+        /// 127.0.0.1:8765; port 0 picks a free one). Without --tokens only a loopback
+        /// address is allowed.
+        #[arg(long, value_name = "ADDR", conflicts_with = "project_only")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer tokens of the HTTP server (TOML: name, token or sha256, projects or
+        /// "all", optional limits; README "Team server").
+        #[arg(long, value_name = "FILE", requires = "http")]
+        tokens: Option<PathBuf>,
+        /// Requests one token may have in flight over HTTP; more get 429.
+        #[arg(long, value_name = "N", requires = "http",
+              default_value_t = esker::mcp::http::limits::DEFAULT_MAX_CONCURRENT,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        max_concurrent: u32,
+        /// Requests one token may start per second over HTTP (bursts up to that many); more
+        /// get 429 with Retry-After.
+        #[arg(long, value_name = "N", requires = "http",
+              default_value_t = esker::mcp::http::limits::DEFAULT_RATE_PER_SECOND,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        rate_limit: u32,
         #[command(flatten)]
         ingest: IngestArgs,
         #[command(flatten)]
@@ -535,8 +555,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     set_color_choice(cli.color);
     let recall = matches!(cli.command, Command::Recall { .. });
-    // A hook's stderr is the agent's business: recall logs only when ESKER_LOG asks.
-    init_logging(if recall { "off" } else { "warn" });
+    let http_server = matches!(cli.command, Command::Serve { http: Some(_), .. });
+    // A hook's stderr is the agent's business: recall logs only when ESKER_LOG asks. A team
+    // server logs each request (issue #54).
+    init_logging(match (recall, http_server) {
+        (true, _) => "off",
+        (false, true) => "warn,esker::mcp::http=info",
+        (false, false) => "warn",
+    });
     if recall && std::env::var_os("ESKER_LOG").is_none() {
         std::panic::set_hook(Box::new(|_| {}));
     }
@@ -843,9 +869,21 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             profile,
             project_only,
             project,
+            http,
+            tokens,
+            max_concurrent,
+            rate_limit,
             ingest,
             semantic,
         } => {
+            let http = http.map(|address| esker::mcp::http::HttpOptions {
+                address,
+                tokens,
+                limits: esker::mcp::http::limits::Limits {
+                    max_concurrent,
+                    rate_per_second: rate_limit,
+                },
+            });
             let semantic = semantic.settings();
             let redactor = ingest.redactor()?;
             let settings = esker::mcp::profiles::ServeSettings {
@@ -903,7 +941,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 spawn_background_index(store, options, watch, semantic.clone())?;
             }
             let leg = esker::semantic::Leg::open(&data_dir, &semantic);
-            esker::mcp::serve_stdio(data_dir, profiles, monitor, leg, scope).await?;
+            match http {
+                Some(options) => {
+                    esker::mcp::http::serve(&data_dir, profiles, monitor, leg, &options).await?
+                }
+                None => esker::mcp::serve_stdio(data_dir, profiles, monitor, leg, scope).await?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Ui {

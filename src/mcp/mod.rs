@@ -1,4 +1,4 @@
-//! `esker serve`: the MCP server (stdio). Its default profile serves `search_sessions`, `open`,
+//! `esker serve`: the MCP server (stdio, or streamable HTTP with `--http`). Its default profile serves `search_sessions`, `open`,
 //! `list_sessions` and `file_attention`, implementing the Moraine MCP search interface
 //! contract; other profiles
 //! ([`profiles`]) serve other contracts over the same service layer ([`crate::service`]).
@@ -10,9 +10,12 @@
 //!   validation and cursors every front end shares).
 //! - [`tools`]: advertised tool definitions (input/output schemas, annotations).
 //! - [`stdio`]: the transport, with a guard that answers lines rmcp cannot parse.
+//! - [`http`]: `--http ADDR`, the team server: bearer tokens scoped to projects, per-token
+//!   limits, request logs (issue #54).
 //!
-//! stdout carries the protocol; all logs go to stderr.
+//! Over stdio, stdout carries the protocol; all logs go to stderr.
 
+pub mod http;
 pub mod profiles;
 pub mod server;
 pub mod stdio;

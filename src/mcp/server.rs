@@ -39,16 +39,23 @@ impl EskerServer {
     /// A server of the given profiles; a project-only catalog's scope is named in the
     /// instructions.
     pub fn with_profiles(catalog: Catalog, profiles: ProfileSet) -> EskerServer {
-        let mut instructions = profiles.instructions();
-        if let Some(scope) = catalog.project_scope() {
-            instructions.push_str("\n\n");
-            instructions.push_str(&scope.instructions());
-        }
+        let instructions = instructions_for(&profiles, &catalog);
         EskerServer {
             catalog: Arc::new(catalog),
             tools: Arc::new(profiles.tools()),
             instructions: instructions.into(),
             profiles: Arc::new(profiles),
+        }
+    }
+
+    /// This server's profiles over another catalog (a team server's token scope, issue #54).
+    pub fn with_catalog(&self, catalog: Catalog) -> EskerServer {
+        let instructions = instructions_for(&self.profiles, &catalog);
+        EskerServer {
+            catalog: Arc::new(catalog),
+            tools: Arc::clone(&self.tools),
+            instructions: instructions.into(),
+            profiles: Arc::clone(&self.profiles),
         }
     }
 
@@ -118,6 +125,16 @@ impl ServerHandler for EskerServer {
     ) -> Result<CustomResult, McpError> {
         Err(unroutable_request(&request.method, request.params.as_ref()))
     }
+}
+
+/// The profiles' instructions; a project-only catalog's scope is named in them.
+fn instructions_for(profiles: &ProfileSet, catalog: &Catalog) -> String {
+    let mut instructions = profiles.instructions();
+    if let Some(scope) = catalog.project_scope() {
+        instructions.push_str("\n\n");
+        instructions.push_str(&scope.instructions());
+    }
+    instructions
 }
 
 /// Methods esker serves whose params rmcp decodes into typed requests.

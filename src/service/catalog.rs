@@ -3,7 +3,9 @@
 //! [`crate::service::directory`], in memory once loaded), one tantivy reader and the [`Directory`]
 //! lookups for the current generation, reopened only when `esker index` commits a new one,
 //! plus the runners for named SQL queries (`queries/*.sql`, planned once per generation) and
-//! for index searches.
+//! for index searches. Those readers ([`GenerationReaders`]) are shared by every
+//! [`Catalog::scoped`] view of the store (a team server's token scopes, issue #54); a
+//! [`WarmSnapshot`] is the current generation seen through one catalog's project scope.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -91,24 +93,62 @@ pub enum AnswerPath {
     SqlOnly,
 }
 
-/// The store as the server sees it.
+/// The store as the server sees it, through one project scope (or none).
 pub struct Catalog {
-    store: Store,
-    path: AnswerPath,
-    warm: Mutex<Option<Arc<WarmSnapshot>>>,
-    /// DataFusion's runtime for every generation this catalog opens: its file metadata and
-    /// statistics caches and the files' key runs outlive commits ([`crate::query::serving`]).
-    runtime: ServingRuntime,
+    /// The store's readers, shared by every catalog [`Catalog::scoped`] made from this one: a
+    /// team server's tokens of different projects read one warm generation (issue #54).
+    shared: Arc<SharedReaders>,
     /// What the indexer says about itself (an external one unless the server indexes).
     ingest: IngestMonitor,
     /// The semantic search leg (issue #23), when it is on and has a model.
     semantic: Option<Arc<crate::semantic::Leg>>,
     /// `esker serve --project-only`: the project every answer is limited to (issue #13).
     scope: Option<Arc<ProjectScope>>,
+    /// The current generation's sessions inside `scope`, read on first use, per generation.
+    scope_sessions: std::sync::Mutex<Option<ScopeSessions>>,
 }
 
-/// Readers opened on one generation; shared by the requests that run while it is current.
+/// What every scope of one store shares: the store, its answer path, the warm readers of the
+/// current generation and DataFusion's runtime.
+struct SharedReaders {
+    store: Store,
+    path: AnswerPath,
+    warm: Mutex<Option<Arc<GenerationReaders>>>,
+    /// DataFusion's runtime for every generation this catalog opens: its file metadata and
+    /// statistics caches and the files' key runs outlive commits ([`crate::query::serving`]).
+    runtime: ServingRuntime,
+}
+
+/// A generation's in-scope session ids, read once by the first request that needs them.
+type InScopeCell = Arc<tokio::sync::OnceCell<Arc<HashSet<String>>>>;
+
+/// The generation a scope's session ids were read for, and the cell holding them.
+type ScopeSessions = (u64, InScopeCell);
+
+/// One generation as one scope sees it: the generation's shared readers (every method of
+/// [`GenerationReaders`] is reachable through `Deref`), the catalog's semantic leg and its
+/// project scope. Cheap: made per request by [`Catalog::snapshot`].
 pub struct WarmSnapshot {
+    readers: Arc<GenerationReaders>,
+    /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
+    semantic: Option<Arc<crate::semantic::Leg>>,
+    /// The catalog's project scope; every search of this snapshot is limited to its sessions.
+    scope: Option<Arc<ProjectScope>>,
+    /// The ids of this generation's sessions inside `scope`, read on first use.
+    sessions_in_scope: InScopeCell,
+}
+
+impl std::ops::Deref for WarmSnapshot {
+    type Target = GenerationReaders;
+
+    fn deref(&self) -> &GenerationReaders {
+        &self.readers
+    }
+}
+
+/// Readers opened on one generation; shared by the requests (of every scope) that run while
+/// it is current.
+pub struct GenerationReaders {
     pub generation: u64,
     context: SessionContext,
     /// Each named query run on this generation, planned and optimized on first use and bound
@@ -129,12 +169,6 @@ pub struct WarmSnapshot {
     refresh: std::sync::OnceLock<DirectoryRefresh>,
     /// Keeps the generation's files on disk while any request still reads them.
     pin: PinnedSnapshot,
-    /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
-    semantic: Option<Arc<crate::semantic::Leg>>,
-    /// The catalog's project scope; every search of this snapshot is limited to its sessions.
-    scope: Option<Arc<ProjectScope>>,
-    /// The ids of this generation's sessions inside `scope`, read on first use.
-    sessions_in_scope: tokio::sync::OnceCell<Arc<HashSet<String>>>,
 }
 
 /// How a generation's directory was carried over from the generation it replaced: the
@@ -167,14 +201,18 @@ impl Catalog {
 
     /// Opens the store answering through `path`.
     pub fn open_with(data_dir: &Path, path: AnswerPath) -> Result<Catalog, CatalogError> {
-        Ok(Catalog {
+        let shared = SharedReaders {
             store: Store::open(data_dir)?,
             path,
             warm: Mutex::new(None),
             runtime: serving_runtime().map_err(QueryError::from)?,
+        };
+        Ok(Catalog {
+            shared: Arc::new(shared),
             ingest: IngestMonitor::external(),
             semantic: None,
             scope: None,
+            scope_sessions: std::sync::Mutex::new(None),
         })
     }
 
@@ -193,7 +231,20 @@ impl Catalog {
     /// The catalog answering only for sessions inside `scope` (`None`: every session).
     pub fn with_project_scope(mut self, scope: Option<ProjectScope>) -> Catalog {
         self.scope = scope.map(Arc::new);
+        self.scope_sessions = std::sync::Mutex::new(None);
         self
+    }
+
+    /// This catalog's store, readers, indexer and semantic leg seen through `scope`: the warm
+    /// generation is opened (and its directory loaded) once for every scope.
+    pub fn scoped(&self, scope: Option<ProjectScope>) -> Catalog {
+        Catalog {
+            shared: Arc::clone(&self.shared),
+            ingest: self.ingest.clone(),
+            semantic: self.semantic.clone(),
+            scope: scope.map(Arc::new),
+            scope_sessions: std::sync::Mutex::new(None),
+        }
     }
 
     /// The project this catalog is limited to, when the server is project-only.
@@ -207,26 +258,55 @@ impl Catalog {
 
     /// DataFusion's runtime shared by every generation (its caches).
     pub fn runtime(&self) -> &Arc<RuntimeEnv> {
-        &self.runtime.env
+        &self.shared.runtime.env
     }
 
     /// The store this catalog reads.
     pub fn store(&self) -> &Store {
-        &self.store
+        &self.shared.store
     }
 
-    /// The readers of the current generation, reopened when a new one was committed.
+    /// The current generation through this catalog's scope, its readers reopened when a new
+    /// generation was committed.
     pub async fn snapshot(&self) -> Result<Arc<WarmSnapshot>, CatalogError> {
+        let readers = self.shared.readers().await?;
+        let sessions_in_scope = self.scope_sessions_of(readers.generation);
+        Ok(Arc::new(WarmSnapshot {
+            readers,
+            semantic: self.semantic.clone(),
+            scope: self.scope.clone(),
+            sessions_in_scope,
+        }))
+    }
+
+    /// The cell of `generation`'s in-scope session ids (a fresh one for a new generation).
+    fn scope_sessions_of(&self, generation: u64) -> InScopeCell {
+        let mut kept = self
+            .scope_sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match kept.as_ref() {
+            Some((kept_generation, cell)) if *kept_generation == generation => Arc::clone(cell),
+            _ => {
+                let cell = InScopeCell::default();
+                *kept = Some((generation, Arc::clone(&cell)));
+                cell
+            }
+        }
+    }
+}
+
+impl SharedReaders {
+    /// The readers of the current generation, reopened when a new one was committed.
+    async fn readers(&self) -> Result<Arc<GenerationReaders>, CatalogError> {
         let current = self.store.current()?;
         let mut warm = self.warm.lock().await;
         if let Some(snapshot) = warm.as_ref().filter(|s| s.generation == current.generation) {
             return Ok(Arc::clone(snapshot));
         }
         let started = std::time::Instant::now();
-        let mut opened =
-            WarmSnapshot::open(self.store.pin_current()?, self.path, &self.runtime).await?;
-        opened.semantic = self.semantic.clone();
-        opened.scope = self.scope.clone();
+        let opened =
+            GenerationReaders::open(self.store.pin_current()?, self.path, &self.runtime).await?;
         let snapshot = Arc::new(opened);
         tracing::info!(
             generation = snapshot.generation,
@@ -279,7 +359,7 @@ const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// Reads `snapshot`'s directory whole in the background; requests are answered over Parquet
 /// until it is loaded, so a cold start never waits.
-fn load_in_background(snapshot: &Arc<WarmSnapshot>) {
+fn load_in_background(snapshot: &Arc<GenerationReaders>) {
     let loading = Arc::clone(snapshot);
     tokio::spawn(async move {
         let started = std::time::Instant::now();
@@ -296,12 +376,12 @@ fn load_in_background(snapshot: &Arc<WarmSnapshot>) {
     });
 }
 
-impl WarmSnapshot {
+impl GenerationReaders {
     async fn open(
         pin: PinnedSnapshot,
         path: AnswerPath,
         runtime: &ServingRuntime,
-    ) -> Result<WarmSnapshot, CatalogError> {
+    ) -> Result<GenerationReaders, CatalogError> {
         let snapshot: &Snapshot = &pin;
         // The tables and the search index open at the same time (a few 100 ms each at 1M
         // documents: file listings, segment metadata).
@@ -318,7 +398,7 @@ impl WarmSnapshot {
         let index = index
             .await
             .map_err(|error| CatalogError::SearchTask(error.to_string()))??;
-        Ok(WarmSnapshot {
+        Ok(GenerationReaders {
             generation: snapshot.generation,
             context,
             plans: std::sync::Mutex::new(HashMap::new()),
@@ -328,9 +408,6 @@ impl WarmSnapshot {
             directory: tokio::sync::OnceCell::new(),
             refresh: std::sync::OnceLock::new(),
             pin,
-            semantic: None,
-            scope: None,
-            sessions_in_scope: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -354,7 +431,7 @@ impl WarmSnapshot {
     /// Takes over `previous`'s loaded directory, refreshed with the buckets that differ
     /// ([`Self::refreshed_directory`]), and serves it; `false` when there is nothing to carry
     /// or the refresh failed (the directory is then read whole in the background).
-    async fn carry_directory(&self, previous: &Arc<WarmSnapshot>) -> bool {
+    async fn carry_directory(&self, previous: &Arc<GenerationReaders>) -> bool {
         let (refreshed, refresh) = match self.refreshed_directory(previous).await {
             Ok(Some(refreshed)) => refreshed,
             Ok(None) => return false,
@@ -379,7 +456,7 @@ impl WarmSnapshot {
     /// The sessions' merge runs beside the read of the turns, each merge on the blocking pool.
     async fn refreshed_directory(
         &self,
-        previous: &Arc<WarmSnapshot>,
+        previous: &Arc<GenerationReaders>,
     ) -> Result<Option<(Directory, DirectoryRefresh)>, CatalogError> {
         if previous.directory.get().is_none() {
             return Ok(None);
@@ -467,28 +544,6 @@ impl WarmSnapshot {
             );
         }
         Ok(directory)
-    }
-
-    /// The project answers are limited to, when the server is project-only.
-    pub fn project_scope(&self) -> Option<&ProjectScope> {
-        self.scope.as_deref()
-    }
-
-    /// The ids of this generation's sessions inside the project scope (read once per
-    /// generation); `None` when the server is not project-only.
-    pub async fn sessions_in_scope(&self) -> Result<Option<Arc<HashSet<String>>>, CatalogError> {
-        let Some(scope) = self.scope.as_deref() else {
-            return Ok(None);
-        };
-        let sessions = self
-            .sessions_in_scope
-            .get_or_try_init(|| async {
-                project_scope::sessions_in_scope(self, scope)
-                    .await
-                    .map(Arc::new)
-            })
-            .await?;
-        Ok(Some(Arc::clone(sessions)))
     }
 
     /// How the directory was carried over from the replaced generation's; `None` when it was
@@ -654,6 +709,30 @@ impl WarmSnapshot {
     pub fn locate_turn(&self, turn_id: &str) -> Result<Option<EventLocation>, CatalogError> {
         Ok(self.index.locate_turn(turn_id)?)
     }
+}
+
+impl WarmSnapshot {
+    /// The project answers are limited to, when the server is project-only.
+    pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref()
+    }
+
+    /// The ids of this generation's sessions inside the project scope (read once per
+    /// generation); `None` when the server is not project-only.
+    pub async fn sessions_in_scope(&self) -> Result<Option<Arc<HashSet<String>>>, CatalogError> {
+        let Some(scope) = self.scope.as_deref() else {
+            return Ok(None);
+        };
+        let sessions = self
+            .sessions_in_scope
+            .get_or_try_init(|| async {
+                project_scope::sessions_in_scope(self, scope)
+                    .await
+                    .map(Arc::new)
+            })
+            .await?;
+        Ok(Some(Arc::clone(sessions)))
+    }
 
     /// Runs a BM25 search, fused with the semantic leg when there is one, on the blocking pool.
     /// Dropping the future (a call cut at its deadline) stops the search at its next check.
@@ -682,9 +761,7 @@ impl WarmSnapshot {
         })
         .await
     }
-}
 
-impl WarmSnapshot {
     /// Runs a boolean combination of relevance queries ([`MatchExpression`]) over events of
     /// `event_types`, on the blocking pool; the best `limit` hits. Dropping the future stops
     /// the search, as for [`WarmSnapshot::search`].
@@ -774,7 +851,7 @@ pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
 /// One table's refresh of `previous`'s directory, run on the blocking pool (tens of
 /// milliseconds of merging at a million documents).
 fn merge_in_background(
-    previous: &Arc<WarmSnapshot>,
+    previous: &Arc<GenerationReaders>,
     buckets: &BTreeSet<u64>,
     rows: RowCollector,
     merge: fn(&Directory, &BTreeSet<u64>, RowCollector) -> Result<RefreshedTable, DirectoryError>,

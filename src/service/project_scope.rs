@@ -11,6 +11,7 @@ use datafusion::scalar::ScalarValue;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::indexer::touches::paths;
 use crate::service::catalog::{CatalogError, NamedQuery, WarmSnapshot, text_parameter};
 use crate::service::directory::TURN_BY_ID;
 use crate::service::envelope::ToolError;
@@ -39,6 +40,10 @@ pub enum ProjectScopeError {
     UnscopedProfile(String),
     #[error("the project roots do not form a valid pattern: {0}")]
     Pattern(#[from] regex::Error),
+    #[error("a project scope needs at least one root directory")]
+    NoRoots,
+    #[error("project root {0:?} is not an absolute path")]
+    RelativeRoot(String),
 }
 
 /// The project a `--project-only` server answers for.
@@ -64,6 +69,32 @@ impl ProjectScope {
         Ok(ProjectScope {
             project,
             cwd_pattern,
+        })
+    }
+
+    /// The scope of a team server's token (issue #54): sessions run under any of `roots`, absolute
+    /// directories as the sessions recorded them. A root that exists here also brings the
+    /// other worktrees of its repository, as `--project-only` does; one that does not (the
+    /// projects of other machines) is matched as written.
+    pub fn of_roots(roots: &[String]) -> Result<ProjectScope, ProjectScopeError> {
+        let first = roots.first().ok_or(ProjectScopeError::NoRoots)?;
+        let mut all_roots = Vec::new();
+        for root in roots {
+            if !root.starts_with('/') {
+                return Err(ProjectScopeError::RelativeRoot(root.clone()));
+            }
+            all_roots.push(paths::normalize(root));
+            if let Some(local) = launch_project(Path::new(root)) {
+                all_roots.extend(local.roots);
+            }
+        }
+        all_roots.sort();
+        all_roots.dedup();
+        let root = paths::normalize(first);
+        ProjectScope::of_project(LaunchProject {
+            launch_dir: root.clone(),
+            root,
+            roots: all_roots,
         })
     }
 
@@ -317,6 +348,25 @@ mod tests {
                 .contains("the memory profile is not scoped"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_token_scope_matches_every_root_given_even_when_absent_here() {
+        let scope =
+            ProjectScope::of_roots(&["/nowhere/esker-a/".to_owned(), "/nowhere/b".to_owned()])
+                .unwrap();
+        assert_eq!(scope.root(), "/nowhere/esker-a");
+        assert!(scope.contains_cwd("/nowhere/esker-a/src"));
+        assert!(scope.contains_cwd("/nowhere/b"));
+        assert!(!scope.contains_cwd("/nowhere/c"));
+        assert!(matches!(
+            ProjectScope::of_roots(&[]),
+            Err(ProjectScopeError::NoRoots)
+        ));
+        assert!(matches!(
+            ProjectScope::of_roots(&["relative/dir".to_owned()]),
+            Err(ProjectScopeError::RelativeRoot(_))
+        ));
     }
 
     #[test]

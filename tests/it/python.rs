@@ -21,7 +21,7 @@ pub(crate) fn python_has(module: &str) -> bool {
     available
 }
 
-fn run_python(script: &str, args: &[&str]) {
+pub(crate) fn run_python(script: &str, args: &[&str]) {
     let output = Command::new("python3")
         .arg(manifest_dir().join("tests").join("python").join(script))
         .args(args)

@@ -18,22 +18,23 @@ use super::client::{EskerClient, strings_at};
 use crate::support::{index_into, query_rows};
 
 /// The word every session's prompt holds.
-const WORD: &str = "amberfox";
+pub(crate) const WORD: &str = "amberfox";
 /// The file every session edits, relative to its project.
 const TAIL: &str = "src/app.rs";
 /// The Claude slug every session carries: one chain of three sessions, two in A and one in B.
 const SLUG: &str = "shared-amber-fox";
 
 /// Project A (`proj/`, with `.git/`), project B (`proj2/`) and the store of their sessions.
-struct Projects {
-    project_a: PathBuf,
-    data: PathBuf,
+pub(crate) struct Projects {
+    pub(crate) project_a: PathBuf,
+    pub(crate) data: PathBuf,
     /// Session ids of A (its root and `proj/crates/core`) and of B, from the tables.
-    sessions_a: Vec<String>,
-    sessions_b: Vec<String>,
+    pub(crate) sessions_a: Vec<String>,
+    pub(crate) sessions_b: Vec<String>,
 }
 
-fn projects() -> &'static Projects {
+/// The two projects' store, built once per test run (also served over HTTP, `mcp::http`).
+pub(crate) fn projects() -> &'static Projects {
     static PROJECTS: OnceLock<Projects> = OnceLock::new();
     PROJECTS.get_or_init(|| {
         let base = tempfile::Builder::new()
@@ -598,6 +599,32 @@ async fn both_answer_paths_keep_to_the_scope() {
             call_in_process(&server, "open", json!({"id": projects.sessions_a[0]})).await;
         assert!(!is_error, "{path:?}: {opened}");
     }
+}
+
+/// A team server's scopes (`Catalog::scoped`, issue #54) read one warm generation: the same
+/// readers and directory, each with its own in-scope session ids.
+#[tokio::test]
+async fn scoped_catalogs_share_the_generation_and_keep_their_own_scope() {
+    let projects = projects();
+    let everything = Catalog::open(&projects.data).expect("store opens");
+    let roots = vec![text(&projects.project_a)];
+    let project_a = everything.scoped(Some(ProjectScope::of_roots(&roots).expect("scope")));
+    let unscoped = everything.snapshot().await.expect("generation opens");
+    let scoped = project_a.snapshot().await.expect("generation opens");
+    assert!(
+        std::ptr::eq(&**unscoped, &**scoped),
+        "one GenerationReaders for both scopes"
+    );
+    assert!(unscoped.sessions_in_scope().await.unwrap().is_none());
+    let in_scope = scoped.sessions_in_scope().await.unwrap().expect("scoped");
+    assert_eq!(
+        sorted(in_scope.iter().cloned().collect()),
+        projects.sessions_a
+    );
+    let server = EskerServer::new(project_a);
+    let (found, _) = call_in_process(&server, "search_sessions", json!({"query": WORD})).await;
+    let found = sorted(strings_at(&found["data"]["results"], "/session/id"));
+    assert_eq!(found, projects.sessions_a);
 }
 
 /// Moraine's smoke test launches `--project-only` in a project directory and checks only that

@@ -1,0 +1,264 @@
+//! Load bench of `esker serve --http` (issue #54), loopback only and bounded: indexes a
+//! generated corpus (`bench-corpus`), starts the real binary on a free port with one token, then N
+//! client threads, each on its own keep-alive connection, send `initialize` and R
+//! `search_sessions` calls. Prints p50/p95/p99 of the search round trips as the clients see
+//! them, the throughput, and any status other than 200 (the token's limits are set above
+//! the load, so there should be none).
+//!
+//! Run: `cargo bench --bench http_load` (ESKER_BENCH_CLIENTS=N clients, default 16;
+//! ESKER_BENCH_ROUNDS=R calls per client, default 50; ESKER_BENCH_DOCS=D documents of the
+//! corpus, default 20000).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bench_corpus::generate::{GenerateOptions, generate};
+use serde_json::json;
+
+const ESKER: &str = env!("CARGO_BIN_EXE_esker");
+const TOKEN: &str = "http-load-bench-token-0123456789";
+const QUERIES: [&str; 6] = [
+    "parse error in the config",
+    "failing test",
+    "database migration",
+    "timeout",
+    "fix the build",
+    "refactor the handler",
+];
+
+fn main() -> anyhow::Result<()> {
+    let clients = env_number("ESKER_BENCH_CLIENTS", 16);
+    let rounds = env_number("ESKER_BENCH_ROUNDS", 50);
+    let docs = env_number("ESKER_BENCH_DOCS", 20_000);
+    let work_dir = tempfile::tempdir()?;
+    let data_dir = work_dir.path().join("data");
+    index_corpus(work_dir.path(), &data_dir, docs as u64)?;
+    let tokens = work_dir.path().join("tokens.toml");
+    std::fs::write(
+        &tokens,
+        format!("[[tokens]]\nname = \"bench\"\ntoken = \"{TOKEN}\"\nprojects = \"all\"\n"),
+    )?;
+    let mut server = Server::start(&data_dir, &tokens, clients)?;
+    let started = Instant::now();
+    let workers: Vec<_> = (0..clients)
+        .map(|client| {
+            let address = server.address;
+            std::thread::spawn(move || run_client(address, client, rounds))
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let mut refused = 0;
+    for worker in workers {
+        let outcome = worker
+            .join()
+            .map_err(|_| anyhow::anyhow!("a client panicked"))??;
+        latencies.extend(outcome.latencies);
+        refused += outcome.refused;
+    }
+    let elapsed = started.elapsed();
+    server.stop();
+    report(clients, rounds, &mut latencies, refused, elapsed);
+    Ok(())
+}
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Generates a corpus of `docs` documents under `work_dir/corpus` and indexes it.
+fn index_corpus(work_dir: &Path, data_dir: &Path, docs: u64) -> anyhow::Result<()> {
+    let corpus = work_dir.join("corpus");
+    let options = GenerateOptions {
+        docs,
+        seed: 54,
+        parts: 1,
+    };
+    generate(&corpus, &options)?;
+    let status = Command::new(ESKER)
+        .args(["index", "--quiet", "--data-dir"])
+        .arg(data_dir)
+        .arg(&corpus)
+        .env("HOME", "/nonexistent-esker-bench-home")
+        .status()?;
+    anyhow::ensure!(status.success(), "esker index failed");
+    Ok(())
+}
+
+/// The server under load; killed on [`Server::stop`] or drop.
+struct Server {
+    child: Child,
+    address: SocketAddr,
+}
+
+impl Server {
+    fn start(data_dir: &Path, tokens: &Path, clients: usize) -> anyhow::Result<Server> {
+        let mut child = Command::new(ESKER)
+            .args(["serve", "--no-index", "--data-dir"])
+            .arg(data_dir)
+            .args(["--http", "127.0.0.1:0", "--tokens"])
+            .arg(tokens)
+            .args(["--max-concurrent", &clients.to_string()])
+            .args(["--rate-limit", "1000000"])
+            .env("HOME", "/nonexistent-esker-bench-home")
+            .env("ESKER_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stderr = child.stderr.take().expect("piped stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let url = loop {
+            let line = lines
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("esker serve --http exited"))??;
+            if let Some(url) = line.strip_prefix("esker serve: MCP over HTTP at http://") {
+                break url.trim_end_matches("/mcp").to_owned();
+            }
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Ok(Server {
+            child,
+            address: url.parse()?,
+        })
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// What one client measured.
+struct Outcome {
+    latencies: Vec<Duration>,
+    refused: usize,
+}
+
+fn run_client(address: SocketAddr, client: usize, rounds: usize) -> anyhow::Result<Outcome> {
+    let mut connection = Connection::open(address)?;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "http_load", "version": "0"}},
+    });
+    anyhow::ensure!(
+        connection.post(&initialize.to_string())? == 200,
+        "initialize failed"
+    );
+    let mut outcome = Outcome {
+        latencies: Vec::with_capacity(rounds),
+        refused: 0,
+    };
+    for round in 0..rounds {
+        let query = QUERIES[(client + round) % QUERIES.len()];
+        let call = json!({
+            "jsonrpc": "2.0", "id": round + 1, "method": "tools/call",
+            "params": {"name": "search_sessions", "arguments": {"query": query}},
+        });
+        let started = Instant::now();
+        let status = connection.post(&call.to_string())?;
+        outcome.latencies.push(started.elapsed());
+        if status != 200 {
+            outcome.refused += 1;
+        }
+    }
+    Ok(outcome)
+}
+
+/// One keep-alive HTTP/1.1 connection to `/mcp`.
+struct Connection {
+    address: SocketAddr,
+    reader: BufReader<TcpStream>,
+}
+
+impl Connection {
+    fn open(address: SocketAddr) -> anyhow::Result<Connection> {
+        let stream = TcpStream::connect(address)?;
+        stream.set_nodelay(true)?;
+        Ok(Connection {
+            address,
+            reader: BufReader::new(stream),
+        })
+    }
+
+    /// Sends one POST and reads its whole response; returns the status.
+    fn post(&mut self, body: &str) -> anyhow::Result<u16> {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            self.address,
+            body.len()
+        );
+        self.reader.get_mut().write_all(request.as_bytes())?;
+        let mut status_line = String::new();
+        self.reader.read_line(&mut status_line)?;
+        let status = status_line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .ok_or_else(|| anyhow::anyhow!("no status line: {status_line:?}"))?;
+        let mut content_length = None;
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line)?;
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                content_length = value.trim().parse::<usize>().ok();
+            }
+        }
+        let length =
+            content_length.ok_or_else(|| anyhow::anyhow!("a response without Content-Length"))?;
+        let mut body = vec![0u8; length];
+        self.reader.read_exact(&mut body)?;
+        Ok(status)
+    }
+}
+
+fn report(
+    clients: usize,
+    rounds: usize,
+    latencies: &mut [Duration],
+    refused: usize,
+    elapsed: Duration,
+) {
+    latencies.sort();
+    let percentile = |fraction: f64| {
+        let index = ((latencies.len() as f64 * fraction).ceil() as usize).saturating_sub(1);
+        latencies
+            .get(index.min(latencies.len().saturating_sub(1)))
+            .map_or(0.0, |latency| latency.as_secs_f64() * 1000.0)
+    };
+    let calls = latencies.len();
+    println!("http_load: {clients} clients x {rounds} search_sessions calls over loopback");
+    println!(
+        "  p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+        percentile(0.50),
+        percentile(0.95),
+        percentile(0.99),
+        percentile(1.0)
+    );
+    println!(
+        "  {calls} calls in {:.2} s: {:.1} calls/s; {refused} answered other than 200",
+        elapsed.as_secs_f64(),
+        calls as f64 / elapsed.as_secs_f64()
+    );
+}
