@@ -138,3 +138,16 @@ pub fn assert_append_adds(log: &Path, head_lines: usize, expected_new: usize) {
         "appending equals indexing once"
     );
 }
+
+/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
+pub fn index_home(home: &Path, data: &Path) -> String {
+    let output = crate::cli::esker_command(
+        home,
+        &["index", "--data-dir", data.to_str().expect("utf-8")],
+    )
+    .output()
+    .expect("esker runs");
+    let stderr = crate::support::stderr_of(&output);
+    assert!(output.status.success(), "esker index failed: {stderr}");
+    stderr
+}

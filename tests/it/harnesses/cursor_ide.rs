@@ -13,10 +13,11 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
 use crate::sqlite_harnesses::files_and_bytes;
-use crate::support::{corpus_dir, standalone_fixture, stderr_of};
+use crate::support::copy_tree;
+use crate::support::{corpus_dir, standalone_fixture};
 
 const HERON: &str = "0b7c2e4a-1d3f-4a5b-8c6d-7e8f9a0b1c2d";
 const EGRET: &str = "1c8d3f5b-2e4a-4b6c-9d7e-8f9a0b1c2d3e";
@@ -34,32 +35,6 @@ fn home_with_fixture() -> tempfile::TempDir {
         &home.path().join(".config/Cursor"),
     );
     home
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy fixture");
-        }
-    }
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 fn count_of(data: &Path, sql: &str) -> i64 {

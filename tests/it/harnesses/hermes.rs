@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
+use crate::support::copy_tree;
 use crate::support::{
     corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
 };
@@ -27,19 +28,6 @@ const NAS_2: &str = "20261005_101200_d4e5f6";
 const WEATHER: &str = "20261005_120000_778899";
 const PING: &str = "20261006_083000_f00d01";
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy fixture");
-        }
-    }
-}
-
 /// A temp home with the fixture's `~/.hermes`.
 fn home_with_fixtures() -> tempfile::TempDir {
     let home = tempfile::tempdir().expect("temp dir");
@@ -48,19 +36,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
         &home.path().join(".hermes"),
     );
     home
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 /// What the raw store and files hold, counted from the messages themselves.

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
-use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture, stderr_of};
+use crate::support::copy_tree;
+use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
 const FALCON: &str = "7c1e2a90-5b3d-4f6e-8a1c-2d3e4f5a6b7c";
 const OSPREY_1: &str = "9d2f4b61-osprey-window-1";
@@ -24,19 +25,6 @@ const TRANSCRIPT: &str =
     ".openclaw/agents/main/sessions/7c1e2a90-5b3d-4f6e-8a1c-2d3e4f5a6b7c.jsonl";
 const STORE: &str = ".qclaw/agents/vera/agent/openclaw-agent.sqlite";
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy fixture");
-        }
-    }
-}
-
 /// A temp home with the fixture's `~/.openclaw` and `~/.qclaw`.
 fn home_with_fixtures() -> tempfile::TempDir {
     let home = tempfile::tempdir().expect("temp dir");
@@ -44,19 +32,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
     copy_tree(&fixture.join("openclaw"), &home.path().join(".openclaw"));
     copy_tree(&fixture.join("qclaw"), &home.path().join(".qclaw"));
     home
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 fn count_of(data: &Path, sql: &str) -> i64 {

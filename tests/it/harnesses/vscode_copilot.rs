@@ -12,9 +12,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
-use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture, stderr_of};
+use crate::support::copy_tree;
+use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
 const HERON: &str = "3b1f6c2e-8d4a-4f7b-9c1e-0a2b3c4d5e6f";
 const FLOCK: &str = "7c9d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f";
@@ -41,32 +42,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
             .join("Library/Application Support/Code - Insiders"),
     );
     home
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy fixture");
-        }
-    }
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 /// A column of a query row; `null` when the row leaves it out (query output omits nulls).

@@ -10,27 +10,15 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
+use crate::support::copy_tree;
 use crate::support::{
     corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
 };
 
 const HERON: &str = "3f9c1a52-7d4e-4b8a-9e21-5c6d7e8f9a01";
 const DIST: &str = "c41d8e07-2b6a-4f3c-8d19-0e7a5b4c3d2f";
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy fixture");
-        }
-    }
-}
 
 /// A temp home with the fixture's `~/.windsurf` and `~/.codeium`.
 fn home_with_fixtures() -> tempfile::TempDir {
@@ -39,19 +27,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
     copy_tree(&fixture.join("windsurf"), &home.path().join(".windsurf"));
     copy_tree(&fixture.join("codeium"), &home.path().join(".codeium"));
     home
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 fn transcript(home: &Path, id: &str) -> std::path::PathBuf {

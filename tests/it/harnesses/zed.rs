@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
+use super::index_home;
 use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::esker_command;
-use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture, stderr_of};
+use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
 const LINUX_STORE: &str = ".local/share/zed/threads/threads.db";
 const MACOS_STORE: &str = "Library/Application Support/Zed/threads/threads.db";
@@ -28,19 +28,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
         fs::copy(fixture.join(from).join("threads.db"), &target).expect("copy store");
     }
     home
-}
-
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path) -> String {
-    let output = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
 }
 
 fn count_of(data: &Path, sql: &str) -> i64 {
