@@ -1166,6 +1166,22 @@ pub struct KnownLocation {
 }
 
 impl KnownLocation {
+    fn folder(source: Source, path: PathBuf) -> KnownLocation {
+        KnownLocation {
+            source,
+            path,
+            is_file: false,
+        }
+    }
+
+    fn file(source: Source, path: PathBuf) -> KnownLocation {
+        KnownLocation {
+            source,
+            path,
+            is_file: true,
+        }
+    }
+
     pub fn exists(&self) -> bool {
         if self.is_file {
             self.path.is_file()
@@ -1190,20 +1206,6 @@ pub fn known_locations() -> Vec<KnownLocation> {
     let claude_home = env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
     let gemini_home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone());
     let dot_gemini = home.join(".gemini");
-    let folder = |source: Source| {
-        move |path: PathBuf| KnownLocation {
-            source,
-            path,
-            is_file: false,
-        }
-    };
-    let file = |source: Source| {
-        move |path: PathBuf| KnownLocation {
-            source,
-            path,
-            is_file: true,
-        }
-    };
     let mut locations = vec![
         (Source::Codex, codex_home.join("sessions")),
         (Source::Codex, codex_home.join("archived_sessions")),
@@ -1240,18 +1242,18 @@ pub fn known_locations() -> Vec<KnownLocation> {
     ]);
     let mut known: Vec<KnownLocation> = locations
         .into_iter()
-        .map(|(source, path)| folder(source)(path))
+        .map(|(source, path)| KnownLocation::folder(source, path))
         .collect();
     known.extend(opencode_locations(&home, &env_dir));
     known.extend(
         crate::ingest::locations::cursor_ide_stores(&home, env_dir)
             .into_iter()
-            .map(file(Source::CursorIde)),
+            .map(|path| KnownLocation::file(Source::CursorIde, path)),
     );
     known.extend(
         crate::ingest::locations::labelled_store_files(&home, env_dir)
             .into_iter()
-            .map(|(source, path)| file(source)(path)),
+            .map(|(source, path)| KnownLocation::file(source, path)),
     );
     known
 }
@@ -1274,17 +1276,16 @@ fn opencode_locations(
         .filter(|path| crate::ingest::opencode::store::is_candidate(path) && path.is_file());
     let mut databases: Vec<PathBuf> = databases.collect();
     databases.sort();
-    let store = |path: PathBuf, is_file: bool| KnownLocation {
-        source: Source::OpenCode,
-        path,
-        is_file,
-    };
     let mut locations: Vec<KnownLocation> = databases
         .into_iter()
-        .map(|path| store(path, true))
+        .map(|path| KnownLocation::file(Source::OpenCode, path))
         .collect();
-    locations.push(store(root.join("storage"), false));
-    locations.extend(env_dir("OPENCODE_DB").map(|path| store(path, true)));
+    locations.push(KnownLocation::folder(
+        Source::OpenCode,
+        root.join("storage"),
+    ));
+    locations
+        .extend(env_dir("OPENCODE_DB").map(|path| KnownLocation::file(Source::OpenCode, path)));
     locations
 }
 
