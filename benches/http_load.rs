@@ -15,8 +15,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bench_corpus::generate::{GenerateOptions, generate};
 use serde_json::json;
+
+#[path = "common/indexed_corpus.rs"]
+mod indexed_corpus;
+use indexed_corpus::index_generated_corpus;
 
 const ESKER: &str = env!("CARGO_BIN_EXE_esker");
 const TOKEN: &str = "http-load-bench-token-0123456789";
@@ -35,7 +38,7 @@ fn main() -> anyhow::Result<()> {
     let docs = env_number("ESKER_BENCH_DOCS", 20_000);
     let work_dir = tempfile::tempdir()?;
     let data_dir = work_dir.path().join("data");
-    index_corpus(work_dir.path(), &data_dir, docs as u64)?;
+    index_generated_corpus(ESKER, work_dir.path(), &data_dir, docs as u64, 54)?;
     let tokens = work_dir.path().join("tokens.toml");
     std::fs::write(
         &tokens,
@@ -69,25 +72,6 @@ fn env_number(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(default)
-}
-
-/// Generates a corpus of `docs` documents under `work_dir/corpus` and indexes it.
-fn index_corpus(work_dir: &Path, data_dir: &Path, docs: u64) -> anyhow::Result<()> {
-    let corpus = work_dir.join("corpus");
-    let options = GenerateOptions {
-        docs,
-        seed: 54,
-        parts: 1,
-    };
-    generate(&corpus, &options)?;
-    let status = Command::new(ESKER)
-        .args(["index", "--quiet", "--data-dir"])
-        .arg(data_dir)
-        .arg(&corpus)
-        .env("HOME", "/nonexistent-esker-bench-home")
-        .status()?;
-    anyhow::ensure!(status.success(), "esker index failed");
-    Ok(())
 }
 
 /// The server under load; killed on [`Server::stop`] or drop.

@@ -15,6 +15,8 @@
 //! Latency rows only, on a kept store (no generation, no indexing):
 //! `cargo bench --bench scale -- latency --work DIR [--rounds 50] [--search-only]`
 //! Searches cut at a deadline, with and without cancellation: `... -- abandon --work DIR`
+//! Time to first search during a first index of the kept corpus (into WORK/data-first):
+//! `cargo bench --bench scale -- first-search --work DIR`
 //! First answers after a commit (appends to the kept store's corpus and store):
 //! `cargo bench --bench scale -- after-commit --work DIR [--rounds 30]`
 //! Side by side with agentsview: `cargo bench --bench scale -- peer --docs N [--peer-memory-gib 8]`
@@ -23,6 +25,7 @@
 
 mod abandon;
 mod after_commit;
+mod first_search;
 mod handles;
 mod indexing;
 mod peer;
@@ -63,6 +66,7 @@ struct Options {
     latency_only: bool,
     abandon_only: bool,
     after_commit_only: bool,
+    first_search_only: bool,
     search_only: bool,
     recall_only: bool,
     peer_only: bool,
@@ -84,6 +88,7 @@ fn parse_options() -> anyhow::Result<Options> {
         latency_only: false,
         abandon_only: false,
         after_commit_only: false,
+        first_search_only: false,
         search_only: false,
         recall_only: false,
         peer_only: false,
@@ -110,6 +115,7 @@ fn parse_options() -> anyhow::Result<Options> {
             "latency" => options.latency_only = true,
             "abandon" => options.abandon_only = true,
             "after-commit" => options.after_commit_only = true,
+            "first-search" => options.first_search_only = true,
             "--search-only" => options.search_only = true,
             "recall" => options.recall_only = true,
             "peer" => options.peer_only = true,
@@ -174,6 +180,8 @@ fn main() -> anyhow::Result<()> {
         runtime.block_on(abandon_run(&work, &options))?
     } else if options.after_commit_only {
         runtime.block_on(after_commit_run(&work, &options))?
+    } else if options.first_search_only {
+        first_search_run(&work)?
     } else if options.recall_only {
         runtime.block_on(recall_run(&work, &options))?
     } else if options.peer_only {
@@ -270,6 +278,18 @@ async fn after_commit_run(work: &Path, options: &Options) -> anyhow::Result<Repo
         &mut report,
     )
     .await?;
+    Ok(report)
+}
+
+/// Time to first search: a first index of WORK/corpus into a fresh WORK/data-first.
+fn first_search_run(work: &Path) -> anyhow::Result<Report> {
+    let parts = generated_parts(&work.join("corpus"))?;
+    let data_dir = work.join("data-first");
+    if data_dir.exists() {
+        std::fs::remove_dir_all(&data_dir)?;
+    }
+    let mut report = Report::default();
+    first_search::time_to_first_search(&data_dir, &parts, "migration", &mut report)?;
     Ok(report)
 }
 

@@ -395,7 +395,8 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     }
     let mut state = StoreState::load_lazily(&store.verify()?.root)?;
     let mut summary = IndexSummary::default();
-    let sources = discover_sources(&paths, options.report_issues, &mut summary);
+    let mut sources = discover_sources(&paths, options.report_issues, &mut summary);
+    let sizes = newest_first(&mut sources.files);
     let files = &sources.files;
     // Only the state shards of this pass's files are read (a SQLite store's rows are kept
     // under keys of their own: a pass over one reads them all).
@@ -417,13 +418,11 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     }
     let source_count =
         files.len() + sources.encrypted.len() + sources.groups.len() + sources.stores.len();
-    let progress = progress_bar(options.progress, source_count as u64);
+    let bytes_total: u64 = sizes.iter().sum();
+    let progress = progress_bar(options.progress, bytes_total, source_count);
     summary.files_seen = source_count;
     if let Some(monitor) = &options.monitor {
-        monitor.pass_started(
-            source_count as u64,
-            files.iter().map(|file| file_size(file)).sum(),
-        );
+        monitor.pass_started(source_count as u64, bytes_total);
     }
 
     // Switching redaction on or off, or to other rules, re-reads every file, so the store is
@@ -432,6 +431,7 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     let redaction_changed =
         state.redacted != options.redact || state.redaction_rules != redaction_rules;
     let mut batch = Batch::default();
+    let mut commit_at = first_commit_bytes(options.batch_bytes);
     let mut shared = SharedIndexes::default();
     let others = sources.encrypted.iter().map(PassSource::Encrypted);
     let groups = sources.groups.iter().map(PassSource::Group);
@@ -443,7 +443,9 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         .chain(groups)
         .chain(stores);
     for (position, source) in all.enumerate() {
-        progress.inc(1);
+        let file_bytes = sizes.get(position).copied().unwrap_or(0);
+        progress.inc(file_bytes);
+        progress.set_message(format!("{}/{source_count} files", position + 1));
         let file = source.path();
         let key = file.to_string_lossy().into_owned();
         // A store's rows are kept under keys of their own; its commit in this pass may come
@@ -481,9 +483,10 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         );
         batch.admit(sessions, store, &mut state)?;
         if let Some(monitor) = &options.monitor {
-            monitor.file_done(file_size(file));
+            monitor.file_done(file_bytes);
         }
-        if batch.bytes >= options.batch_bytes {
+        if batch.bytes >= commit_at {
+            commit_at = (commit_at.saturating_mul(2)).min(options.batch_bytes);
             if position + 1 < source_count
                 && let Some(search) = &batch.search
             {
@@ -517,9 +520,40 @@ fn report_commit(options: &IndexOptions, summary: &IndexSummary) {
     }
 }
 
-/// A file's size now; 0 when it cannot be read (the pass reports that file on its own).
-fn file_size(file: &Path) -> u64 {
-    fs::metadata(file).map_or(0, |metadata| metadata.len())
+/// The first commit of a pass comes after this many bytes of changed logs (or the pass's
+/// `batch_bytes` when smaller), each later one after twice as many as the one before, up to
+/// `batch_bytes`: on a first index of a large history, the newest logs (read first, see
+/// [`newest_first`]) are searchable within seconds while the rest fills in, at the cost of a
+/// few small commits.
+pub const FIRST_COMMIT_BYTES: u64 = 16 << 20;
+
+fn first_commit_bytes(batch_bytes: u64) -> u64 {
+    batch_bytes.min(FIRST_COMMIT_BYTES)
+}
+
+/// Orders plain log files newest first (by modification time, then by path; a file that
+/// cannot be read last), so a pass over a large history commits the recent weeks first.
+/// Returns their sizes in the new order (0 for a file that cannot be read: the pass reports
+/// it on its own).
+fn newest_first(files: &mut Vec<PathBuf>) -> Vec<u64> {
+    let mut stamped: Vec<(Option<std::time::SystemTime>, u64, PathBuf)> = files
+        .drain(..)
+        .map(|file| {
+            let metadata = fs::metadata(&file).ok();
+            let modified = metadata.as_ref().and_then(|m| m.modified().ok());
+            let size = metadata.map_or(0, |m| m.len());
+            (modified, size, file)
+        })
+        .collect();
+    stamped.sort_by(|(a_time, _, a_path), (b_time, _, b_path)| {
+        b_time.cmp(a_time).then_with(|| a_path.cmp(b_path))
+    });
+    let mut sizes = Vec::with_capacity(stamped.len());
+    for (_, size, file) in stamped {
+        sizes.push(size);
+        files.push(file);
+    }
+    sizes
 }
 
 /// One source of a pass: a file, an encrypted file, or a grouped session.
@@ -766,16 +800,21 @@ async fn commit_batch(
     Ok(())
 }
 
-fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
+/// A bar over the bytes of the pass's plain log files, with the rate, the time left and
+/// the count of sources read (SQLite stores and grouped sessions count as sources of no
+/// bytes).
+fn progress_bar(enabled: bool, bytes_total: u64, source_count: usize) -> ProgressBar {
     if !enabled {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} files {elapsed}")
-    {
+    let bar = ProgressBar::with_draw_target(Some(bytes_total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} indexing [{bar:30}] {binary_bytes}/{binary_total_bytes} \
+         {binary_bytes_per_sec}, {eta} left, {msg} {elapsed}",
+    ) {
         bar.set_style(style.progress_chars("=> "));
     }
+    bar.set_message(format!("0/{source_count} files"));
     bar
 }
 
@@ -1292,6 +1331,37 @@ fn opencode_locations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_are_read_newest_first_with_their_sizes_and_unreadable_ones_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        let day = Duration::from_secs(86_400);
+        let mut files = Vec::new();
+        for (name, age_days, bytes) in [("a.jsonl", 30, 1), ("b.jsonl", 1, 22), ("c.jsonl", 7, 333)]
+        {
+            let path = dir.path().join(name);
+            fs::write(&path, "x".repeat(bytes)).unwrap();
+            let file = fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(now - day * age_days).unwrap();
+            files.push(path);
+        }
+        files.push(dir.path().join("gone.jsonl"));
+        let sizes = newest_first(&mut files);
+        let names: Vec<_> = files
+            .iter()
+            .map(|file| file.file_name().unwrap().to_str().unwrap())
+            .collect();
+        assert_eq!(names, ["b.jsonl", "c.jsonl", "a.jsonl", "gone.jsonl"]);
+        assert_eq!(sizes, [22, 333, 1, 0]);
+    }
+
+    #[test]
+    fn the_first_commit_comes_early_unless_batches_are_smaller() {
+        assert_eq!(first_commit_bytes(128 << 20), FIRST_COMMIT_BYTES);
+        assert_eq!(first_commit_bytes(1000), 1000);
+        assert!(FIRST_COMMIT_BYTES < IndexOptions::default().batch_bytes);
+    }
 
     #[test]
     fn unknown_record_types_are_reported_per_source_most_frequent_first() {

@@ -1374,3 +1374,53 @@ fn qwen_legacy_group(path: &Path, format: &str) -> String {
         _ => "\u{0}never listed".to_owned(),
     }
 }
+
+/// A first index reads the newest logs first (and, with small batches, commits them first):
+/// the Codex fixtures, a day old, are listed before the Claude fixtures, a month old, although
+/// their paths sort after them.
+#[test]
+fn a_first_index_reads_the_newest_logs_first() {
+    let logs = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    let older = logs.path().join("a-claude");
+    let newer = logs.path().join("b-codex");
+    crate::support::copy_tree(&fixtures_dir().join("claude"), &older);
+    crate::support::copy_tree(&fixtures_dir().join("codex"), &newer);
+    let now = std::time::SystemTime::now();
+    let day = std::time::Duration::from_secs(86_400);
+    for (tree, age) in [(&older, day * 30), (&newer, day)] {
+        for entry in walkdir::WalkDir::new(tree) {
+            let entry = entry.expect("walk");
+            if entry.file_type().is_file() {
+                let file = fs::File::options()
+                    .write(true)
+                    .open(entry.path())
+                    .expect("open");
+                file.set_modified(now - age).expect("set mtime");
+            }
+        }
+    }
+    let output = run_esker(&[
+        "index",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+        "--batch-bytes",
+        "1",
+        logs.path().to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let listing = stderr_of(&output);
+    let listed: Vec<&str> = listing
+        .lines()
+        .filter(|line| line.contains(".jsonl") || line.contains(".json "))
+        .collect();
+    let first_claude = listed.iter().position(|line| line.contains("/a-claude/"));
+    let last_codex = listed.iter().rposition(|line| line.contains("/b-codex/"));
+    match (first_claude, last_codex) {
+        (Some(first_claude), Some(last_codex)) => assert!(
+            last_codex < first_claude,
+            "newest (codex) not listed first:\n{listing}"
+        ),
+        _ => panic!("both trees should be listed:\n{listing}"),
+    }
+}

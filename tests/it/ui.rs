@@ -567,6 +567,60 @@ fn ui_in_a_browser_shows_an_appended_log_line_without_reload() {
     ]);
 }
 
+/// A session of 300 turns: the page shows its first turns at once and the rest in slices
+/// (`session.js` `drawRest`) until every turn is there in order; a deep link to turn 250 draws
+/// up to it at once and focuses it.
+#[test]
+fn ui_in_a_browser_draws_a_long_session_in_slices() {
+    if !browser_available() {
+        return;
+    }
+    let home = tempfile::tempdir().expect("temp home");
+    let data = tempfile::tempdir().expect("temp data");
+    let project = home.path().join(".claude/projects/-home-dev-app");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let session = "7a2e3d4c-1b0f-4c9d-8e7f-6a5b4c3d2e1f";
+    let mut lines = String::new();
+    for turn in 1..=300 {
+        let line = json!({
+            "type": "user", "uuid": format!("u{turn}"), "parentUuid": null,
+            "sessionId": session,
+            "timestamp": format!("2026-03-04T{:02}:{:02}:00.000Z", turn / 60, turn % 60),
+            "cwd": "/home/dev/app", "isSidechain": false,
+            "message": {"role": "user", "content": format!("long session prompt number {turn}")}
+        });
+        lines.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(project.join(format!("{session}.jsonl")), lines).expect("write log");
+    index_into_for_ui(data.path(), &project);
+    let turns = query_rows(data.path(), "SELECT turn_id FROM turns ORDER BY ordinal");
+    assert_eq!(turns.len(), 300, "one turn per prompt");
+    let turn_250 = turns[249]["turn_id"].as_str().expect("turn id").to_owned();
+    let ui = UiServer::start(data.path(), home.path(), &["--no-index"]);
+    run_browser_script(&[
+        "long",
+        &ui.start_url(),
+        &format!("session:claude-{session}"),
+        &turn_250,
+        "300",
+    ]);
+}
+
+fn index_into_for_ui(data_dir: &Path, logs: &Path) {
+    let output = run_esker(&[
+        "index",
+        "--quiet",
+        "--data-dir",
+        data_dir.to_str().expect("utf-8"),
+        logs.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// One Claude Code user record of the session the live test appends to.
 fn claude_prompt(uuid: &str, text: &str) -> String {
     json!({

@@ -6,6 +6,9 @@ is downloaded). Run by tests/it/ui.rs.
       is stable across a reload, the usage totals equal `esker usage --json` (USAGE_JSON), the
       Files page lists the files touched most and one opens its sessions, no
       Content-Security-Policy violation; screenshots of each main view into SCREENSHOT_DIR.
+  ui_browser.py long START_URL SESSION_ID TURN_ID TOTAL
+      a session of TOTAL turns shows its first turns with the first paint, then every turn in
+      order; the deep link to TURN_ID draws it at once, focused.
   ui_browser.py live START_URL LOG_FILE LINE
       opens the session of the prompt "pelican", appends LINE to LOG_FILE and waits for its
       text to appear without a reload.
@@ -203,12 +206,41 @@ def live(start_url, log_file, line):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def long_session(start_url, session_id, focus_turn_id, total):
+    """A long session draws its first turns at once, then the rest in order; a deep link to
+    a late turn draws up to it at once and marks it focused."""
+    total = int(total)
+    origin = start_url.split("/?", 1)[0]
+    tail = lambda id: id.split(":", 1)[1]
+    driver, profile = start_browser()
+    try:
+        driver.get(start_url)
+        wait_for(driver, lambda d: d.find_element(By.ID, "q"), "the search box")
+        driver.get(f"{origin}/session/{tail(session_id)}")
+        turns = wait_for(driver, lambda d: css(d, ".turns[data-first]"), "the first turns")[0]
+        first = int(turns.get_attribute("data-first"))
+        assert 0 < first < total, f"{first} of {total} turns drawn with the first paint"
+        wait_for(driver, lambda d: css(d, '.turns[data-drawn="all"]'), "every turn")
+        ordinals = driver.execute_script(
+            "return [...document.querySelectorAll('section.turn .turn-no')].map((a) => a.textContent)")
+        assert ordinals == [f"Turn {n}" for n in range(1, total + 1)], ordinals[:5] + ordinals[-5:]
+        driver.get(f"{origin}/turn/{tail(focus_turn_id)}")
+        focused = wait_for(driver, lambda d: css(d, "section.turn.focused"), "the focused turn")
+        assert focused[0].get_attribute("data-turn") == focus_turn_id, focused[0].get_attribute("data-turn")
+        assert_no_csp_violation(driver)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
     mode, *args = sys.argv[1:]
     if mode == "views":
         views(*args)
     elif mode == "live":
         live(*args)
+    elif mode == "long":
+        long_session(*args)
     else:
         raise SystemExit(f"unknown mode {mode}")
     print(f"ui_browser.py {mode}: ok")

@@ -342,3 +342,45 @@ fn write_to_codex_creates_one_codex_rollout_holding_the_pack() {
     assert_eq!(session["cwd"].as_str(), Some(CWD));
     assert_holds_the_pack(&prompts, &written.pack);
 }
+
+/// The real agent CLIs, when installed: `ESKER_AGENT_BIN` (a directory holding `claude` and
+/// `codex`, as `.ci/run` installs them from npm), else `PATH`.
+fn real_agent_cli(name: &str) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = match std::env::var_os("ESKER_AGENT_BIN") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect(),
+    };
+    dirs.into_iter()
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Claude Code and Codex themselves resume the sessions `--write` creates: each CLI's own
+/// resume command, run in print mode against a local stand-in for its model API, sends the
+/// model the pack followed by the new prompt (tests/python/real_resume.py).
+#[test]
+fn the_real_claude_and_codex_clis_resume_a_written_handoff() {
+    let (Some(claude), Some(codex)) = (real_agent_cli("claude"), real_agent_cli("codex")) else {
+        assert!(
+            std::env::var("ESKER_REQUIRE_AGENTS").as_deref() != Ok("1"),
+            "claude and codex are required (ESKER_REQUIRE_AGENTS=1); install them with \
+             `npm install --prefix DIR @anthropic-ai/claude-code @openai/codex` and set \
+             ESKER_AGENT_BIN=DIR/node_modules/.bin"
+        );
+        eprintln!(
+            "SKIPPED: the real claude and codex CLIs are not installed (npm install \
+             @anthropic-ai/claude-code @openai/codex; ESKER_AGENT_BIN=DIR/node_modules/.bin)"
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    crate::python::run_python(
+        "real_resume.py",
+        &[
+            crate::support::esker_bin(),
+            claude.to_str().unwrap(),
+            codex.to_str().unwrap(),
+            work.path().to_str().unwrap(),
+        ],
+    );
+}

@@ -55,6 +55,10 @@ async function render() {
   } catch (error) {
     replace(view, errorBox(error));
   }
+  // The page's content is on screen: a mark the latency bench (benches/ui_latency) and the
+  // browser tests read.
+  document.body.dataset.rendered = path + location.search;
+  performance.mark('esker:rendered');
 }
 
 /** A commit arrived: the view refreshes what it shows, keeping its state. */

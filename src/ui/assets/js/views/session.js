@@ -37,18 +37,45 @@ export async function refresh(view) {
   if (state.sessionId) await draw(view, { scroll: false });
 }
 
+/** Turns drawn at once (at least up to the focused one); the rest follow TURN_SLICE at a
+ * time, one slice per frame, so a 1,000-turn session paints its first turns at once and the
+ * page never stops answering while the others come in. */
+const FIRST_TURNS = 40;
+const TURN_SLICE = 80;
+let drawing = 0;
+
 async function draw(view, { scroll }) {
   const opened = await tool('open', { id: state.sessionId });
-  const turns = el('div', { class: 'turns' }, (opened.turns || []).map((turn) => turnSection(turn)));
+  const all = opened.turns || [];
+  const focusIndex = state.focusTurn ? all.findIndex((turn) => turn.id === state.focusTurn) : -1;
+  const first = Math.max(FIRST_TURNS, focusIndex + 1);
+  const turns = el('div', { class: 'turns', 'data-total': all.length, 'data-first': Math.min(first, all.length) }, all.slice(0, first).map((turn) => turnSection(turn)));
   replace(view, sessionHeader(opened), turns);
   view.dataset.session = state.sessionId;
   const unfolding = [...turns.querySelectorAll('details.turn-events[open]')].map((details) => loadTurnEvents(details));
   await Promise.all(unfolding);
+  drawRest(turns, all, first, ++drawing);
   if (scroll) {
     const target = (state.focusEvent && document.getElementById(domId(state.focusEvent)))
       || (state.focusTurn && document.getElementById(domId(state.focusTurn)));
     if (target) target.scrollIntoView({ block: 'center' });
   }
+}
+
+/** Appends `all[from..]` to `turns`, a slice per animation frame, until done or until another
+ * draw starts (`run` is no longer the newest). */
+function drawRest(turns, all, from, run) {
+  if (from >= all.length) {
+    turns.dataset.drawn = 'all';
+    return;
+  }
+  requestAnimationFrame(() => {
+    if (run !== drawing || !turns.isConnected) return;
+    const slice = all.slice(from, from + TURN_SLICE).map((turn) => turnSection(turn));
+    turns.append(...slice);
+    slice.forEach((section) => section.querySelectorAll('details.turn-events[open]').forEach((details) => loadTurnEvents(details)));
+    drawRest(turns, all, from + TURN_SLICE, run);
+  });
 }
 
 function domId(id) {
