@@ -176,6 +176,13 @@ def statements(tables):
             "FROM sessions GROUP BY machine, coalesce(project, '(none)') ORDER BY machine, project",
         ),
         (
+            # A sort key that can be null: both engines told where nulls go (their defaults
+            # differ, docs/TEAM.md).
+            "sessions per model",
+            "SELECT machine, model, count(*) AS sessions, sum(total_tokens) AS total_tokens "
+            "FROM sessions GROUP BY machine, model ORDER BY machine, model NULLS FIRST",
+        ),
+        (
             "token sums per machine and source (events)",
             "SELECT machine, source, sum(input_tokens) AS input_tokens, "
             "sum(cached_input_tokens) AS cached_input_tokens, sum(output_tokens) AS output_tokens, "
