@@ -82,7 +82,23 @@ def register_tables_as_documented(spark, docs, root, store_formats):
     expected = manifest_files(root, store_formats)
     if namespace["files"] != expected:
         raise SystemExit(f"docs/TEAM.md's statements read {namespace['files']}, not {expected}")
+    if namespace["TIMESTAMPS"] != declared_timestamps():
+        raise SystemExit(
+            f"docs/TEAM.md's TIMESTAMPS {namespace['TIMESTAMPS']} are not the timestamp "
+            f"columns of tables/*.sql {declared_timestamps()}"
+        )
     return expected
+
+
+def declared_timestamps():
+    """{table: [column]} of the TIMESTAMP columns tables/*.sql declares, in order."""
+    columns = {}
+    for ddl in sorted((QUERIES.parent / "tables").glob("*.sql")):
+        for line in ddl.read_text().splitlines():
+            words = line.split()
+            if len(words) > 1 and words[1] == "TIMESTAMP" and not line.lstrip().startswith("--"):
+                columns.setdefault(ddl.stem, []).append(words[0])
+    return columns
 
 
 def spark_session():
@@ -92,11 +108,9 @@ def spark_session():
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        # Machine ids such as `2024` or months such as `2026-04` stay strings.
-        .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
+        # The SQL settings are those of docs/TEAM.md's block, which gets this session.
         .getOrCreate()
     )
 
@@ -126,10 +140,13 @@ SPARK_DIALECT = [
 
 
 def named(*names):
-    text = ""
+    """The text of queries/<name>.sql, concatenated, without its comment lines (they name the
+    placeholders)."""
+    lines = []
     for name in names:
-        text += (QUERIES / f"{name}.sql").read_text()
-    return text
+        text = (QUERIES / f"{name}.sql").read_text()
+        lines.extend(line for line in text.splitlines() if not line.lstrip().startswith("--"))
+    return "\n".join(lines)
 
 
 def bind(sql, parameters):
@@ -265,7 +282,7 @@ def statements(tables):
 
 def esker_rows(sql):
     output = subprocess.run(
-        [ESKER, "query", "--data-dir", DATASET_URL, "--format", "json", sql],
+        [ESKER, "query", "--data-dir", DATASET_URL, "--format", "json", "--", sql],
         capture_output=True,
         text=True,
     )

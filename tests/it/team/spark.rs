@@ -125,7 +125,9 @@ fn spark_reads_the_manifests_files_with_the_rows_esker_query_gives() {
     assert!(summary["rows"].as_u64().expect("rows") > 0);
     for table in ["events", "turns", "sessions", "file_touches", "memories"] {
         assert!(
-            summary["tables"][table].as_u64().is_some_and(|files| files > 0),
+            summary["tables"][table]
+                .as_u64()
+                .is_some_and(|files| files > 0),
             "Spark registered no {table} files: {summary}"
         );
     }
