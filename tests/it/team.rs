@@ -3,9 +3,10 @@
 //! over the bucket, pyarrow's S3 filesystem, idempotent re-publishing, a publish killed before
 //! its manifest, `esker pull` + `esker serve` (MCP round trip), `search`/`sessions` over the
 //! URL, and one-line errors for bad endpoints and buckets. Publishing to a local directory
-//! needs no Python and always runs.
+//! needs no Python and always runs. `spark` runs the team's SQL on Spark (issue #54).
 
 mod moto;
+mod spark;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
