@@ -415,13 +415,34 @@ fn prompt_input(agent: &str, cwd: &str, prompt: &str) -> Value {
     }
 }
 
+/// A project whose hits recall finds for "migration" but does not put first when no project is
+/// current: the working directory of the lowest line of a project-less block that ran in an
+/// absolute directory other than the first line's.
+fn a_project_below_the_top(store: &Path) -> String {
+    let output = recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt("/nowhere/no-project", "none", "migration"),
+    );
+    let ids = cited_ids(&stdout_of(&output));
+    let cwds: Vec<Option<String>> = ids
+        .iter()
+        .map(|id| cwd_of_session(store, &session_of_event(store, id)))
+        .collect();
+    let top = cwds.first().cloned().flatten();
+    cwds.into_iter()
+        .rev()
+        .flatten()
+        .find(|cwd| cwd.starts_with('/') && Some(cwd) != top.as_ref())
+        .expect("a second project among the recalled lines")
+}
+
 /// CodeBuddy Code, Qwen Code, Kiro, Cline and Kimi Code recall on a prompt, each read from its own
 /// input and answered in its own shape, within the budget, with ids that open.
 #[test]
 fn every_prompt_agent_gets_the_block_in_its_own_shape() {
     let store = fixture_store();
-    let hits = shown_hits(store, "migration");
-    let project = a_later_project(store, &hits);
+    let project = a_project_below_the_top(store);
     for (agent, budget) in [
         ("codebuddy", "1500"),
         ("qwen", "600"),
@@ -452,7 +473,7 @@ fn every_prompt_agent_gets_the_block_in_its_own_shape() {
         let first = session_of_event(store, &ids[0]);
         assert!(
             inside(cwd_of_session(store, &first).as_deref(), &project),
-            "{agent}: the project first: {block}"
+            "{agent}: the project {project} first: {block}"
         );
         for id in &ids {
             assert_opens(store, id);
@@ -527,7 +548,7 @@ fn session_start_agents_get_the_projects_recent_sessions() {
     }
 }
 
-/// The new agents' answers on a broken store: nothing, exit 0, no stderr.
+/// The new agents' answers without a store: nothing, exit 0, no stderr.
 #[test]
 fn the_new_agents_print_nothing_on_a_missing_store() {
     let missing = tempfile::tempdir().unwrap();
