@@ -222,7 +222,8 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         command: Option<PathBuf>,
         /// Install (or with --remove take out) the recall hooks instead: `esker recall` on
-        /// each prompt and session start of Claude Code, Codex CLI, Gemini CLI and Copilot CLI.
+        /// each prompt and/or session start of Claude Code, Codex CLI, Gemini CLI, Copilot CLI,
+        /// Factory Droid, CodeBuddy Code, Qwen Code, Cursor, Kiro, Cline and Kimi Code.
         #[arg(long)]
         hooks: bool,
         #[arg(long)]

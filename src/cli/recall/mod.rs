@@ -119,6 +119,9 @@ pub async fn recall(options: &RecallOptions) -> Result<String, RecallError> {
         Some(_) => HookInput::parse(&read_stdin().await?)?,
         None => HookInput::default(),
     };
+    if options.hook.is_some_and(|agent| agent.ignores(&input)) {
+        return Ok(String::new());
+    }
     let request = request_of(options, &input)?;
     let block = recall_block(&options.data_dir, &request).await?;
     Ok(match options.hook {
@@ -128,8 +131,8 @@ pub async fn recall(options: &RecallOptions) -> Result<String, RecallError> {
 }
 
 fn request_of(options: &RecallOptions, input: &HookInput) -> Result<Request, RecallError> {
-    let cwd = match (&input.cwd, &options.cwd) {
-        (Some(cwd), _) if !cwd.is_empty() => PathBuf::from(cwd),
+    let cwd = match (input.cwd(), &options.cwd) {
+        (Some(cwd), _) => PathBuf::from(cwd),
         (_, Some(cwd)) => cwd.clone(),
         _ => std::env::current_dir().map_err(RecallError::NoCwd)?,
     };
@@ -143,7 +146,7 @@ fn request_of(options: &RecallOptions, input: &HookInput) -> Result<Request, Rec
     Ok(Request {
         prompt,
         cwd,
-        running_session: input.session_id.clone().filter(|id| !id.trim().is_empty()),
+        running_session: input.session().map(str::to_owned),
         budget: options.budget,
     })
 }

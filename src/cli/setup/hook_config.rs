@@ -1,5 +1,6 @@
-//! Format-preserving edits of an agent's hook config (Claude Code's `settings.json`, Codex's
-//! `hooks.json`, Gemini CLI's `settings.json`, Copilot CLI's `hooks/*.json`): the `hooks`
+//! Format-preserving edits of an agent's hook config (Claude Code's, Gemini CLI's, Factory
+//! Droid's, CodeBuddy Code's and Qwen Code's `settings.json`, Codex's and Cursor's
+//! `hooks.json`, Copilot CLI's `hooks/*.json`): the `hooks`
 //! object maps an event name to an array of entries; esker's entries are the ones whose
 //! command runs `esker recall --hook` ([`is_ours`]). Installing puts exactly one of ours in
 //! each event's array and leaves every other entry (and comment) where it was; removing takes

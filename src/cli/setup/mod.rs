@@ -10,9 +10,11 @@
 
 pub mod clients;
 pub mod hook_config;
+pub mod hook_file;
 pub mod hooks;
 pub mod json_config;
 pub mod toml_config;
+pub mod toml_hooks;
 pub mod write;
 
 use std::path::{Path, PathBuf};
@@ -453,7 +455,7 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
         };
         out.push_str(&format!(
             "{} {} {}\n",
-            paint(style::TITLE, &format!("{:<12}", report.label), colors),
+            paint(style::TITLE, &format!("{:<14}", report.label), colors),
             paint(action_style, &format!("{action:<15}"), colors),
             paint(style::DIM, &report.config.display().to_string(), colors)
         ));
@@ -476,7 +478,7 @@ fn print_reports(reports: &[Report], options: &SetupOptions) {
         .all(|report| report.action == Action::NotFound)
     {
         out.push_str(if options.hooks {
-            "no agent with recall hooks found here; name one with --client (claude, codex, gemini, copilot)\n"
+            "no agent with recall hooks found here; name one with --client (claude, codex, gemini, copilot, droid, codebuddy, qwen, cursor, kiro, cline, kimi)\n"
         } else {
             "no MCP client found here; name one with --client (claude, codex, gemini, qwen, opencode, copilot, cursor, antigravity)\n"
         });

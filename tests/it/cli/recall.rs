@@ -1,7 +1,9 @@
 //! `esker recall --hook AGENT` as an agent's hook runs it, on the fixture store: the block
 //! stays within its token budget, the working directory's project comes first, the running
 //! session is left out and every cited id opens with `esker show`; a broken or missing store,
-//! garbage on stdin or an unknown agent input print nothing and exit 0.
+//! garbage on stdin or an unknown agent input print nothing and exit 0. Every agent esker hooks
+//! (CodeBuddy Code, Qwen Code, Cursor, Kiro, Cline and Kimi Code beside the first five) gets the block in
+//! its own answer shape from its own input.
 
 use std::io::Write;
 use std::path::Path;
@@ -352,5 +354,210 @@ fn corrupt_files(dir: &Path) {
         } else {
             std::fs::write(path, b"not parquet").expect("corrupt");
         }
+    }
+}
+
+/// The block an agent's answer carries: the JSON member that holds it, or the plain text.
+fn block_of(agent: &str, stdout: &str) -> String {
+    let member = |value: &Value, path: &[&str]| {
+        path.iter()
+            .fold(value, |value, key| &value[key])
+            .as_str()
+            .unwrap_or_else(|| panic!("{agent}: no {path:?} in {value}"))
+            .to_owned()
+    };
+    match agent {
+        "kiro" | "kimi" => stdout.to_owned(),
+        "codebuddy" | "qwen" => {
+            let answer: Value = serde_json::from_str(stdout).expect("JSON answer");
+            member(&answer, &["hookSpecificOutput", "additionalContext"])
+        }
+        "cursor" => member(
+            &serde_json::from_str(stdout).expect("JSON answer"),
+            &["additional_context"],
+        ),
+        "cline" => {
+            let answer: Value = serde_json::from_str(stdout).expect("JSON answer");
+            assert_eq!(answer["cancel"], false, "{answer}");
+            member(&answer, &["contextModification"])
+        }
+        other => panic!("no answer shape for {other}"),
+    }
+}
+
+/// Each agent's own prompt input, as its hook writes it, for `prompt` in `cwd`.
+fn prompt_input(agent: &str, cwd: &str, prompt: &str) -> Value {
+    match agent {
+        "codebuddy" => json!({
+            "session_id": "b1", "transcript_path": "/t.jsonl", "cwd": cwd,
+            "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+        }),
+        "qwen" => json!({
+            "session_id": "q1", "transcript_path": "/t.jsonl", "cwd": cwd,
+            "hook_event_name": "UserPromptSubmit", "timestamp": "2026-12-06T10:00:00Z",
+            "prompt": prompt, "submitted_prompt": prompt,
+        }),
+        "kiro" => json!({
+            "session_id": "k1", "hook_event_name": "UserPromptSubmit", "cwd": cwd,
+            "prompt": prompt,
+        }),
+        "cline" => json!({
+            "clineVersion": "4.2.0", "hookName": "UserPromptSubmit",
+            "timestamp": "1796550000000", "taskId": "t1", "workspaceRoots": [cwd],
+            "userId": "u1", "userPromptSubmit": {"prompt": prompt, "attachments": []},
+        }),
+        "kimi" => json!({
+            "hook_event_name": "UserPromptSubmit", "session_id": "session_k",
+            "session_title": "Fix the migration", "client_type": "kimi_code_cli", "cwd": cwd,
+            "prompt": [{"type": "text", "text": prompt}],
+        }),
+        other => panic!("no prompt input for {other}"),
+    }
+}
+
+/// A project whose hits recall finds for "migration" but does not put first when no project is
+/// current: the working directory of the lowest line of a project-less block that ran in an
+/// absolute directory other than the first line's.
+fn a_project_below_the_top(store: &Path) -> String {
+    let output = recall(
+        store,
+        &["--hook", "claude-code"],
+        &claude_prompt("/nowhere/no-project", "none", "migration"),
+    );
+    let ids = cited_ids(&stdout_of(&output));
+    let cwds: Vec<Option<String>> = ids
+        .iter()
+        .map(|id| cwd_of_session(store, &session_of_event(store, id)))
+        .collect();
+    let top = cwds.first().cloned().flatten();
+    cwds.into_iter()
+        .rev()
+        .flatten()
+        .find(|cwd| cwd.starts_with('/') && Some(cwd) != top.as_ref())
+        .expect("a second project among the recalled lines")
+}
+
+/// CodeBuddy Code, Qwen Code, Kiro, Cline and Kimi Code recall on a prompt, each read from its own
+/// input and answered in its own shape, within the budget, with ids that open.
+#[test]
+fn every_prompt_agent_gets_the_block_in_its_own_shape() {
+    let store = fixture_store();
+    let project = a_project_below_the_top(store);
+    for (agent, budget) in [
+        ("codebuddy", "1500"),
+        ("qwen", "600"),
+        ("kiro", "1500"),
+        ("cline", "300"),
+        ("kimi", "1500"),
+    ] {
+        let input = prompt_input(agent, &project, "migration");
+        let output = recall(
+            store,
+            &["--hook", agent, "--budget", budget],
+            &input.to_string(),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{agent}: {}",
+            stderr_of(&output)
+        );
+        assert_eq!(stderr_of(&output), "", "{agent}");
+        let block = block_of(agent, &stdout_of(&output));
+        assert!(
+            tokens(&block) <= budget.parse().unwrap(),
+            "{agent}: {block}"
+        );
+        let ids = cited_ids(&block);
+        assert!(!ids.is_empty(), "{agent}: {block}");
+        let first = session_of_event(store, &ids[0]);
+        assert!(
+            inside(cwd_of_session(store, &first).as_deref(), &project),
+            "{agent}: the project {project} first: {block}"
+        );
+        for id in &ids {
+            assert_opens(store, id);
+        }
+    }
+}
+
+/// Qwen Code fires `UserPromptSubmit` on tool-result continuations too: without
+/// `submitted_prompt` the input is not a user's and nothing is printed.
+#[test]
+fn a_qwen_continuation_prints_nothing() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    let project = a_later_project(store, &hits);
+    let mut input = prompt_input("qwen", &project, "migration");
+    input.as_object_mut().unwrap().remove("submitted_prompt");
+    let output = recall(store, &["--hook", "qwen"], &input.to_string());
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout_of(&output), "");
+}
+
+/// Session starts: Cursor's `sessionStart` (workspace roots, no cwd), Kiro's, CodeBuddy's and
+/// Qwen's `SessionStart` recall the project's recent sessions in each agent's shape.
+#[test]
+fn session_start_agents_get_the_projects_recent_sessions() {
+    let store = fixture_store();
+    let hits = shown_hits(store, "migration");
+    let project = a_later_project(store, &hits);
+    let inputs = [
+        (
+            "cursor",
+            json!({
+                "hook_event_name": "sessionStart", "conversation_id": "conv-1",
+                "generation_id": "gen-1", "workspace_roots": [project],
+                "cursor_version": "3.20.17",
+            }),
+        ),
+        (
+            "kiro",
+            json!({"session_id": "k2", "hook_event_name": "SessionStart", "cwd": project}),
+        ),
+        (
+            "codebuddy",
+            json!({
+                "session_id": "b2", "transcript_path": "/t.jsonl", "cwd": project,
+                "hook_event_name": "SessionStart", "source": "startup",
+            }),
+        ),
+        (
+            "qwen",
+            json!({
+                "session_id": "q2", "transcript_path": "/t.jsonl", "cwd": project,
+                "hook_event_name": "SessionStart", "source": "startup", "model": "qwen3-coder",
+            }),
+        ),
+    ];
+    for (agent, input) in inputs {
+        let output = recall(store, &["--hook", agent], &input.to_string());
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{agent}: {}",
+            stderr_of(&output)
+        );
+        let block = block_of(agent, &stdout_of(&output));
+        assert!(tokens(&block) <= 1500, "{agent}");
+        let ids = cited_ids(&block);
+        assert!(!ids.is_empty(), "{agent}: {block}");
+        for id in &ids {
+            assert_opens(store, id);
+        }
+    }
+}
+
+/// The new agents' answers without a store: nothing, exit 0, no stderr.
+#[test]
+fn the_new_agents_print_nothing_on_a_missing_store() {
+    let missing = tempfile::tempdir().unwrap();
+    let nowhere = missing.path().join("no-store-here");
+    for agent in ["codebuddy", "qwen", "kiro", "cline", "kimi"] {
+        let input = prompt_input(agent, "/home/dev/webapp", "migration");
+        let output = recall(&nowhere, &["--hook", agent], &input.to_string());
+        assert_eq!(output.status.code(), Some(0), "{agent}");
+        assert_eq!(stdout_of(&output), "", "{agent}");
+        assert_eq!(stderr_of(&output), "", "{agent}");
     }
 }
