@@ -16,9 +16,10 @@
 //!   and `user.env_context.env_state.current_working_directory`;
 //! - `assistant` is `{"Response": {message_id, content}}` or `{"ToolUse": {message_id, content,
 //!   tool_uses: [{id, name, orig_name, args, orig_args}]}}`;
-//! - `request_metadata` has `stream_end_timestamp_ms` and `model_id`;
-//! plus `latest_summary` (`/compact`'s summary) and `model_info.model_id` /`model`. No token
-//! counts are stored.
+//! - `request_metadata` has `stream_end_timestamp_ms` and `model_id`.
+//!
+//! The state also has `latest_summary` (`/compact`'s summary) and `model_info.model_id`
+//! (`model` before 1.13.3). No token counts are stored.
 
 use std::collections::HashMap;
 use std::path::Path;
