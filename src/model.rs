@@ -44,10 +44,22 @@ pub enum Source {
     /// TRAE CLI 2.0 (`traex`): Codex rollouts under a TRAE home (`~/.trae/cli/sessions`).
     #[serde(rename = "trae-cli")]
     TraeCli,
+    /// CodeBuddy Code (Tencent): `~/.codebuddy/projects/<cwd-slug>/<session>.jsonl`.
+    #[serde(rename = "codebuddy")]
+    CodeBuddy,
+    /// WorkBuddy (Tencent's desktop app running CodeBuddy's agent): the same transcripts under
+    /// `~/.workbuddy/projects` and `~/.workbuddy-ai/projects`.
+    #[serde(rename = "workbuddy")]
+    WorkBuddy,
+    /// Kiro CLI: `~/.kiro/sessions/cli/<id>.jsonl` and its SQLite `data.sqlite3`.
+    Kiro,
+    /// Amazon Q Developer CLI (Kiro CLI's predecessor): its SQLite `amazon-q/data.sqlite3`.
+    #[serde(rename = "amazon-q")]
+    AmazonQ,
 }
 
 impl Source {
-    pub const ALL: [Source; 24] = [
+    pub const ALL: [Source; 28] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -72,6 +84,10 @@ impl Source {
         Source::Windsurf,
         Source::Hermes,
         Source::TraeCli,
+        Source::CodeBuddy,
+        Source::WorkBuddy,
+        Source::Kiro,
+        Source::AmazonQ,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -100,6 +116,10 @@ impl Source {
             Source::Windsurf => "windsurf",
             Source::Hermes => "hermes",
             Source::TraeCli => "trae-cli",
+            Source::CodeBuddy => "codebuddy",
+            Source::WorkBuddy => "workbuddy",
+            Source::Kiro => "kiro",
+            Source::AmazonQ => "amazon-q",
         }
     }
 
@@ -136,6 +156,10 @@ impl Source {
             Source::Windsurf => "windsurf",
             Source::Hermes => "hermes-agent",
             Source::TraeCli => "trae-cli",
+            Source::CodeBuddy => "codebuddy-code",
+            Source::WorkBuddy => "workbuddy",
+            Source::Kiro => "kiro-cli",
+            Source::AmazonQ => "amazon-q-cli",
         }
     }
 

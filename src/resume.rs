@@ -151,6 +151,17 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // docs.factory.ai CLI reference (Factory-AI/factory docs/reference/cli-reference.mdx):
         // `droid --resume [sessionId]`, alias `-r`.
         Source::Factory => ResumeCommand::new(&["droid", "--resume", id]),
+        // CodeBuddy Code (closed source): `codebuddy -r <id>`, per vshulcz/deja-vu
+        // docs/registry/codebuddy.md (checked on a live 2.161.2); it finds the session only
+        // under the folder of the directory it runs in, which is where esker runs it.
+        Source::CodeBuddy => ResumeCommand::new(&["codebuddy", "-r", id]),
+        // Kiro CLI (closed source): `kiro-cli chat --resume-id <id>`, which resumes a session of
+        // either store by its id from any directory (kirodotdev/Kiro#9066, checked on 2.5.1).
+        Source::Kiro => ResumeCommand::new(&["kiro-cli", "chat", "--resume-id", id]),
+        // aws/amazon-q-developer-cli crates/chat-cli/src/cli/chat/mod.rs: `q chat --resume`
+        // reopens the conversation stored for the working directory, which is the one conversation
+        // esker read from that directory's row (the store keeps one per directory).
+        Source::AmazonQ => ResumeCommand::new(&["q", "chat", "--resume"]),
         // docs.cursor.com/en/cli/using: `--resume [thread id]`; only the CLI's chat stores
         // (`chats/<hash>/<chat>/store.db`) hold chats it resumes, not the IDE's transcripts.
         Source::Cursor if is_cursor_agent_chat(source_path) => {
@@ -163,7 +174,8 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // threads) and Windsurf's Cascade conversations (its hook transcripts name no command
         // that reopens one); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`),
         // which esker does not keep; Antigravity's resume is not documented; the Cursor IDE's
-        // agent transcripts are not cursor-agent chats.
+        // agent transcripts are not cursor-agent chats; WorkBuddy is a desktop app with no
+        // command that reopens a session (deja-vu's registry page: none yet).
         Source::Cursor
         | Source::Aider
         | Source::Cline
@@ -173,6 +185,7 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::Zed
         | Source::OpenClaw
         | Source::Windsurf
+        | Source::WorkBuddy
         | Source::Antigravity => {
             return None;
         }
@@ -258,6 +271,21 @@ mod tests {
             ("crush", "/p/.crush/crush.db", &["crush", "--session", ID]),
             ("amp", "/p/T-1.json", &["amp", "threads", "continue", ID]),
             ("factory", "/p/x.jsonl", &["droid", "--resume", ID]),
+            (
+                "codebuddy",
+                "/h/.codebuddy/projects/w/x.jsonl",
+                &["codebuddy", "-r", ID],
+            ),
+            (
+                "kiro",
+                "/h/.kiro/sessions/cli/x.jsonl",
+                &["kiro-cli", "chat", "--resume-id", ID],
+            ),
+            (
+                "amazon-q",
+                "/h/.local/share/amazon-q/data.sqlite3",
+                &["q", "chat", "--resume"],
+            ),
             ("hermes", "/h/.hermes/state.db", &["hermes", "--resume", ID]),
             (
                 "cursor",
@@ -302,6 +330,7 @@ mod tests {
             ("zed", "/h/.local/share/zed/threads/threads.db"),
             ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
             ("windsurf", "/h/.windsurf/transcripts/t.jsonl"),
+            ("workbuddy", "/h/.workbuddy/projects/w/x.jsonl"),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

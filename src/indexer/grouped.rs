@@ -40,6 +40,7 @@ use crate::ingest::goose;
 use crate::ingest::hermes::{self, store as hermes_store};
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
+use crate::ingest::kiro_db::{self, Flavor as KiroFlavor};
 use crate::ingest::lines::JsonLine;
 use crate::ingest::openclaw;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
@@ -107,6 +108,10 @@ pub enum StoreKind {
     OpenClaw,
     /// A Hermes Agent home: its `state.db` and its `sessions/` files.
     Hermes,
+    /// Kiro CLI's `kiro-cli/data.sqlite3` (`conversations_v2`).
+    Kiro,
+    /// Amazon Q Developer CLI's `amazon-q/data.sqlite3` (`conversations`).
+    AmazonQ,
 }
 
 impl StoreKind {
@@ -120,6 +125,17 @@ impl StoreKind {
             StoreKind::Zed => Format::ZedDb,
             StoreKind::OpenClaw => Format::OpenClawDb,
             StoreKind::Hermes => Format::HermesDb,
+            StoreKind::Kiro => Format::KiroDb,
+            StoreKind::AmazonQ => Format::AmazonQDb,
+        }
+    }
+
+    /// The CLI of a Kiro-family store.
+    fn kiro_flavor(self) -> Option<KiroFlavor> {
+        match self {
+            StoreKind::Kiro => Some(KiroFlavor::Kiro),
+            StoreKind::AmazonQ => Some(KiroFlavor::AmazonQ),
+            _ => None,
         }
     }
 
@@ -133,6 +149,8 @@ impl StoreKind {
             StoreKind::Zed => Source::Zed,
             StoreKind::OpenClaw => Source::OpenClaw,
             StoreKind::Hermes => Source::Hermes,
+            StoreKind::Kiro => Source::Kiro,
+            StoreKind::AmazonQ => Source::AmazonQ,
         }
     }
 
@@ -146,6 +164,10 @@ impl StoreKind {
             StoreKind::Zed => zed::has_schema(connection),
             StoreKind::OpenClaw => openclaw::has_schema(connection),
             StoreKind::Hermes => hermes_store::has_schema(connection),
+            StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
+                Some(flavor) => kiro_db::has_schema(connection, flavor),
+                None => Ok(false),
+            },
         }
     }
 
@@ -163,6 +185,10 @@ impl StoreKind {
             StoreKind::Zed => zed::session_stamps(connection),
             StoreKind::OpenClaw => openclaw::session_stamps(connection),
             StoreKind::Hermes => hermes_store::session_stamps(connection, database),
+            StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
+                Some(flavor) => kiro_db::session_stamps(connection, flavor),
+                None => Ok(Vec::new()),
+            },
         }
     }
 
@@ -237,6 +263,14 @@ impl StoreKind {
                 let facts = session.info.values_mut().chain(session.header.values_mut());
                 let redacted = redact_all(options, messages.chain(facts));
                 Ok((hermes::parse_session(&session), redacted))
+            }
+            StoreKind::Kiro | StoreKind::AmazonQ => {
+                let Some(flavor) = self.kiro_flavor() else {
+                    return Ok((ParseOutput::default(), 0));
+                };
+                let mut conversation = kiro_db::read_session(connection, flavor, id)?;
+                let redacted = redact_all(options, std::iter::once(&mut conversation.state));
+                Ok((kiro_db::parse(&conversation), redacted))
             }
         }
     }
@@ -333,6 +367,15 @@ pub fn claim(path: &Path) -> Option<Claim> {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::OpenClaw,
             path: path.with_file_name(database),
+        }));
+    }
+    if let Some(flavor) = kiro_db::store_flavor(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: match flavor {
+                KiroFlavor::Kiro => StoreKind::Kiro,
+                KiroFlavor::AmazonQ => StoreKind::AmazonQ,
+            },
+            path: path.with_file_name(kiro_db::STORE_NAME),
         }));
     }
     if hermes_store::is_store_path(path) {

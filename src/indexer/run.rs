@@ -935,7 +935,9 @@ fn is_candidate(path: &Path) -> bool {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("");
-    ((name.ends_with(".jsonl") || name.ends_with(".json")) && !name.ends_with(".meta.json"))
+    ((name.ends_with(".jsonl") || name.ends_with(".json"))
+        && !name.ends_with(".meta.json")
+        && !crate::ingest::kiro::is_metadata_path(path))
         || name == crate::ingest::aider::HISTORY_FILE
 }
 

@@ -1,13 +1,13 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 20] = [
+pub const ENV_VARS: [&str; 22] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -28,6 +28,8 @@ pub const ENV_VARS: [&str; 20] = [
     "HERMES_HOME",
     "TRAE_HOME",
     "TRAECLI_HOME",
+    "CODEBUDDY_CONFIG_DIR",
+    "WORKBUDDY_CONFIG_DIR",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -92,6 +94,14 @@ pub fn labelled_candidates(
             .into_iter()
             .map(|folder| (Source::TraeCli, folder)),
     );
+    // CodeBuddy Code and WorkBuddy write the same transcripts under their own homes
+    // (`ingest::codebuddy`).
+    candidates.extend(super::codebuddy::project_folders(home, &env));
+    // Kiro CLI's v2 engine writes one session file pair per session on every OS.
+    candidates.push((
+        Source::Kiro,
+        home.join(".kiro").join("sessions").join("cli"),
+    ));
     candidates.extend(vscode_task_folders(home, &env));
     let label = |source: Source| move |path: PathBuf| (source, path);
     candidates.extend(
@@ -141,7 +151,34 @@ pub fn labelled_store_files(
     let hermes = hermes_homes(home, &env)
         .into_iter()
         .map(|hermes| (Source::Hermes, hermes.join("state.db")));
-    openclaw.chain(hermes).collect()
+    let kiro = kiro_stores(home, &env);
+    openclaw.chain(hermes).chain(kiro).collect()
+}
+
+/// Kiro CLI's and Amazon Q Developer CLI's `data.sqlite3` (which also holds their credentials:
+/// only the conversation table is read) in each local data directory they use:
+/// `$XDG_DATA_HOME` (default `~/.local/share`), `~/Library/Application Support` (macOS) and
+/// `%LOCALAPPDATA%` (Windows, when set).
+fn kiro_stores(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<(Source, PathBuf)> {
+    use super::kiro_db::{Flavor, STORE_NAME};
+    let data_dirs = [
+        Some(env("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local").join("share"))),
+        Some(home.join("Library").join("Application Support")),
+        env("LOCALAPPDATA"),
+    ];
+    let mut stores = Vec::new();
+    for data_dir in data_dirs.into_iter().flatten() {
+        for flavor in [Flavor::Kiro, Flavor::AmazonQ] {
+            let store = (
+                flavor.source(),
+                data_dir.join(flavor.folder()).join(STORE_NAME),
+            );
+            if !stores.contains(&store) {
+                stores.push(store);
+            }
+        }
+    }
+    stores
 }
 
 /// Hermes Agent's homes: `$HERMES_HOME` (default `~/.hermes`) and each of its profiles
@@ -325,6 +362,42 @@ mod tests {
         let moved = candidates(home, env);
         assert!(moved.contains(&PathBuf::from("/srv/trae/cli/sessions")));
         assert!(!moved.contains(&home.join(".trae/cli/sessions")));
+    }
+
+    #[test]
+    fn codebuddy_and_workbuddy_folders_are_labelled() {
+        let home = Path::new("/home/u");
+        let found = labelled_candidates(home, |_| None);
+        assert!(found.contains(&(Source::CodeBuddy, home.join(".codebuddy/projects"))));
+        for workbuddy in [".workbuddy", ".workbuddy-ai"] {
+            let path = home.join(workbuddy).join("projects");
+            assert!(found.contains(&(Source::WorkBuddy, path)), "{workbuddy}");
+        }
+        let env = |name: &str| (name == "CODEBUDDY_CONFIG_DIR").then(|| PathBuf::from("/srv/cb"));
+        let moved = candidates(home, env);
+        assert!(moved.contains(&PathBuf::from("/srv/cb/projects")));
+        assert!(!moved.contains(&home.join(".codebuddy/projects")));
+    }
+
+    #[test]
+    fn kiro_and_amazon_q_stores_are_listed_in_every_data_directory() {
+        let home = Path::new("/home/u");
+        let stores = labelled_store_files(home, |_| None);
+        for (source, path) in [
+            (Source::Kiro, "/home/u/.local/share/kiro-cli/data.sqlite3"),
+            (
+                Source::AmazonQ,
+                "/home/u/.local/share/amazon-q/data.sqlite3",
+            ),
+            (
+                Source::Kiro,
+                "/home/u/Library/Application Support/kiro-cli/data.sqlite3",
+            ),
+        ] {
+            assert!(stores.contains(&(source, PathBuf::from(path))), "{path}");
+        }
+        let found = labelled_candidates(home, |_| None);
+        assert!(found.contains(&(Source::Kiro, home.join(".kiro/sessions/cli"))));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod cline_api;
+pub mod codebuddy;
 pub mod codex;
 pub mod content;
 pub mod copilot;
@@ -21,6 +22,8 @@ pub mod goose;
 pub mod hermes;
 pub mod kimi;
 pub mod kimi_code;
+pub mod kiro;
+pub mod kiro_db;
 pub mod lines;
 pub mod locations;
 pub mod openclaw;
@@ -107,6 +110,16 @@ pub enum Format {
     HermesDb,
     /// A Codex rollout TRAE CLI 2.0 wrote, `<TRAE CLI home>/sessions/YYYY/MM/DD/rollout-*.jsonl`.
     TraeRollout,
+    /// A CodeBuddy Code transcript, `~/.codebuddy/projects/<cwd-slug>/<session>.jsonl`.
+    CodeBuddySession,
+    /// The same transcript WorkBuddy wrote, under `~/.workbuddy{,-ai}/projects`.
+    WorkBuddySession,
+    /// A Kiro CLI session file, `~/.kiro/sessions/cli/<id>.jsonl` (with `<id>.json`).
+    KiroSession,
+    /// Kiro CLI's SQLite store, `kiro-cli/data.sqlite3` (`conversations_v2`).
+    KiroDb,
+    /// Amazon Q Developer CLI's SQLite store, `amazon-q/data.sqlite3` (`conversations`).
+    AmazonQDb,
 }
 
 impl Format {
@@ -146,6 +159,11 @@ impl Format {
             Format::HermesSession => "hermes_session",
             Format::HermesDb => "hermes_db",
             Format::TraeRollout => "trae_rollout",
+            Format::CodeBuddySession => "codebuddy_session",
+            Format::WorkBuddySession => "workbuddy_session",
+            Format::KiroSession => "kiro_session",
+            Format::KiroDb => "kiro_db",
+            Format::AmazonQDb => "amazon_q_db",
         }
     }
 }
@@ -190,6 +208,10 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
     let leading: Vec<JsonLine> = split.lines.iter().take(SNIFF_LINES).cloned().collect();
     if leading.is_empty() {
         None
+    } else if codebuddy::sniff(&leading) {
+        // Before Codex and Claude: CodeBuddy's items look like Codex's legacy ones, and its
+        // bookkeeping records (`ai-title`, `file-history-snapshot`) like Claude's.
+        Some(Format::CodeBuddySession)
     } else if codex::sniff(&leading) {
         Some(Format::CodexRollout)
     } else if qwen::sniff_jsonl(&leading) {
@@ -215,6 +237,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::GooseJsonl)
     } else if vscode_copilot::sniff_log(&leading) {
         Some(Format::VscodeChat)
+    } else if kiro::sniff(&leading) {
+        Some(Format::KiroSession)
     } else if hermes::sniff_jsonl(&leading) {
         Some(Format::HermesSession)
     } else {
@@ -306,6 +330,9 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
         Format::CodexRollout if trae::is_rollout_path(path) => Some(Format::TraeRollout),
+        Format::CodeBuddySession if codebuddy::is_workbuddy_path(path) => {
+            Some(Format::WorkBuddySession)
+        }
         Format::PiSession if openclaw::is_checkpoint_path(path) => None,
         Format::PiSession if openclaw::is_transcript_path(path) => Some(Format::OpenClawSession),
         Format::HermesSession if hermes::is_shadowed_transcript(path) => None,
@@ -320,6 +347,7 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
+        Format::KiroSession => kiro::read_metadata(path),
         Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
     }
@@ -338,6 +366,13 @@ pub fn parse(
         (Format::TraeRollout, Content::Lines(split)) => {
             codex::parse_as(path, &split.lines, Source::TraeCli)
         }
+        (Format::CodeBuddySession, Content::Lines(split)) => {
+            codebuddy::parse(path, &split.lines, Source::CodeBuddy)
+        }
+        (Format::WorkBuddySession, Content::Lines(split)) => {
+            codebuddy::parse(path, &split.lines, Source::WorkBuddy)
+        }
+        (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
         (Format::ClaudeTranscript, Content::Lines(split)) => {
             claude::parse(path, &split.lines, sidecar)
         }
@@ -412,6 +447,11 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::HermesSession,
         Format::HermesDb,
         Format::TraeRollout,
+        Format::CodeBuddySession,
+        Format::WorkBuddySession,
+        Format::KiroSession,
+        Format::KiroDb,
+        Format::AmazonQDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

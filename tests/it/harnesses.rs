@@ -6,12 +6,14 @@
 mod aider;
 mod amp;
 mod cline;
+mod codebuddy;
 mod copilot;
 mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
 mod hermes;
+mod kiro;
 mod openclaw;
 mod pi;
 mod qwen;

@@ -208,7 +208,87 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             "mcpServers",
             EntryShape::CommandArgs,
         ),
+        // Kiro CLI (and the Kiro IDE) read user-level servers from `~/.kiro/settings/mcp.json`
+        // (`mcpServers`, `{command, args}`): the aws-bench Kiro agent writes it there.
+        json_client(
+            "kiro",
+            "Kiro",
+            home.join(".kiro"),
+            "settings/mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+        // Amazon Q Developer CLI: `~/.aws/amazonq/mcp.json` (aws/amazon-q-developer-cli
+        // crates/chat-cli/src/util/paths.rs, `MCP_CONFIG` of the global paths).
+        json_client(
+            "amazon-q",
+            "Amazon Q Developer CLI",
+            home.join(".aws").join("amazonq"),
+            "mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+        buddy_client(
+            "codebuddy",
+            "CodeBuddy Code",
+            home.join(".codebuddy"),
+            &[".mcp.json", "mcp.json"],
+            home.join(".codebuddy.json"),
+        ),
+        {
+            let workbuddy = workbuddy_home(home);
+            let fallback = workbuddy.join("mcp.json");
+            buddy_client(
+                "workbuddy",
+                "WorkBuddy",
+                workbuddy,
+                &[".mcp.json", "mcp.json"],
+                fallback,
+            )
+        },
     ]
+}
+
+/// CodeBuddy Code and WorkBuddy read their user-level MCP servers from one file only: the first
+/// of `<home>/.mcp.json` and `<home>/mcp.json` that exists (then, for CodeBuddy, the documented
+/// `~/.codebuddy.json`), else `fallback`; Claude Code's `mcpServers` entries with `type: stdio`
+/// (vshulcz/deja-vu docs/registry/codebuddy.md, checked on CodeBuddy Code 2.161.2 and WorkBuddy
+/// 5.6.2; CodeBuddy's CLI MCP documentation for `~/.codebuddy.json` and the entry shape).
+fn buddy_client(
+    name: &'static str,
+    label: &'static str,
+    home: PathBuf,
+    files: &[&str],
+    fallback: PathBuf,
+) -> Client {
+    let config = files
+        .iter()
+        .map(|file| home.join(file))
+        .chain(std::iter::once(fallback.clone()))
+        .find(|path| path.is_file())
+        .unwrap_or(fallback);
+    Client {
+        name,
+        label,
+        config,
+        format: Format::Json,
+        container: "mcpServers",
+        shape: EntryShape::Stdio,
+        home,
+        cli: None,
+    }
+}
+
+/// WorkBuddy's home: `~/.workbuddy` (workbuddy.cn), else `~/.workbuddy-ai` (WorkBuddy AI) when
+/// only that one exists.
+fn workbuddy_home(home: &Path) -> PathBuf {
+    let china = home.join(".workbuddy");
+    let global = home.join(".workbuddy-ai");
+    if !china.is_dir() && global.is_dir() {
+        global
+    } else {
+        china
+    }
 }
 
 /// The full path of `command` when it is an executable on PATH.

@@ -144,6 +144,10 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
         "cursor",
         "zed",
         "vscode-copilot",
+        "codebuddy-code",
+        "workbuddy",
+        "kiro-cli",
+        "amazon-q-cli",
     ] {
         assert!(
             diagnosis["locations"]

@@ -314,3 +314,68 @@ fn antigravity_is_registered_in_its_global_mcp_config() {
     home.setup(&["--remove", "--client", "antigravity"]);
     assert_eq!(home.read(".gemini/config/mcp_config.json"), original);
 }
+
+#[test]
+fn codebuddy_and_workbuddy_are_registered_in_the_one_file_each_reads() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    // CodeBuddy reads only the first of `.mcp.json`, `mcp.json` (in its home) and
+    // `~/.codebuddy.json` that exists: here `mcp.json`, so `~/.codebuddy.json` stays as it is.
+    let state = "{\n  \"numStartups\": 3\n}\n";
+    home.write(".codebuddy.json", state);
+    let original = "{\n  \"mcpServers\": {\n    \"docs\": { \"type\": \"stdio\", \"command\": \"docs-server\", \"args\": [] }\n  }\n}\n";
+    home.write(".codebuddy/mcp.json", original);
+    // Only WorkBuddy AI's home exists: its `mcp.json` is created.
+    fs::create_dir_all(home.path(".workbuddy-ai")).unwrap();
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "codebuddy"), "added");
+    assert_eq!(action_of(&reports, "workbuddy"), "added");
+    let config: Value = serde_json::from_str(&home.read(".codebuddy/mcp.json")).unwrap();
+    let esker = &config["mcpServers"]["esker"];
+    assert_eq!(esker["type"], "stdio");
+    assert_eq!(esker["command"], "/opt/bin/esker");
+    assert_eq!(esker["args"][0], "serve");
+    assert_eq!(config["mcpServers"]["docs"]["command"], "docs-server");
+    assert_eq!(home.read(".codebuddy.json"), state);
+    let workbuddy: Value = serde_json::from_str(&home.read(".workbuddy-ai/mcp.json")).unwrap();
+    assert_eq!(
+        workbuddy["mcpServers"]["esker"]["command"],
+        "/opt/bin/esker"
+    );
+    assert!(!home.path(".workbuddy").exists());
+
+    // Without any of its files, CodeBuddy gets the documented user file `~/.codebuddy.json`.
+    let bare = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    fs::create_dir_all(bare.path(".codebuddy")).unwrap();
+    let reports = bare.setup_json(&["--client", "codebuddy"]);
+    assert_eq!(action_of(&reports, "codebuddy"), "added");
+    let config: Value = serde_json::from_str(&bare.read(".codebuddy.json")).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["type"], "stdio");
+
+    home.setup(&["--remove", "--client", "codebuddy"]);
+    assert_eq!(home.read(".codebuddy/mcp.json"), original);
+}
+
+#[test]
+fn kiro_and_amazon_q_are_registered_in_their_user_mcp_files() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let original = "{\n  \"mcpServers\": {\n    \"docs\": { \"command\": \"docs-server\", \"args\": [] }\n  }\n}\n";
+    home.write(".kiro/settings/mcp.json", original);
+    fs::create_dir_all(home.path(".aws/amazonq")).unwrap();
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "kiro"), "added");
+    assert_eq!(action_of(&reports, "amazon-q"), "added");
+    let kiro: Value = serde_json::from_str(&home.read(".kiro/settings/mcp.json")).unwrap();
+    assert_eq!(kiro["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(kiro["mcpServers"]["esker"]["args"][0], "serve");
+    assert_eq!(kiro["mcpServers"]["docs"]["command"], "docs-server");
+    let q: Value = serde_json::from_str(&home.read(".aws/amazonq/mcp.json")).unwrap();
+    assert_eq!(q["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    home.setup(&["--remove", "--client", "kiro"]);
+    assert_eq!(home.read(".kiro/settings/mcp.json"), original);
+}
