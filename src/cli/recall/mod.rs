@@ -467,9 +467,20 @@ fn harness(session: &Value) -> String {
 /// Whether an indexed session is the one the hook runs in (the agent's id is part of it).
 fn is_running(request: &Request, session_id: Option<&str>) -> bool {
     match (&request.running_session, session_id) {
-        (Some(running), Some(id)) => id.contains(running.trim()),
+        (Some(running), Some(id)) => holds_as_a_whole(id, running.trim()),
         _ => false,
     }
+}
+
+/// Whether `part` occurs in `id` as a whole: not inside a longer run of letters and digits, so
+/// a short or empty running id (`x`) never matches every session (`session:codex-…`).
+fn holds_as_a_whole(id: &str, part: &str) -> bool {
+    !part.is_empty()
+        && id.match_indices(part).any(|(at, _)| {
+            let before = id[..at].chars().next_back();
+            let after = id[at + part.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
 }
 
 #[cfg(test)]
@@ -493,6 +504,24 @@ mod tests {
         assert!(!is_running(
             &request(None),
             Some("session:claude:3f2b8c1e-5a47")
+        ));
+    }
+
+    #[test]
+    fn a_short_or_empty_running_id_matches_no_other_session() {
+        for running in ["x", "", "  ", "019c", "d9"] {
+            assert!(
+                !is_running(&request(Some(running)), Some("session:codex-019cebc9-d900")),
+                "{running:?}"
+            );
+        }
+        assert!(is_running(
+            &request(Some("019cebc9-d900")),
+            Some("session:codex-019cebc9-d900")
+        ));
+        assert!(is_running(
+            &request(Some("3f2b8c1e")),
+            Some("session:claude-3f2b8c1e-agent-a1")
         ));
     }
 
