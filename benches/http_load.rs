@@ -12,10 +12,14 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+
+#[path = "common/announced_server.rs"]
+mod announced_server;
+use announced_server::spawn_announced;
 
 #[path = "common/indexed_corpus.rs"]
 mod indexed_corpus;
@@ -82,31 +86,17 @@ struct Server {
 
 impl Server {
     fn start(data_dir: &Path, tokens: &Path, clients: usize) -> anyhow::Result<Server> {
-        let mut child = Command::new(ESKER)
-            .args(["serve", "--no-index", "--data-dir"])
-            .arg(data_dir)
-            .args(["--http", "127.0.0.1:0", "--tokens"])
-            .arg(tokens)
-            .args(["--max-concurrent", &clients.to_string()])
-            .args(["--rate-limit", "1000000"])
-            .env("HOME", "/nonexistent-esker-bench-home")
-            .env("ESKER_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        let stderr = child.stderr.take().expect("piped stderr");
-        let mut lines = BufReader::new(stderr).lines();
-        let url = loop {
-            let line = lines
-                .next()
-                .ok_or_else(|| anyhow::anyhow!("esker serve --http exited"))??;
-            if let Some(url) = line.strip_prefix("esker serve: MCP over HTTP at http://") {
-                break url.trim_end_matches("/mcp").to_owned();
-            }
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
+        let (child, url) = spawn_announced(
+            Command::new(ESKER)
+                .args(["serve", "--no-index", "--data-dir"])
+                .arg(data_dir)
+                .args(["--http", "127.0.0.1:0", "--tokens"])
+                .arg(tokens)
+                .args(["--max-concurrent", &clients.to_string()])
+                .args(["--rate-limit", "1000000"]),
+            "esker serve: MCP over HTTP at http://",
+        )?;
+        let url = url.trim_end_matches("/mcp");
         Ok(Server {
             child,
             address: url.parse()?,

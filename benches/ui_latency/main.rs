@@ -15,6 +15,8 @@
 //! Run: `cargo bench --bench ui_latency -- [--store DATA_DIR | --docs N] [--rounds R]
 //! [--page-rounds P] [--work DIR]`.
 
+#[path = "../common/announced_server.rs"]
+mod announced_server;
 #[path = "../common/indexed_corpus.rs"]
 mod indexed_corpus;
 #[path = "../common/samples.rs"]
@@ -23,11 +25,11 @@ mod samples;
 mod sql_rows;
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use announced_server::spawn_announced;
 use esker::query::context_at;
 use esker::store::Store;
 use samples::Samples;
@@ -214,26 +216,12 @@ struct UiServer {
 
 impl UiServer {
     fn start(data_dir: &Path) -> anyhow::Result<UiServer> {
-        let mut child = Command::new(ESKER)
-            .args(["ui", "--no-index", "--port", "0", "--data-dir"])
-            .arg(data_dir)
-            .env("HOME", "/nonexistent-esker-bench-home")
-            .env("ESKER_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        let stderr = child.stderr.take().expect("piped stderr");
-        let mut lines = BufReader::new(stderr).lines();
-        let start_url = loop {
-            let line = lines
-                .next()
-                .ok_or_else(|| anyhow::anyhow!("esker ui exited before printing its URL"))??;
-            if let Some(url) = line.strip_prefix("esker ui: ") {
-                break url.trim().to_owned();
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
+        let (child, start_url) = spawn_announced(
+            Command::new(ESKER)
+                .args(["ui", "--no-index", "--port", "0", "--data-dir"])
+                .arg(data_dir),
+            "esker ui: ",
+        )?;
         Ok(UiServer { child, start_url })
     }
 }

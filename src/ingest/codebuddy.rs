@@ -54,7 +54,8 @@ use serde_json::{Value, json};
 
 use super::content::{
     UNKNOWN_TOOL, arguments_of, mark_terminal_replies, only_tagged_blocks, plain_event,
-    reported_exit_code, strip_tagged, tag_content, text_field, tool_call, tool_response,
+    reported_exit_code, strip_tagged, tag_content, text_field, text_of_blocks, tool_call,
+    tool_response,
 };
 use super::lines::JsonLine;
 use crate::model::{
@@ -553,33 +554,7 @@ fn parts_text(content: &Value) -> String {
         "reasoning_text",
         "summary_text",
     ];
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                Value::String(text) => Some(text.as_str()),
-                Value::Object(fields) => {
-                    let is_text = fields
-                        .get("type")
-                        .and_then(Value::as_str)
-                        .is_none_or(|kind| TEXT_PARTS.contains(&kind));
-                    is_text
-                        .then(|| fields.get("text").and_then(Value::as_str))
-                        .flatten()
-                }
-                _ => None,
-            })
-            .filter(|text| !text.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Value::Object(fields) => fields
-            .get("text")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        _ => String::new(),
-    }
+    text_of_blocks(content, |kind| TEXT_PARTS.contains(&kind))
 }
 
 /// A tool output's text: `{type: text, text}`, a string, parts, or other JSON as JSON text.

@@ -23,6 +23,13 @@ pub fn text_field(value: &Value, name: &str) -> Option<String> {
 /// Readable text of a message's content: a string, or an array of blocks whose `text` (or
 /// plain string items) are joined by newlines. Other blocks (images, tool blocks) are left out.
 pub fn block_text(content: &Value) -> String {
+    text_of_blocks(content, |kind| kind == "text")
+}
+
+/// [`block_text`] where a block is text when `is_text_kind` accepts its `type` (a block
+/// without one is text): formats whose text parts have several types (`input_text`,
+/// `output_text`, ...).
+pub fn text_of_blocks(content: &Value, is_text_kind: impl Fn(&str) -> bool) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks
@@ -33,7 +40,7 @@ pub fn block_text(content: &Value) -> String {
                     let is_text = fields
                         .get("type")
                         .and_then(Value::as_str)
-                        .is_none_or(|kind| kind == "text");
+                        .is_none_or(&is_text_kind);
                     is_text
                         .then(|| fields.get("text").and_then(Value::as_str))
                         .flatten()
