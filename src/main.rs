@@ -284,6 +284,11 @@ enum Command {
         /// Give up (printing nothing) after this many milliseconds [default: 1000].
         #[arg(long, value_name = "MS", hide = true)]
         deadline_ms: Option<u64>,
+        /// Stay running and answer the store's hooks over `<data dir>/recall.sock` (a hook
+        /// starts this itself; it exits after 15 idle minutes; `ESKER_RECALL_RESIDENT=0`
+        /// turns it off).
+        #[arg(long, conflicts_with_all = ["prompt", "cwd", "hook"])]
+        resident: bool,
     },
     /// Show a session, turn or event as readable text.
     Show {
@@ -743,16 +748,25 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             budget,
             hook,
             deadline_ms,
+            resident,
         } => {
+            let data_dir = resolve_data_dir(data_dir.as_deref());
+            if resident {
+                if let Err(error) = esker::cli::recall::resident::serve(&data_dir).await {
+                    tracing::debug!("the resident recall stopped: {error}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let options = esker::cli::recall::RecallOptions {
                 prompt,
                 cwd,
                 budget,
-                data_dir: resolve_data_dir(data_dir.as_deref()),
+                data_dir,
                 hook: hook
                     .as_deref()
                     .and_then(esker::cli::recall::hook::Agent::parse),
                 deadline: deadline_ms.map(Duration::from_millis),
+                resident: esker::cli::recall::resident::wanted(),
             };
             let text = esker::cli::recall::run_guarded(options).await;
             print_and_exit_quietly(&text)

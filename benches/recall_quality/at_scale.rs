@@ -89,16 +89,21 @@ pub async fn latency_rows(
             )
             .await?,
         );
-        let data_dir = data_dir.to_path_buf();
-        let home = home.to_path_buf();
-        let asks = asks.clone();
-        let name = format!("`esker recall --hook claude-code` (child process), {set}, {label}");
-        rows.push(
-            tokio::task::spawn_blocking(move || {
-                latency::hook_runs(&data_dir, &home, &asks, rounds, name)
-            })
-            .await??,
-        );
+        for mode in [latency::Mode::Cold, latency::Mode::Resident] {
+            let data_dir = data_dir.to_path_buf();
+            let home = home.to_path_buf();
+            let asks = asks.clone();
+            let name = format!(
+                "`esker recall --hook claude-code` (child process, {}), {set}, {label}",
+                mode.label()
+            );
+            rows.push(
+                tokio::task::spawn_blocking(move || {
+                    latency::hook_runs(&data_dir, &home, &asks, rounds, mode, name)
+                })
+                .await??,
+            );
+        }
     }
     Ok((about, rows))
 }

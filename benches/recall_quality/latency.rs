@@ -77,6 +77,7 @@ pub fn options(data_dir: &Path, ask: &Ask) -> RecallOptions {
         data_dir: data_dir.to_path_buf(),
         hook: None,
         deadline: None,
+        resident: false,
     }
 }
 
@@ -123,8 +124,32 @@ fn hook_input(ask: &Ask) -> String {
     .to_string()
 }
 
+/// How a hook run recalls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `ESKER_RECALL_RESIDENT=0`: the hook opens the store itself.
+    Cold,
+    /// The default: the store's resident recall answers (the first run starts it).
+    Resident,
+}
+
+impl Mode {
+    /// How a row names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Cold => "cold, `ESKER_RECALL_RESIDENT=0`",
+            Mode::Resident => "resident recall",
+        }
+    }
+}
+
 /// One `esker recall --hook claude-code` run: its stdout and how long it took.
-pub fn hook_once(data_dir: &Path, home: &Path, ask: &Ask) -> anyhow::Result<(String, Duration)> {
+pub fn hook_once(
+    data_dir: &Path,
+    home: &Path,
+    ask: &Ask,
+    mode: Mode,
+) -> anyhow::Result<(String, Duration)> {
     let input = hook_input(ask);
     let started = Instant::now();
     let mut child = Command::new(ESKER)
@@ -135,6 +160,10 @@ pub fn hook_once(data_dir: &Path, home: &Path, ask: &Ask) -> anyhow::Result<(Str
         .env("HOME", home)
         .env_remove("ESKER_LOG")
         .env_remove("ESKER_DATA_DIR")
+        .env(
+            "ESKER_RECALL_RESIDENT",
+            if mode == Mode::Resident { "1" } else { "0" },
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -156,22 +185,28 @@ pub fn hook_once(data_dir: &Path, home: &Path, ask: &Ask) -> anyhow::Result<(Str
     ))
 }
 
-/// `rounds` hook runs cycling through `asks`, after a warm-up of three.
+/// `rounds` hook runs cycling through `asks`, after a warm-up of three (in [`Mode::Resident`],
+/// the warm-up starts the resident, which is waited for, and stopped after the rounds).
 pub fn hook_runs(
     data_dir: &Path,
     home: &Path,
     asks: &[Ask],
     rounds: usize,
+    mode: Mode,
     name: String,
 ) -> anyhow::Result<Row> {
     anyhow::ensure!(!asks.is_empty(), "no prompts to time");
     for ask in asks.iter().take(3) {
-        hook_once(data_dir, home, ask)?;
+        hook_once(data_dir, home, ask, mode)?;
     }
+    let _resident = match mode {
+        Mode::Resident => Some(Resident::wait_for(data_dir)?),
+        Mode::Cold => None,
+    };
     let mut samples = Samples::default();
     let mut empty = 0;
     for round in 0..rounds {
-        let (output, elapsed) = hook_once(data_dir, home, &asks[round % asks.len()])?;
+        let (output, elapsed) = hook_once(data_dir, home, &asks[round % asks.len()], mode)?;
         samples.record(elapsed);
         if output.trim().is_empty() {
             empty += 1;
@@ -183,4 +218,45 @@ pub fn hook_runs(
         empty,
         target: true,
     })
+}
+
+/// A running resident recall, stopped when dropped (its socket removed: it exits).
+pub struct Resident {
+    socket: PathBuf,
+}
+
+impl Resident {
+    /// Waits up to a minute for the store's resident to listen.
+    pub fn wait_for(data_dir: &Path) -> anyhow::Result<Resident> {
+        let socket = data_dir.join(esker::cli::recall::resident::SOCKET_NAME);
+        let started = Instant::now();
+        while !socket.exists() {
+            anyhow::ensure!(
+                started.elapsed() < Duration::from_secs(60),
+                "no resident recall listens at {}",
+                socket.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(Resident { socket })
+    }
+}
+
+impl Drop for Resident {
+    /// Removes the socket and waits (up to 5 s) for the resident to release its lock, so the
+    /// next hook can start another.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+        let lock = self
+            .socket
+            .with_file_name(esker::cli::recall::resident::LOCK_NAME);
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            let free = std::fs::File::open(&lock).is_ok_and(|file| file.try_lock().is_ok());
+            if free {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }

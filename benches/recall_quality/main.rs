@@ -187,39 +187,50 @@ async fn planted_run(work: &Path, options: &Options) -> anyhow::Result<String> {
         )
         .await?,
     ];
-    let hook = {
+    for mode in [latency::Mode::Cold, latency::Mode::Resident] {
         let (data_dir, home, asks) = (data_dir.clone(), home.clone(), asks.clone());
         let (rounds, name) = (
             options.rounds,
-            format!("`esker recall --hook claude-code` (child process), {label}"),
+            format!(
+                "`esker recall --hook claude-code` (child process, {}), {label}",
+                mode.label()
+            ),
         );
-        tokio::task::spawn_blocking(move || {
-            latency::hook_runs(&data_dir, &home, &asks, rounds, name)
-        })
-        .await??
-    };
-    // The hook process must print what the library returns (a differing answer is a deadline
-    // miss or an error in the process).
-    let differing = {
+        rows.push(
+            tokio::task::spawn_blocking(move || {
+                latency::hook_runs(&data_dir, &home, &asks, rounds, mode, name)
+            })
+            .await??,
+        );
+    }
+    // The hook process must print what the library returns, cold and from the resident (a
+    // differing answer is a deadline miss or an error in the process).
+    let mut differing = 0;
+    for mode in [latency::Mode::Cold, latency::Mode::Resident] {
         let (data_dir, home) = (data_dir.clone(), home.clone());
         let expected: Vec<(Ask, String)> = asks
             .iter()
             .cloned()
             .zip(outcomes.iter().map(|outcome| outcome.block.clone()))
             .collect();
-        tokio::task::spawn_blocking(move || -> anyhow::Result<usize> {
+        differing += tokio::task::spawn_blocking(move || -> anyhow::Result<usize> {
             let mut differing = 0;
+            let mut resident = None;
             for (ask, block) in &expected {
-                let (output, _) = latency::hook_once(&data_dir, &home, ask)?;
-                if output.trim_end() != block.trim_end() {
-                    differing += 1;
+                let (output, _) = latency::hook_once(&data_dir, &home, ask, mode)?;
+                if mode == latency::Mode::Resident && resident.is_none() {
+                    // The first run started the resident and answered cold; ask again.
+                    resident = Some(latency::Resident::wait_for(&data_dir)?);
+                    let (output, _) = latency::hook_once(&data_dir, &home, ask, mode)?;
+                    differing += usize::from(output.trim_end() != block.trim_end());
+                    continue;
                 }
+                differing += usize::from(output.trim_end() != block.trim_end());
             }
             Ok(differing)
         })
-        .await??
-    };
-    rows.push(hook);
+        .await??;
+    }
 
     let kinds = |kind: Kind| {
         spec.prompt
@@ -230,15 +241,15 @@ async fn planted_run(work: &Path, options: &Options) -> anyhow::Result<String> {
     Ok(format!(
         "Planted corpus: {files} session logs of 4 projects, {events} events ({searched} of the \
          searched types), {} facts; {} prompts: {} same project, {} conflict, {} other project, \
-         {} with no answer. Hook answers equal to the library's block: {} of {}.\n\n{}\n{}",
+         {} with no answer. Hook answers (cold and resident) equal to the library's block: {} of {}.\n\n{}\n{}",
         spec.fact.len(),
         spec.prompt.len(),
         kinds(Kind::Same),
         kinds(Kind::Conflict),
         kinds(Kind::Cross),
         kinds(Kind::None),
-        asks.len() - differing,
-        asks.len(),
+        2 * asks.len() - differing,
+        2 * asks.len(),
         quality::markdown(&outcomes),
         latency::markdown(&rows),
     ))

@@ -9,6 +9,7 @@
 
 pub mod block;
 pub mod hook;
+pub mod resident;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -65,6 +66,9 @@ pub struct RecallOptions {
     pub hook: Option<Agent>,
     /// When to give up ([`DEADLINE`] unless set).
     pub deadline: Option<Duration>,
+    /// Ask the store's resident recall first, starting one when none runs
+    /// ([`resident`]; `esker recall` sets it unless `ESKER_RECALL_RESIDENT=0`).
+    pub resident: bool,
 }
 
 /// Why a recall printed nothing.
@@ -89,7 +93,7 @@ pub enum RecallError {
 }
 
 /// What to recall for, once the hook input and the options are merged.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Request {
     prompt: Option<String>,
     cwd: PathBuf,
@@ -123,7 +127,8 @@ pub async fn recall(options: &RecallOptions) -> Result<String, RecallError> {
         return Ok(String::new());
     }
     let request = request_of(options, &input)?;
-    let block = recall_block(&options.data_dir, &request).await?;
+    let deadline = options.deadline.unwrap_or(DEADLINE);
+    let block = recall_block(&options.data_dir, &request, options.resident, deadline).await?;
     Ok(match options.hook {
         Some(agent) => agent.output(&input, &block),
         None => block,
@@ -190,13 +195,28 @@ async fn read_stdin() -> Result<String, RecallError> {
 }
 
 /// The block for `request` over the store at `data_dir`; empty for the sample store (its
-/// sessions are nobody's history).
-async fn recall_block(data_dir: &Path, request: &Request) -> Result<String, RecallError> {
+/// sessions are nobody's history). With `resident`, the store's resident recall answers when
+/// it runs (within half the deadline); else the store is opened here, cold.
+async fn recall_block(
+    data_dir: &Path,
+    request: &Request,
+    resident: bool,
+    deadline: Duration,
+) -> Result<String, RecallError> {
     let location = reading_location(data_dir);
     if location.sample {
         return Ok(String::new());
     }
+    if resident && let Some(block) = resident::ask(&location.data_dir, request, deadline / 2).await
+    {
+        return Ok(block);
+    }
     let reader = open_reader(location).await?;
+    block_with(&reader, request).await
+}
+
+/// The block for `request` read through `reader`.
+async fn block_with(reader: &Reader, request: &Request) -> Result<String, RecallError> {
     let project = Project::of_cwd(&request.cwd)?;
     let memory = MemoryService::new(
         reader.catalog.store().clone(),
@@ -208,8 +228,8 @@ async fn recall_block(data_dir: &Path, request: &Request) -> Result<String, Reca
     );
     let mut items = memory_items(&memory, request, &project)?;
     items.extend(match &request.prompt {
-        Some(prompt) => event_items(&reader, prompt, request, &project).await?,
-        None => session_items(&reader, request, &project).await?,
+        Some(prompt) => event_items(reader, prompt, request, &project).await?,
+        None => session_items(reader, request, &project).await?,
     });
     block::order(&mut items);
     Ok(block::render(&items, request.budget))

@@ -41,6 +41,8 @@ fn recall_with_default_deadline(data_dir: &Path, args: &[&str], stdin: &str) -> 
         .env("HOME", "/nonexistent-esker-test-home")
         .env_remove("ESKER_DATA_DIR")
         .env_remove("ESKER_LOG")
+        // The residents these hooks start end soon after the suite.
+        .env("ESKER_RECALL_IDLE_SECS", "20")
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GEMINI_CLI_HOME")
@@ -87,7 +89,7 @@ fn cwd_of_session(store: &Path, session_id: &str) -> Option<String> {
         &format!("SELECT cwd FROM sessions WHERE session_id = '{session_id}'"),
     )
     .first()
-    .and_then(|row| row["cwd"].as_str().map(str::to_owned))
+    .and_then(|row| row.get("cwd").and_then(Value::as_str).map(str::to_owned))
 }
 
 fn session_of_event(store: &Path, event_id: &str) -> String {
@@ -151,14 +153,44 @@ fn assert_opens(store: &Path, id: &str) {
 
 #[test]
 fn a_prompt_recalls_the_project_first_within_the_budget_with_ids_that_open() {
-    let store = fixture_store();
-    let hits = shown_hits(store, "migration");
-    assert!(!hits.is_empty());
+    assert_recalls_the_project_first(fixture_store(), "migration");
+}
+
+#[test]
+fn the_shared_corpus_recalls_the_project_first_within_the_budget_with_ids_that_open() {
+    let Some((store, _)) = crate::support::corpus_store() else {
+        eprintln!("SKIPPED: the shared corpus (../shared/corpus) is absent");
+        return;
+    };
+    // A word of the corpus found in the sessions of more than one project.
+    let query = ["error", "test", "file", "build", "fix"]
+        .into_iter()
+        .find(|query| {
+            let hits = shown_hits(store, query);
+            let mut cwds: Vec<String> = hits
+                .iter()
+                .filter_map(|hit| cwd_of_session(store, hit["session"]["id"].as_str().unwrap()))
+                .filter(|cwd| cwd.starts_with('/'))
+                .collect();
+            cwds.sort();
+            cwds.dedup();
+            cwds.len() > 1
+        })
+        .expect("a word found in two projects of the corpus");
+    assert_recalls_the_project_first(store, query);
+}
+
+/// A hook's recall for `query` from the working directory of a project whose hits are not the
+/// best: within the default budget, that project's lines first, each date first, every id
+/// opening with `esker show`.
+fn assert_recalls_the_project_first(store: &Path, query: &str) {
+    let hits = shown_hits(store, query);
+    assert!(!hits.is_empty(), "{query}");
     let project = a_later_project(store, &hits);
     let output = recall(
         store,
         &["--hook", "claude-code"],
-        &claude_prompt(&project, "not-an-indexed-session", "migration"),
+        &claude_prompt(&project, "not-an-indexed-session", query),
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
     assert_eq!(stderr_of(&output), "", "a hook writes no stderr unasked");
@@ -560,4 +592,230 @@ fn the_new_agents_print_nothing_on_a_missing_store() {
         assert_eq!(stdout_of(&output), "", "{agent}");
         assert_eq!(stderr_of(&output), "", "{agent}");
     }
+}
+
+/// `esker recall --hook claude-code` with the resident recall on (as a hook runs it unless
+/// `ESKER_RECALL_RESIDENT=0`), its debug log on stderr, and the resident's idle time short.
+fn recall_resident(data_dir: &Path, stdin: &str, resident: bool) -> Output {
+    let mut command = Command::new(esker_bin());
+    command
+        .arg("recall")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args([
+            "--deadline-ms",
+            GENEROUS_DEADLINE_MS,
+            "--hook",
+            "claude-code",
+        ])
+        .env("HOME", "/nonexistent-esker-test-home")
+        .env_remove("ESKER_DATA_DIR")
+        .env("ESKER_LOG", "esker::cli::recall=debug")
+        .env("ESKER_RECALL_RESIDENT", if resident { "1" } else { "0" })
+        .env("ESKER_RECALL_IDLE_SECS", "120")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    clear_harness_env(&mut command);
+    let mut child = command.spawn().expect("esker binary runs");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let _ = pipe.write_all(stdin.as_bytes());
+    drop(pipe);
+    child.wait_with_output().expect("esker recall ends")
+}
+
+/// Waits up to a minute for `done`.
+fn eventually(what: &str, done: impl Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Whether a resident holds the store's recall lock.
+fn resident_runs(data_dir: &Path) -> bool {
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(data_dir.join("recall.lock"))
+        .expect("lock file");
+    lock.try_lock().is_err()
+}
+
+/// One raw exchange with the resident's socket: `line` out, the answer's JSON back.
+fn ask_socket(data_dir: &Path, line: &str) -> Value {
+    use std::io::Read;
+    let mut stream = std::os::unix::net::UnixStream::connect(data_dir.join("recall.sock"))
+        .expect("the resident listens");
+    stream.write_all(line.as_bytes()).expect("question sent");
+    stream
+        .shutdown(std::net::Shutdown::Write)
+        .expect("question ends");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer read");
+    serde_json::from_str(&answer).expect("a JSON answer")
+}
+
+/// A Claude Code session in `dir` whose only exchange holds `word`.
+fn write_claude_session(dir: &Path, word: &str) {
+    let project = dir.join("projects").join("-home-dev-webapp");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let session = "9d8c7b6a-0000-4e1f-8a2b-3c4d5e6f7a8b";
+    let record = |kind: &str, uuid: &str, parent: Value, message: Value, at: &str| {
+        json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
+               "cwd": "/home/dev/webapp", "sessionId": session, "version": "2.1.114",
+               "type": kind, "message": message, "uuid": uuid, "timestamp": at})
+        .to_string()
+    };
+    let lines = [
+        record(
+            "user",
+            "7b000001-1c2d-4e5f-8a6b-000000000001",
+            Value::Null,
+            json!({"role": "user", "content": format!("Why does the {word} job stall at night?")}),
+            "2026-12-01T09:00:00.000Z",
+        ),
+        record(
+            "assistant",
+            "7b000002-1c2d-4e5f-8a6b-000000000002",
+            json!("7b000001-1c2d-4e5f-8a6b-000000000001"),
+            json!({"model": "claude-sonnet-4-5-20250929", "id": "msg_9", "type": "message",
+                   "role": "assistant", "stop_reason": "end_turn",
+                   "content": [{"type": "text",
+                                "text": format!("The {word} job waits on the backup lock; run it at 02:30 instead.")}],
+                   "usage": {"input_tokens": 5, "output_tokens": 9}}),
+            "2026-12-01T09:00:05.000Z",
+        ),
+    ];
+    std::fs::write(
+        project.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .expect("session written");
+}
+
+#[test]
+fn a_resident_recall_answers_as_the_cold_one_follows_new_data_and_exits_when_told() {
+    let data = tempfile::tempdir().expect("temp data");
+    let store = data.path();
+    index_into(store, &[&fixtures_dir()]);
+    let prompt = claude_prompt("/home/dev/webapp", "not-an-indexed-session", "migration");
+
+    let cold = recall_resident(store, &prompt, false);
+    let cold_block = stdout_of(&cold);
+    assert!(!cold_block.is_empty(), "{}", stderr_of(&cold));
+    assert!(!store.join("recall.sock").exists(), "off means no resident");
+
+    // The first hook finds no resident, starts one and answers cold itself.
+    let first = recall_resident(store, &prompt, true);
+    assert_eq!(stdout_of(&first), cold_block);
+    assert!(
+        stderr_of(&first).contains("started a resident recall"),
+        "{}",
+        stderr_of(&first)
+    );
+    eventually("the resident's socket", || {
+        store.join("recall.sock").exists()
+    });
+    let answered = recall_resident(store, &prompt, true);
+    assert!(
+        stderr_of(&answered).contains("answered by the resident recall"),
+        "{}",
+        stderr_of(&answered)
+    );
+    assert_eq!(
+        stdout_of(&answered),
+        cold_block,
+        "the resident's block is the cold one"
+    );
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(store.join("recall.sock"))
+            .expect("socket")
+            .permissions(),
+    );
+    assert_eq!(mode & 0o077, 0, "only the owner may ask: {mode:o}");
+
+    // A second resident leaves the store to the first.
+    let second = Command::new(esker_bin())
+        .args([
+            "recall",
+            "--resident",
+            "--data-dir",
+            store.to_str().unwrap(),
+        ])
+        .output()
+        .expect("a second resident runs");
+    assert_eq!(second.status.code(), Some(0));
+    assert!(resident_runs(store));
+
+    // New history indexed after the resident started is in its next answer.
+    let logs = tempfile::tempdir().expect("temp logs");
+    write_claude_session(logs.path(), "zanzibarite");
+    index_into(store, &[logs.path()]);
+    let fresh = recall_resident(
+        store,
+        &claude_prompt("/home/dev/webapp", "none", "zanzibarite job stall"),
+        true,
+    );
+    assert!(
+        stderr_of(&fresh).contains("answered by the resident recall"),
+        "{}",
+        stderr_of(&fresh)
+    );
+    assert!(
+        stdout_of(&fresh).contains("zanzibarite"),
+        "{}",
+        stdout_of(&fresh)
+    );
+
+    // A garbled question is refused and the resident goes on; another build's question is
+    // refused and the resident exits (the next hook starts the new binary).
+    let refused = ask_socket(store, "not json\n");
+    assert!(refused["refused"].as_str().is_some(), "{refused}");
+    let other_build = json!({"build": "0.0.0 another", "request": {"prompt": "migration",
+        "cwd": "/home/dev/webapp", "running_session": null, "budget": 1500}});
+    let refused = ask_socket(store, &format!("{other_build}\n"));
+    assert!(
+        refused["refused"]
+            .as_str()
+            .is_some_and(|why| why.contains("0.0.0 another")),
+        "{refused}"
+    );
+    eventually("the resident to exit", || !resident_runs(store));
+    assert!(!store.join("recall.sock").exists(), "it removed its socket");
+
+    // A resident whose socket is removed exits too.
+    let _ = recall_resident(store, &prompt, true);
+    eventually("a new resident", || store.join("recall.sock").exists());
+    std::fs::remove_file(store.join("recall.sock")).expect("socket removed");
+    eventually("the resident to see its socket gone", || {
+        !resident_runs(store)
+    });
+}
+
+#[test]
+fn an_idle_resident_recall_exits() {
+    let data = tempfile::tempdir().expect("temp data");
+    let store = data.path();
+    index_into(store, &[&fixtures_dir()]);
+    let resident = Command::new(esker_bin())
+        .args([
+            "recall",
+            "--resident",
+            "--data-dir",
+            store.to_str().unwrap(),
+        ])
+        .env("ESKER_RECALL_IDLE_SECS", "1")
+        .env_remove("ESKER_DATA_DIR")
+        .status()
+        .expect("a resident runs and exits");
+    assert_eq!(resident.code(), Some(0));
+    assert!(!store.join("recall.sock").exists());
+    assert!(!resident_runs(store));
 }
