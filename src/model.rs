@@ -56,10 +56,14 @@ pub enum Source {
     /// Amazon Q Developer CLI (Kiro CLI's predecessor): its SQLite `amazon-q/data.sqlite3`.
     #[serde(rename = "amazon-q")]
     AmazonQ,
+    /// Junie (JetBrains), CLI and IDE: `~/.junie/sessions/<id>/events.jsonl`.
+    Junie,
+    /// Auggie (Augment Code's CLI): `~/.augment/sessions/<id>.json`.
+    Auggie,
 }
 
 impl Source {
-    pub const ALL: [Source; 28] = [
+    pub const ALL: [Source; 30] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -88,6 +92,8 @@ impl Source {
         Source::WorkBuddy,
         Source::Kiro,
         Source::AmazonQ,
+        Source::Junie,
+        Source::Auggie,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +126,8 @@ impl Source {
             Source::WorkBuddy => "workbuddy",
             Source::Kiro => "kiro",
             Source::AmazonQ => "amazon-q",
+            Source::Junie => "junie",
+            Source::Auggie => "auggie",
         }
     }
 
@@ -160,6 +168,8 @@ impl Source {
             Source::WorkBuddy => "workbuddy",
             Source::Kiro => "kiro-cli",
             Source::AmazonQ => "amazon-q-cli",
+            Source::Junie => "junie",
+            Source::Auggie => "auggie",
         }
     }
 

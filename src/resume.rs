@@ -162,6 +162,14 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // reopens the conversation stored for the working directory, which is the one conversation
         // esker read from that directory's row (the store keeps one per directory).
         Source::AmazonQ => ResumeCommand::new(&["q", "chat", "--resume"]),
+        // Junie (closed source): `cd <projectDir> && junie --session-id <id> --resume`, per
+        // vshulcz/deja-vu docs/registry/junie.md (checked on Junie CLI 3110.7); the project is
+        // the session's `projectDir` in `sessions/index.jsonl`, esker's cwd for it.
+        Source::Junie => ResumeCommand::new(&["junie", "--session-id", id, "--resume"]),
+        // Auggie (closed source): `auggie --resume <session id>`, the spelling Augment's CLI
+        // docs and the integrations that drive it (hooks that resume a conversation by its id)
+        // use.
+        Source::Auggie => ResumeCommand::new(&["auggie", "--resume", id]),
         // docs.cursor.com/en/cli/using: `--resume [thread id]`; only the CLI's chat stores
         // (`chats/<hash>/<chat>/store.db`) hold chats it resumes, not the IDE's transcripts.
         Source::Cursor if is_cursor_agent_chat(source_path) => {
@@ -287,6 +295,16 @@ mod tests {
                 &["q", "chat", "--resume"],
             ),
             ("hermes", "/h/.hermes/state.db", &["hermes", "--resume", ID]),
+            (
+                "junie",
+                "/h/.junie/sessions/s/events.jsonl",
+                &["junie", "--session-id", ID, "--resume"],
+            ),
+            (
+                "auggie",
+                "/h/.augment/sessions/x.json",
+                &["auggie", "--resume", ID],
+            ),
             (
                 "cursor",
                 "/h/.cursor/chats/abc/x/store.db",

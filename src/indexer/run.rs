@@ -937,7 +937,9 @@ fn is_candidate(path: &Path) -> bool {
         .unwrap_or("");
     ((name.ends_with(".jsonl") || name.ends_with(".json"))
         && !name.ends_with(".meta.json")
-        && !crate::ingest::kiro::is_metadata_path(path))
+        && !crate::ingest::kiro::is_metadata_path(path)
+        && !crate::ingest::junie::is_companion_path(path)
+        && !crate::ingest::auggie::is_backup_path(path))
         || name == crate::ingest::aider::HISTORY_FILE
 }
 

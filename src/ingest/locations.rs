@@ -1,13 +1,13 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 22] = [
+pub const ENV_VARS: [&str; 23] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -30,6 +30,7 @@ pub const ENV_VARS: [&str; 22] = [
     "TRAECLI_HOME",
     "CODEBUDDY_CONFIG_DIR",
     "WORKBUDDY_CONFIG_DIR",
+    "JUNIE_HOME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -102,6 +103,16 @@ pub fn labelled_candidates(
         Source::Kiro,
         home.join(".kiro").join("sessions").join("cli"),
     ));
+    // Junie keeps one folder per session under `$JUNIE_HOME` (default `.junie` in the JVM's
+    // user home, which is the home on every OS); Auggie one JSON file per session under
+    // `~/.augment` (moved only by its `--augment-cache-dir` flag).
+    candidates.push((
+        Source::Junie,
+        env("JUNIE_HOME")
+            .unwrap_or_else(|| home.join(".junie"))
+            .join("sessions"),
+    ));
+    candidates.push((Source::Auggie, home.join(".augment").join("sessions")));
     candidates.extend(vscode_task_folders(home, &env));
     let label = |source: Source| move |path: PathBuf| (source, path);
     candidates.extend(
@@ -398,6 +409,18 @@ mod tests {
         }
         let found = labelled_candidates(home, |_| None);
         assert!(found.contains(&(Source::Kiro, home.join(".kiro/sessions/cli"))));
+    }
+
+    #[test]
+    fn junie_and_auggie_folders_are_labelled() {
+        let home = Path::new("/home/u");
+        let found = labelled_candidates(home, |_| None);
+        assert!(found.contains(&(Source::Junie, home.join(".junie/sessions"))));
+        assert!(found.contains(&(Source::Auggie, home.join(".augment/sessions"))));
+        let env = |name: &str| (name == "JUNIE_HOME").then(|| PathBuf::from("/srv/junie"));
+        let moved = candidates(home, env);
+        assert!(moved.contains(&PathBuf::from("/srv/junie/sessions")));
+        assert!(!moved.contains(&home.join(".junie/sessions")));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod aider;
 pub mod amp;
 pub mod antigravity;
+pub mod auggie;
 pub mod claude;
 pub mod cline;
 pub mod cline_api;
@@ -20,6 +21,7 @@ pub mod factory;
 pub mod gemini;
 pub mod goose;
 pub mod hermes;
+pub mod junie;
 pub mod kimi;
 pub mod kimi_code;
 pub mod kiro;
@@ -120,6 +122,10 @@ pub enum Format {
     KiroDb,
     /// Amazon Q Developer CLI's SQLite store, `amazon-q/data.sqlite3` (`conversations`).
     AmazonQDb,
+    /// A Junie session log, `~/.junie/sessions/<id>/events.jsonl` (with `sessions/index.jsonl`).
+    JunieSession,
+    /// An Auggie session snapshot, `~/.augment/sessions/<id>.json`.
+    AuggieSession,
 }
 
 impl Format {
@@ -164,6 +170,8 @@ impl Format {
             Format::KiroSession => "kiro_session",
             Format::KiroDb => "kiro_db",
             Format::AmazonQDb => "amazon_q_db",
+            Format::JunieSession => "junie_session",
+            Format::AuggieSession => "auggie_session",
         }
     }
 }
@@ -239,6 +247,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::VscodeChat)
     } else if kiro::sniff(&leading) {
         Some(Format::KiroSession)
+    } else if junie::sniff(&leading) {
+        Some(Format::JunieSession)
     } else if hermes::sniff_jsonl(&leading) {
         Some(Format::HermesSession)
     } else {
@@ -260,6 +270,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) if qwen::sniff_json(&value) => Recognised::Known {
             format: Format::QwenJson,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
+        Ok(value) if auggie::sniff(&value) => Recognised::Known {
+            format: Format::AuggieSession,
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
@@ -305,6 +320,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::ClineApiHistory
                         | Format::VscodeChat
                         | Format::HermesSession
+                        | Format::AuggieSession
                 )
             ) =>
         {
@@ -348,6 +364,7 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
         Format::KiroSession => kiro::read_metadata(path),
+        Format::JunieSession => junie::read_sidecar(path),
         Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
     }
@@ -373,6 +390,8 @@ pub fn parse(
             codebuddy::parse(path, &split.lines, Source::WorkBuddy)
         }
         (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
+        (Format::JunieSession, Content::Lines(split)) => junie::parse(path, &split.lines, sidecar),
+        (Format::AuggieSession, Content::Whole(value)) => auggie::parse(path, value),
         (Format::ClaudeTranscript, Content::Lines(split)) => {
             claude::parse(path, &split.lines, sidecar)
         }
@@ -452,6 +471,8 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::KiroSession,
         Format::KiroDb,
         Format::AmazonQDb,
+        Format::JunieSession,
+        Format::AuggieSession,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -5,6 +5,7 @@
 
 mod aider;
 mod amp;
+mod auggie;
 mod cline;
 mod codebuddy;
 mod copilot;
@@ -13,6 +14,7 @@ mod cursor_ide;
 mod cursor_store;
 mod factory;
 mod hermes;
+mod junie;
 mod kiro;
 mod openclaw;
 mod pi;

@@ -87,6 +87,7 @@ pub struct Environment {
     pub gemini_cli_home: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
     pub copilot_home: Option<PathBuf>,
+    pub junie_home: Option<PathBuf>,
 }
 
 impl Environment {
@@ -103,6 +104,7 @@ impl Environment {
             gemini_cli_home: directory("GEMINI_CLI_HOME"),
             xdg_config_home: directory("XDG_CONFIG_HOME"),
             copilot_home: directory("COPILOT_HOME"),
+            junie_home: directory("JUNIE_HOME"),
         }
     }
 }
@@ -234,6 +236,30 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             home.join(".codebuddy"),
             &[".mcp.json", "mcp.json"],
             home.join(".codebuddy.json"),
+        ),
+        // Junie (CLI and IDE): `$JUNIE_HOME/mcp/mcp.json` (default `~/.junie`), `mcpServers`
+        // (vshulcz/deja-vu docs/registry/junie.md, checked on Junie CLI 3110.7).
+        json_client(
+            "junie",
+            "Junie",
+            environment
+                .junie_home
+                .clone()
+                .unwrap_or_else(|| home.join(".junie")),
+            "mcp/mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
+        // Auggie: user-level servers in `~/.augment/settings.json` under `mcpServers`
+        // (`{command, args}`), beside its other settings (Augment's CLI MCP docs; `auggie mcp
+        // add` writes there).
+        json_client(
+            "auggie",
+            "Auggie",
+            home.join(".augment"),
+            "settings.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
         ),
         {
             let workbuddy = workbuddy_home(home);

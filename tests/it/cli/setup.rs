@@ -379,3 +379,29 @@ fn kiro_and_amazon_q_are_registered_in_their_user_mcp_files() {
     home.setup(&["--remove", "--client", "kiro"]);
     assert_eq!(home.read(".kiro/settings/mcp.json"), original);
 }
+
+#[test]
+fn junie_and_auggie_are_registered_in_their_user_mcp_files() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    // Auggie's settings file holds its other settings too: they are kept.
+    let settings =
+        "{\n  \"model\": \"sonnet4.5\",\n  \"indexingAllowDirs\": [\"/home/dev/src\"]\n}\n";
+    home.write(".augment/settings.json", settings);
+    fs::create_dir_all(home.path(".junie")).unwrap();
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "junie"), "added");
+    assert_eq!(action_of(&reports, "auggie"), "added");
+    let junie: Value = serde_json::from_str(&home.read(".junie/mcp/mcp.json")).unwrap();
+    assert_eq!(junie["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(junie["mcpServers"]["esker"]["args"][0], "serve");
+    let auggie: Value = serde_json::from_str(&home.read(".augment/settings.json")).unwrap();
+    assert_eq!(auggie["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(auggie["model"], "sonnet4.5");
+    assert_eq!(auggie["indexingAllowDirs"][0], "/home/dev/src");
+    home.setup(&["--remove", "--client", "auggie"]);
+    let removed: Value = serde_json::from_str(&home.read(".augment/settings.json")).unwrap();
+    assert!(removed["mcpServers"]["esker"].is_null(), "{removed}");
+    assert_eq!(removed["model"], "sonnet4.5");
+}
