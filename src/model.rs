@@ -56,10 +56,19 @@ pub enum Source {
     /// Amazon Q Developer CLI (Kiro CLI's predecessor): its SQLite `amazon-q/data.sqlite3`.
     #[serde(rename = "amazon-q")]
     AmazonQ,
+    /// Grok Build (xAI's `grok` CLI): `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    Grok,
+    /// Claude Desktop's Code tab: `claude-code-sessions/**/local_<id>.json` records (a session
+    /// whose Claude Code transcript is missing; one with a transcript is `Claude`'s).
+    #[serde(rename = "claude-desktop")]
+    ClaudeDesktop,
+    /// Claude Desktop's Cowork tasks: `local-agent-mode-sessions/**/local_<id>.json` and the
+    /// Claude Code transcript in the task's folder.
+    Cowork,
 }
 
 impl Source {
-    pub const ALL: [Source; 28] = [
+    pub const ALL: [Source; 31] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -88,6 +97,9 @@ impl Source {
         Source::WorkBuddy,
         Source::Kiro,
         Source::AmazonQ,
+        Source::Grok,
+        Source::ClaudeDesktop,
+        Source::Cowork,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +132,9 @@ impl Source {
             Source::WorkBuddy => "workbuddy",
             Source::Kiro => "kiro",
             Source::AmazonQ => "amazon-q",
+            Source::Grok => "grok",
+            Source::ClaudeDesktop => "claude-desktop",
+            Source::Cowork => "cowork",
         }
     }
 
@@ -160,6 +175,9 @@ impl Source {
             Source::WorkBuddy => "workbuddy",
             Source::Kiro => "kiro-cli",
             Source::AmazonQ => "amazon-q-cli",
+            Source::Grok => "grok-build",
+            Source::ClaudeDesktop => "claude-desktop",
+            Source::Cowork => "claude-cowork",
         }
     }
 

@@ -7,6 +7,7 @@ pub mod aider;
 pub mod amp;
 pub mod antigravity;
 pub mod claude;
+pub mod claude_desktop;
 pub mod cline;
 pub mod cline_api;
 pub mod codebuddy;
@@ -19,6 +20,7 @@ pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
+pub mod grok;
 pub mod hermes;
 pub mod kimi;
 pub mod kimi_code;
@@ -120,6 +122,12 @@ pub enum Format {
     KiroDb,
     /// Amazon Q Developer CLI's SQLite store, `amazon-q/data.sqlite3` (`conversations`).
     AmazonQDb,
+    /// A Grok Build session log, `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    GrokUpdates,
+    /// A Claude Desktop Code or Cowork session record, `local_<id>.json`.
+    ClaudeDesktopRecord,
+    /// A Claude Code transcript in a Cowork task's folder (`local-agent-mode-sessions`).
+    CoworkTranscript,
 }
 
 impl Format {
@@ -164,6 +172,9 @@ impl Format {
             Format::KiroSession => "kiro_session",
             Format::KiroDb => "kiro_db",
             Format::AmazonQDb => "amazon_q_db",
+            Format::GrokUpdates => "grok_updates",
+            Format::ClaudeDesktopRecord => "claude_desktop_record",
+            Format::CoworkTranscript => "cowork_transcript",
         }
     }
 }
@@ -239,6 +250,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::VscodeChat)
     } else if kiro::sniff(&leading) {
         Some(Format::KiroSession)
+    } else if grok::sniff(&leading) {
+        Some(Format::GrokUpdates)
     } else if hermes::sniff_jsonl(&leading) {
         Some(Format::HermesSession)
     } else {
@@ -293,6 +306,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if claude_desktop::sniff(&value) => Recognised::Known {
+            format: Format::ClaudeDesktopRecord,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -305,6 +323,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::ClineApiHistory
                         | Format::VscodeChat
                         | Format::HermesSession
+                        | Format::ClaudeDesktopRecord
                 )
             ) =>
         {
@@ -330,6 +349,9 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
         Format::CodexRollout if trae::is_rollout_path(path) => Some(Format::TraeRollout),
+        Format::ClaudeTranscript if claude_desktop::is_cowork_path(path) => {
+            Some(Format::CoworkTranscript)
+        }
         Format::CodeBuddySession if codebuddy::is_workbuddy_path(path) => {
             Some(Format::WorkBuddySession)
         }
@@ -348,6 +370,8 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
         Format::KiroSession => kiro::read_metadata(path),
+        Format::GrokUpdates => grok::read_sidecar(path),
+        Format::CoworkTranscript => claude_desktop::transcript_sidecar(path),
         Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
     }
@@ -373,6 +397,13 @@ pub fn parse(
             codebuddy::parse(path, &split.lines, Source::WorkBuddy)
         }
         (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
+        (Format::GrokUpdates, Content::Lines(split)) => grok::parse(path, &split.lines, sidecar),
+        (Format::CoworkTranscript, Content::Lines(split)) => {
+            claude_desktop::parse_transcript(path, &split.lines, sidecar)
+        }
+        (Format::ClaudeDesktopRecord, Content::Whole(value)) => {
+            claude_desktop::parse_record(path, value)
+        }
         (Format::ClaudeTranscript, Content::Lines(split)) => {
             claude::parse(path, &split.lines, sidecar)
         }
@@ -452,6 +483,9 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::KiroSession,
         Format::KiroDb,
         Format::AmazonQDb,
+        Format::GrokUpdates,
+        Format::ClaudeDesktopRecord,
+        Format::CoworkTranscript,
     ]
     .into_iter()
     .find(|format| format.name() == name)

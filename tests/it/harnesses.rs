@@ -5,6 +5,7 @@
 
 mod aider;
 mod amp;
+mod claude_desktop;
 mod cline;
 mod codebuddy;
 mod copilot;
@@ -12,6 +13,7 @@ mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
+mod grok;
 mod hermes;
 mod kiro;
 mod openclaw;

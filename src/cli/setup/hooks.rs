@@ -628,6 +628,7 @@ mod tests {
             gemini_cli_home: None,
             xdg_config_home: None,
             copilot_home: None,
+            grok_home: None,
         }
     }
 

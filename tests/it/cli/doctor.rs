@@ -148,6 +148,9 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
         "workbuddy",
         "kiro-cli",
         "amazon-q-cli",
+        "grok-build",
+        "claude-desktop",
+        "claude-cowork",
     ] {
         assert!(
             diagnosis["locations"]
