@@ -60,10 +60,19 @@ pub enum Source {
     Junie,
     /// Auggie (Augment Code's CLI): `~/.augment/sessions/<id>.json`.
     Auggie,
+    /// Grok Build (xAI's `grok` CLI): `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    Grok,
+    /// Claude Desktop's Code tab: `claude-code-sessions/**/local_<id>.json` records (a session
+    /// whose Claude Code transcript is missing; one with a transcript is `Claude`'s).
+    #[serde(rename = "claude-desktop")]
+    ClaudeDesktop,
+    /// Claude Desktop's Cowork tasks: `local-agent-mode-sessions/**/local_<id>.json` and the
+    /// Claude Code transcript in the task's folder.
+    Cowork,
 }
 
 impl Source {
-    pub const ALL: [Source; 30] = [
+    pub const ALL: [Source; 33] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -94,6 +103,9 @@ impl Source {
         Source::AmazonQ,
         Source::Junie,
         Source::Auggie,
+        Source::Grok,
+        Source::ClaudeDesktop,
+        Source::Cowork,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -128,6 +140,9 @@ impl Source {
             Source::AmazonQ => "amazon-q",
             Source::Junie => "junie",
             Source::Auggie => "auggie",
+            Source::Grok => "grok",
+            Source::ClaudeDesktop => "claude-desktop",
+            Source::Cowork => "cowork",
         }
     }
 
@@ -170,6 +185,9 @@ impl Source {
             Source::AmazonQ => "amazon-q-cli",
             Source::Junie => "junie",
             Source::Auggie => "auggie",
+            Source::Grok => "grok-build",
+            Source::ClaudeDesktop => "claude-desktop",
+            Source::Cowork => "claude-cowork",
         }
     }
 

@@ -158,6 +158,9 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // Kiro CLI (closed source): `kiro-cli chat --resume-id <id>`, which resumes a session of
         // either store by its id from any directory (kirodotdev/Kiro#9066, checked on 2.5.1).
         Source::Kiro => ResumeCommand::new(&["kiro-cli", "chat", "--resume-id", id]),
+        // xai-org/grok-build docs/user-guide/17-sessions.md: `grok --resume <session-id>`
+        // (`-r`), a UUID-shaped value always read as an id; it looks in the cwd's sessions.
+        Source::Grok => ResumeCommand::new(&["grok", "--resume", id]),
         // aws/amazon-q-developer-cli crates/chat-cli/src/cli/chat/mod.rs: `q chat --resume`
         // reopens the conversation stored for the working directory, which is the one conversation
         // esker read from that directory's row (the store keeps one per directory).
@@ -183,7 +186,9 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // that reopens one); OpenClaw reopens a conversation by its key (`agent:<id>:<name>`),
         // which esker does not keep; Antigravity's resume is not documented; the Cursor IDE's
         // agent transcripts are not cursor-agent chats; WorkBuddy is a desktop app with no
-        // command that reopens a session (deja-vu's registry page: none yet).
+        // command that reopens a session (deja-vu's registry page: none yet); Claude Desktop's
+        // Code records esker reads alone have no transcript to resume, and Cowork tasks
+        // reopen only in the app.
         Source::Cursor
         | Source::Aider
         | Source::Cline
@@ -194,6 +199,8 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::OpenClaw
         | Source::Windsurf
         | Source::WorkBuddy
+        | Source::ClaudeDesktop
+        | Source::Cowork
         | Source::Antigravity => {
             return None;
         }
@@ -290,6 +297,11 @@ mod tests {
                 &["kiro-cli", "chat", "--resume-id", ID],
             ),
             (
+                "grok",
+                "/h/.grok/sessions/w/s/updates.jsonl",
+                &["grok", "--resume", ID],
+            ),
+            (
                 "amazon-q",
                 "/h/.local/share/amazon-q/data.sqlite3",
                 &["q", "chat", "--resume"],
@@ -349,6 +361,14 @@ mod tests {
             ("openclaw", "/h/.openclaw/agents/main/sessions/s.jsonl"),
             ("windsurf", "/h/.windsurf/transcripts/t.jsonl"),
             ("workbuddy", "/h/.workbuddy/projects/w/x.jsonl"),
+            (
+                "claude-desktop",
+                "/h/.config/Claude/claude-code-sessions/a/o/local_1.json",
+            ),
+            (
+                "cowork",
+                "/h/.config/Claude/local-agent-mode-sessions/a/o/local_1.json",
+            ),
             ("antigravity", "/p/conversations/x.db"),
             (
                 "cursor",

@@ -935,11 +935,15 @@ fn is_candidate(path: &Path) -> bool {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("");
+    if let Some(desktop) = crate::ingest::claude_desktop::is_log_path(path) {
+        return desktop;
+    }
     ((name.ends_with(".jsonl") || name.ends_with(".json"))
         && !name.ends_with(".meta.json")
         && !crate::ingest::kiro::is_metadata_path(path)
         && !crate::ingest::junie::is_companion_path(path)
-        && !crate::ingest::auggie::is_backup_path(path))
+        && !crate::ingest::auggie::is_backup_path(path)
+        && !crate::ingest::grok::is_side_file(path))
         || name == crate::ingest::aider::HISTORY_FILE
 }
 
@@ -1032,10 +1036,11 @@ fn read_file(
         line: warning.line,
         message: warning.message.clone(),
     }));
+    // A Claude Desktop record without its transcript is a session of metadata alone.
     let sessions: Vec<AssembledSession> = output
         .sessions
         .iter()
-        .filter(|session| !session.events.is_empty())
+        .filter(|session| !session.events.is_empty() || format == Format::ClaudeDesktopRecord)
         .map(|session| assemble(session, path, identity.modified()))
         .collect();
     let session_ids: Vec<String> = sessions

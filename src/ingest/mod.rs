@@ -8,6 +8,7 @@ pub mod amp;
 pub mod antigravity;
 pub mod auggie;
 pub mod claude;
+pub mod claude_desktop;
 pub mod cline;
 pub mod cline_api;
 pub mod codebuddy;
@@ -20,6 +21,7 @@ pub mod cursor;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
+pub mod grok;
 pub mod hermes;
 pub mod junie;
 pub mod kimi;
@@ -126,6 +128,12 @@ pub enum Format {
     JunieSession,
     /// An Auggie session snapshot, `~/.augment/sessions/<id>.json`.
     AuggieSession,
+    /// A Grok Build session log, `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    GrokUpdates,
+    /// A Claude Desktop Code or Cowork session record, `local_<id>.json`.
+    ClaudeDesktopRecord,
+    /// A Claude Code transcript in a Cowork task's folder (`local-agent-mode-sessions`).
+    CoworkTranscript,
 }
 
 impl Format {
@@ -172,6 +180,9 @@ impl Format {
             Format::AmazonQDb => "amazon_q_db",
             Format::JunieSession => "junie_session",
             Format::AuggieSession => "auggie_session",
+            Format::GrokUpdates => "grok_updates",
+            Format::ClaudeDesktopRecord => "claude_desktop_record",
+            Format::CoworkTranscript => "cowork_transcript",
         }
     }
 }
@@ -249,6 +260,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::KiroSession)
     } else if junie::sniff(&leading) {
         Some(Format::JunieSession)
+    } else if grok::sniff(&leading) {
+        Some(Format::GrokUpdates)
     } else if hermes::sniff_jsonl(&leading) {
         Some(Format::HermesSession)
     } else {
@@ -308,6 +321,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if claude_desktop::sniff(&value) => Recognised::Known {
+            format: Format::ClaudeDesktopRecord,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -321,6 +339,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::VscodeChat
                         | Format::HermesSession
                         | Format::AuggieSession
+                        | Format::ClaudeDesktopRecord
                 )
             ) =>
         {
@@ -346,6 +365,9 @@ fn looks_like_json_object(bytes: &[u8]) -> bool {
 pub fn format_at(format: Format, path: &Path) -> Option<Format> {
     match format {
         Format::CodexRollout if trae::is_rollout_path(path) => Some(Format::TraeRollout),
+        Format::ClaudeTranscript if claude_desktop::is_cowork_path(path) => {
+            Some(Format::CoworkTranscript)
+        }
         Format::CodeBuddySession if codebuddy::is_workbuddy_path(path) => {
             Some(Format::WorkBuddySession)
         }
@@ -365,6 +387,8 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::FactorySession => factory::read_settings(path),
         Format::KiroSession => kiro::read_metadata(path),
         Format::JunieSession => junie::read_sidecar(path),
+        Format::GrokUpdates => grok::read_sidecar(path),
+        Format::CoworkTranscript => claude_desktop::transcript_sidecar(path),
         Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
     }
@@ -392,6 +416,13 @@ pub fn parse(
         (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
         (Format::JunieSession, Content::Lines(split)) => junie::parse(path, &split.lines, sidecar),
         (Format::AuggieSession, Content::Whole(value)) => auggie::parse(path, value),
+        (Format::GrokUpdates, Content::Lines(split)) => grok::parse(path, &split.lines, sidecar),
+        (Format::CoworkTranscript, Content::Lines(split)) => {
+            claude_desktop::parse_transcript(path, &split.lines, sidecar)
+        }
+        (Format::ClaudeDesktopRecord, Content::Whole(value)) => {
+            claude_desktop::parse_record(path, value)
+        }
         (Format::ClaudeTranscript, Content::Lines(split)) => {
             claude::parse(path, &split.lines, sidecar)
         }
@@ -473,6 +504,9 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::AmazonQDb,
         Format::JunieSession,
         Format::AuggieSession,
+        Format::GrokUpdates,
+        Format::ClaudeDesktopRecord,
+        Format::CoworkTranscript,
     ]
     .into_iter()
     .find(|format| format.name() == name)

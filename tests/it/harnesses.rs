@@ -6,6 +6,7 @@
 mod aider;
 mod amp;
 mod auggie;
+mod claude_desktop;
 mod cline;
 mod codebuddy;
 mod copilot;
@@ -13,6 +14,7 @@ mod cursor;
 mod cursor_ide;
 mod cursor_store;
 mod factory;
+mod grok;
 mod hermes;
 mod junie;
 mod kiro;

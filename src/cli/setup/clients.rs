@@ -88,6 +88,7 @@ pub struct Environment {
     pub xdg_config_home: Option<PathBuf>,
     pub copilot_home: Option<PathBuf>,
     pub junie_home: Option<PathBuf>,
+    pub grok_home: Option<PathBuf>,
 }
 
 impl Environment {
@@ -105,6 +106,7 @@ impl Environment {
             xdg_config_home: directory("XDG_CONFIG_HOME"),
             copilot_home: directory("COPILOT_HOME"),
             junie_home: directory("JUNIE_HOME"),
+            grok_home: directory("GROK_HOME"),
         }
     }
 }
@@ -230,6 +232,46 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             "mcpServers",
             EntryShape::CommandArgs,
         ),
+        // Grok Build: `[mcp_servers.<name>]` `{command, args}` in `$GROK_HOME/config.toml`
+        // (default `~/.grok`; xai-org/grok-build docs/user-guide/07-mcp-servers.md).
+        {
+            let grok = environment
+                .grok_home
+                .clone()
+                .unwrap_or_else(|| home.join(".grok"));
+            Client {
+                name: "grok",
+                label: "Grok Build",
+                config: grok.join("config.toml"),
+                format: Format::Toml,
+                container: "mcp_servers",
+                shape: EntryShape::CommandArgs,
+                home: grok,
+                cli: None,
+            }
+        },
+        // Claude Desktop (its Code tab and Cowork): `mcpServers` of
+        // `claude_desktop_config.json` in its user data folder (modelcontextprotocol.io's
+        // quickstart), `~/Library/Application Support/Claude` or `~/.config/Claude`.
+        {
+            let mac = home
+                .join("Library")
+                .join("Application Support")
+                .join("Claude");
+            let data = if mac.is_dir() {
+                mac
+            } else {
+                config_home.join("Claude")
+            };
+            json_client(
+                "claude-desktop",
+                "Claude Desktop",
+                data,
+                "claude_desktop_config.json",
+                "mcpServers",
+                EntryShape::CommandArgs,
+            )
+        },
         buddy_client(
             "codebuddy",
             "CodeBuddy Code",

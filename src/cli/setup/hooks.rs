@@ -629,6 +629,7 @@ mod tests {
             xdg_config_home: None,
             copilot_home: None,
             junie_home: None,
+            grok_home: None,
         }
     }
 

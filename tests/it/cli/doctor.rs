@@ -150,6 +150,9 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
         "amazon-q-cli",
         "junie",
         "auggie",
+        "grok-build",
+        "claude-desktop",
+        "claude-cowork",
     ] {
         assert!(
             diagnosis["locations"]

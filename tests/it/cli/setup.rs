@@ -405,3 +405,28 @@ fn junie_and_auggie_are_registered_in_their_user_mcp_files() {
     assert!(removed["mcpServers"]["esker"].is_null(), "{removed}");
     assert_eq!(removed["model"], "sonnet4.5");
 }
+
+#[test]
+fn grok_build_and_claude_desktop_are_registered_in_their_mcp_files() {
+    let grok_config = "# Grok settings\n[mcp_servers.docs]\ncommand = \"docs-server\"\nargs = []\n";
+    home.write(".grok/config.toml", grok_config);
+    let desktop = ".config/Claude/claude_desktop_config.json";
+    let original = "{\n  \"mcpServers\": {\n    \"docs\": { \"command\": \"docs-server\", \"args\": [] }\n  }\n}\n";
+    home.write(desktop, original);
+    assert_eq!(action_of(&reports, "grok"), "added");
+    assert_eq!(action_of(&reports, "claude-desktop"), "added");
+    let grok = home.read(".grok/config.toml");
+    assert!(grok.starts_with("# Grok settings\n"), "{grok}");
+    assert!(grok.contains("[mcp_servers.esker]"), "{grok}");
+    assert!(grok.contains("command = \"/opt/bin/esker\""), "{grok}");
+    assert!(grok.contains("[mcp_servers.docs]"), "{grok}");
+    let config: Value = serde_json::from_str(&home.read(desktop)).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(config["mcpServers"]["esker"]["args"][0], "serve");
+    assert_eq!(config["mcpServers"]["docs"]["command"], "docs-server");
+    let again = home.setup_json(&[]);
+    assert_eq!(action_of(&again, "grok"), "unchanged");
+    home.setup(&["--remove", "--client", "grok", "--client", "claude-desktop"]);
+    assert_eq!(home.read(".grok/config.toml"), grok_config);
+    assert_eq!(home.read(desktop), original);
+}
