@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 23] = [
+pub const ENV_VARS: [&str; 24] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",

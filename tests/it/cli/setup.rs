@@ -408,11 +408,15 @@ fn junie_and_auggie_are_registered_in_their_user_mcp_files() {
 
 #[test]
 fn grok_build_and_claude_desktop_are_registered_in_their_mcp_files() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
     let grok_config = "# Grok settings\n[mcp_servers.docs]\ncommand = \"docs-server\"\nargs = []\n";
     home.write(".grok/config.toml", grok_config);
     let desktop = ".config/Claude/claude_desktop_config.json";
     let original = "{\n  \"mcpServers\": {\n    \"docs\": { \"command\": \"docs-server\", \"args\": [] }\n  }\n}\n";
     home.write(desktop, original);
+    let reports = home.setup_json(&[]);
     assert_eq!(action_of(&reports, "grok"), "added");
     assert_eq!(action_of(&reports, "claude-desktop"), "added");
     let grok = home.read(".grok/config.toml");
