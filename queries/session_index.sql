@@ -1,7 +1,9 @@
 -- session_index: the hot columns of `sessions` (what a list_sessions page, a search hit or an
 -- open(event) shows of a session). Served from memory once a generation's rows are loaded
 -- (src/service/directory.rs); until then, and on the plain answer path, this view over Parquet.
--- cwd: what `esker serve --project-only` scopes sessions by (src/service/project_scope.rs).
+-- cwd: what `esker serve --project-only` scopes sessions by (src/service/project_scope.rs);
+-- project and model: what the terminal and recall show of a hit's session
+-- (queries/cli_session_facts.sql).
 SELECT
   session_id,
   title,
@@ -24,5 +26,7 @@ SELECT
   chain_length,
   parent_session_id,
   session_summary,
-  cwd
+  cwd,
+  project,
+  model
 FROM sessions
