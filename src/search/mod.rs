@@ -237,6 +237,20 @@ pub struct EventLocation {
     pub seq: i64,
 }
 
+/// Most threads one query's segments are searched on.
+const SEARCH_THREADS: usize = 4;
+
+/// The threads a query's segments are searched on: the machine's cores, at most
+/// [`SEARCH_THREADS`] (read once).
+fn search_threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(SEARCH_THREADS)
+    })
+}
+
 /// Hits ordered by score desc, timestamp desc, event id asc, plus the total match count.
 #[derive(Debug, Clone, Default)]
 pub struct SearchResults {
@@ -321,7 +335,13 @@ impl SearchIndex {
     }
 
     pub fn open_dir(dir: &Path) -> Result<SearchIndex, SearchError> {
-        let index = Index::open_in_dir(dir)?;
+        let mut index = Index::open_in_dir(dir)?;
+        // A query's segments are searched on up to SEARCH_THREADS threads at once (each
+        // segment is one task): a long question over ~20 segments at 1M documents otherwise
+        // runs on one core.
+        if search_threads() > 1 {
+            index.set_multithread_executor(search_threads())?;
+        }
         analyzer::register_analyzers(&index);
         let fields = SearchFields::from_schema(&index.schema())?;
         if fields.exact.is_none() {
