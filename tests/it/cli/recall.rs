@@ -32,6 +32,12 @@ fn recall(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
 
 /// `esker recall` as [`recall`] runs it, with recall's own deadline.
 fn recall_with_default_deadline(data_dir: &Path, args: &[&str], stdin: &str) -> Output {
+    with_stdin(recall_command(data_dir, args), stdin)
+}
+
+/// `esker recall --data-dir DATA_DIR ARGS`, isolated from this machine's homes and logs, its
+/// resident's idle time short.
+fn recall_command(data_dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(esker_bin());
     command
         .arg("recall")
@@ -50,6 +56,11 @@ fn recall_with_default_deadline(data_dir: &Path, args: &[&str], stdin: &str) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     clear_harness_env(&mut command);
+    command
+}
+
+/// Runs `command` with `stdin` written to it.
+fn with_stdin(mut command: Command, stdin: &str) -> Output {
     let mut child = command.spawn().expect("esker binary runs");
     let mut pipe = child.stdin.take().expect("stdin");
     // The process may exit before reading (that is the point of some tests).
@@ -594,34 +605,23 @@ fn the_new_agents_print_nothing_on_a_missing_store() {
     }
 }
 
-/// `esker recall --hook claude-code` with the resident recall on (as a hook runs it unless
-/// `ESKER_RECALL_RESIDENT=0`), its debug log on stderr, and the resident's idle time short.
+/// `esker recall --hook claude-code` with the resident recall on or off, its debug log on
+/// stderr.
 fn recall_resident(data_dir: &Path, stdin: &str, resident: bool) -> Output {
-    let mut command = Command::new(esker_bin());
-    command
-        .arg("recall")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args([
+    let mut command = recall_command(
+        data_dir,
+        &[
             "--deadline-ms",
             GENEROUS_DEADLINE_MS,
             "--hook",
             "claude-code",
-        ])
-        .env("HOME", "/nonexistent-esker-test-home")
-        .env_remove("ESKER_DATA_DIR")
+        ],
+    );
+    command
         .env("ESKER_LOG", "esker::cli::recall=debug")
         .env("ESKER_RECALL_RESIDENT", if resident { "1" } else { "0" })
-        .env("ESKER_RECALL_IDLE_SECS", "120")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    clear_harness_env(&mut command);
-    let mut child = command.spawn().expect("esker binary runs");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let _ = pipe.write_all(stdin.as_bytes());
-    drop(pipe);
-    child.wait_with_output().expect("esker recall ends")
+        .env("ESKER_RECALL_IDLE_SECS", "120");
+    with_stdin(command, stdin)
 }
 
 /// Waits up to a minute for `done`.
