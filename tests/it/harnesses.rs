@@ -28,11 +28,13 @@ mod zed;
 
 use std::fs;
 use std::io::Write;
+use std::ops::Add;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::support::{fixtures_dir, index_into, query_rows};
+use crate::cli::{esker_at_home, esker_command, stdout_of};
+use crate::support::{fixtures_dir, index_into, query_rows, stderr_of};
 
 /// A fixture file of `tests/fixtures`.
 pub fn fixture(relative: &str) -> PathBuf {
@@ -147,13 +149,176 @@ pub fn assert_append_adds(log: &Path, head_lines: usize, expected_new: usize) {
 
 /// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
 pub fn index_home(home: &Path, data: &Path) -> String {
-    let output = crate::cli::esker_command(
+    index_home_with(home, data, &[])
+}
+
+/// [`index_home`] with the variables `env` set (a harness home moved elsewhere).
+pub fn index_home_with(home: &Path, data: &Path, env: &[(&str, &Path)]) -> String {
+    let mut command = esker_command(
         home,
         &["index", "--data-dir", data.to_str().expect("utf-8")],
-    )
-    .output()
-    .expect("esker runs");
-    let stderr = crate::support::stderr_of(&output);
+    );
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("esker runs");
+    let stderr = stderr_of(&output);
     assert!(output.status.success(), "esker index failed: {stderr}");
     stderr
+}
+
+/// One count of `sql` (a `count(*)` or a `sum`), which must not be null.
+pub fn count(data_dir: &Path, sql: &str) -> i64 {
+    number(data_dir, sql).unwrap_or_else(|| panic!("no count for {sql}"))
+}
+
+/// How many events match `condition` in the sessions matching `sessions_where`.
+pub fn count_events(data_dir: &Path, sessions_where: &str, condition: &str) -> i64 {
+    count(
+        data_dir,
+        &format!(
+            "SELECT count(*) FROM events WHERE {condition} AND session_id IN \
+             (SELECT session_id FROM sessions WHERE {sessions_where})"
+        ),
+    )
+}
+
+/// What every harness test counts twice: by its own reading of the raw format, and in the
+/// store with [`indexed_counts`]. A harness that reads no reasoning or no failures counts 0.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub sessions: i64,
+    pub prompts: i64,
+    pub replies: i64,
+    pub reasoning: i64,
+    pub calls: i64,
+    pub results: i64,
+    pub failed: i64,
+}
+
+impl Add for Counts {
+    type Output = Counts;
+
+    fn add(self, other: Counts) -> Counts {
+        Counts {
+            sessions: self.sessions + other.sessions,
+            prompts: self.prompts + other.prompts,
+            replies: self.replies + other.replies,
+            reasoning: self.reasoning + other.reasoning,
+            calls: self.calls + other.calls,
+            results: self.results + other.results,
+            failed: self.failed + other.failed,
+        }
+    }
+}
+
+/// The store's [`Counts`] over the sessions matching `sessions_where` (an SQL condition on
+/// `sessions`, such as `source = 'grok'`): a failure is a tool response of subtype `error`.
+pub fn indexed_counts(data_dir: &Path, sessions_where: &str) -> Counts {
+    let of = |condition: &str| count_events(data_dir, sessions_where, condition);
+    Counts {
+        sessions: count(
+            data_dir,
+            &format!("SELECT count(*) FROM sessions WHERE {sessions_where}"),
+        ),
+        prompts: of("type = 'user_input'"),
+        replies: of("type = 'assistant_response'"),
+        reasoning: of("type = 'reasoning'"),
+        calls: of("type = 'tool_call'"),
+        results: of("type = 'tool_response'"),
+        failed: of("type = 'tool_response' AND subtype = 'error'"),
+    }
+}
+
+/// `esker doctor --json` of `home` over the store `data_dir`, which must succeed.
+pub fn doctor(home: &Path, data_dir: &Path) -> Value {
+    let data_arg = data_dir.to_str().expect("utf-8");
+    let output = esker_at_home(home, &["doctor", "--json", "--data-dir", data_arg]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    serde_json::from_str(&stdout_of(&output)).expect("JSON")
+}
+
+/// The location of a `doctor` diagnosis at `path`, which must be listed.
+pub fn location(diagnosis: &Value, path: &Path) -> Value {
+    diagnosis["locations"]
+        .as_array()
+        .expect("locations")
+        .iter()
+        .find(|location| location["path"] == path.to_str().expect("utf-8"))
+        .unwrap_or_else(|| panic!("{} not listed: {diagnosis:#}", path.display()))
+        .clone()
+}
+
+/// The location `esker doctor` lists for `folder`.
+pub fn doctor_location(home: &Path, data_dir: &Path, folder: &Path) -> Value {
+    location(&doctor(home, data_dir), folder)
+}
+
+/// The line `esker resume --print` prints for session `id`, which must succeed.
+pub fn resume_line(home: &Path, data_dir: &Path, id: &str) -> String {
+    let output = resume(home, data_dir, id);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    stdout_of(&output).trim().to_string()
+}
+
+/// `esker resume --print` of session `id` must refuse with exit code 2: its harness has no
+/// resume command esker can run.
+pub fn assert_no_resume(home: &Path, data_dir: &Path, id: &str) {
+    let output = resume(home, data_dir, id);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr_of(&output));
+}
+
+fn resume(home: &Path, data_dir: &Path, id: &str) -> std::process::Output {
+    let data_arg = data_dir.to_str().expect("utf-8");
+    esker_at_home(home, &["resume", "--print", "--data-dir", data_arg, id])
+}
+
+/// The first `cut` lines of `text`, each ended by a newline.
+pub fn head_lines(text: &str, cut: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    format!("{}\n", lines[..cut].join("\n"))
+}
+
+/// `home` is indexed into a fresh store while its log `live` holds only `head`; `meanwhile`
+/// runs on that store with its event count; `live` then gets `whole` and the home is indexed
+/// again. That pass must add exactly the events an index of the whole home at once has beyond
+/// the first (events counted over the sessions matching `sessions_where`), leaving the store
+/// with as many, and one more pass must add none. Returns the store and the events added.
+pub fn assert_rest_adds(
+    home: &Path,
+    live: &Path,
+    (head, whole): (&str, &str),
+    sessions_where: &str,
+    meanwhile: impl FnOnce(&Path, i64),
+) -> (tempfile::TempDir, i64) {
+    fs::write(live, head).expect("write the head");
+    let data = tempfile::tempdir().expect("temp dir");
+    index_home(home, data.path());
+    let events = |dir: &Path| count_events(dir, sessions_where, "true");
+    let before = events(data.path());
+    meanwhile(data.path(), before);
+
+    fs::write(live, whole).expect("write the rest");
+    let appended = index_home(home, data.path());
+    let one_shot = tempfile::tempdir().expect("temp dir");
+    index_home(home, one_shot.path());
+    let after = events(one_shot.path());
+    assert!(after > before, "the rest has events");
+    assert!(
+        appended.contains(&format!("events: {} new", after - before)),
+        "{appended}"
+    );
+    assert_eq!(events(data.path()), after, "appending equals indexing once");
+    let again = index_home(home, data.path());
+    assert!(again.contains("events: 0 new"), "{again}");
+    (data, after - before)
+}
+
+/// Turns holding no prompt: a session opening with a turn of its own (a summary, a preamble).
+pub fn turns_without_prompt(data_dir: &Path) -> i64 {
+    count(
+        data_dir,
+        "SELECT count(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM events e \
+         WHERE e.turn_id = t.turn_id AND e.type = 'user_input')",
+    )
 }

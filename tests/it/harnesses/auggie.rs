@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows, texts};
-use crate::cli::{esker_at_home, stdout_of};
-use crate::support::{standalone_fixture, stderr_of};
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, count, count_events, doctor_location,
+    index_home, indexed_counts, number, resume_line, rows, texts,
+};
+use crate::support::standalone_fixture;
 
 const SESSIONS: &str = ".augment/sessions";
 const MAIN: &str = "4c1f2a9e-7b3d-4e8a-9c5f-2d6b8e1a3f70";
@@ -47,23 +49,21 @@ fn read_json(path: &Path) -> Value {
 }
 
 #[derive(Debug, Default, PartialEq, Clone, Copy)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
-    replies: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
+struct AuggieCounts {
+    base: Counts,
     compactions: i64,
     input_tokens: i64,
     output_tokens: i64,
 }
 
-fn raw_counts(files: &[PathBuf]) -> Counts {
-    let mut counts = Counts::default();
+/// Auggie's sessions in the store.
+const AUGGIE: &str = "source = 'auggie'";
+
+fn raw_counts(files: &[PathBuf]) -> AuggieCounts {
+    let mut counts = AuggieCounts::default();
     for file in files {
         let session = read_json(file);
-        counts.sessions += 1;
+        counts.base.sessions += 1;
         for entry in session["chatHistory"].as_array().into_iter().flatten() {
             let exchange = &entry["exchange"];
             let nonempty = |field: &str| {
@@ -74,15 +74,21 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
             if entry["isHistorySummary"] == true {
                 counts.compactions += 1;
             } else {
-                counts.prompts += i64::from(nonempty("request_message"));
+                counts.base.prompts += i64::from(nonempty("request_message"));
             }
-            counts.replies += i64::from(nonempty("response_text"));
+            counts.base.replies += i64::from(nonempty("response_text"));
             let mut calls = HashSet::new();
             let mut usage_read = false;
             for node in exchange["response_nodes"].as_array().into_iter().flatten() {
                 if node["type"] == 5 {
                     calls.insert(node["tool_use"]["tool_use_id"].to_string());
                 }
+                let thought = &node["thinking"];
+                counts.base.reasoning += i64::from(["summary", "content"].iter().any(|field| {
+                    thought[field]
+                        .as_str()
+                        .is_some_and(|text| !text.trim().is_empty())
+                }));
                 let usage = &node["token_usage"];
                 if usage.is_object() && !usage_read {
                     usage_read = true;
@@ -97,11 +103,11 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
                     counts.output_tokens += usage["output_tokens"].as_i64().unwrap_or(0);
                 }
             }
-            counts.calls += calls.len() as i64;
+            counts.base.calls += calls.len() as i64;
             for node in exchange["request_nodes"].as_array().into_iter().flatten() {
                 if node["tool_result_node"].is_object() {
-                    counts.results += 1;
-                    counts.failed += i64::from(node["tool_result_node"]["is_error"] == true);
+                    counts.base.results += 1;
+                    counts.base.failed += i64::from(node["tool_result_node"]["is_error"] == true);
                 }
             }
         }
@@ -109,19 +115,12 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
     counts
 }
 
-fn indexed_counts(dir: &Path) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or(0);
-    let of = |kind: &str| count(&format!("SELECT count(*) FROM events WHERE {kind}"));
-    Counts {
-        sessions: count("SELECT count(*) FROM sessions WHERE source = 'auggie'"),
-        prompts: of("type = 'user_input'"),
-        replies: of("type = 'assistant_response'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND subtype = 'error'"),
-        compactions: of("type = 'compaction'"),
-        input_tokens: count("SELECT sum(input_tokens) FROM events"),
-        output_tokens: count("SELECT sum(output_tokens) FROM events"),
+fn auggie_counts(dir: &Path) -> AuggieCounts {
+    AuggieCounts {
+        base: indexed_counts(dir, AUGGIE),
+        compactions: count_events(dir, AUGGIE, "type = 'compaction'"),
+        input_tokens: count(dir, "SELECT coalesce(sum(input_tokens), 0) FROM events"),
+        output_tokens: count(dir, "SELECT coalesce(sum(output_tokens), 0) FROM events"),
     }
 }
 
@@ -135,16 +134,19 @@ fn auggie_sessions_are_read_whole_and_counted_as_their_exchanges() {
     let raw = raw_counts(&session_files(home.path()));
     assert_eq!(
         raw,
-        Counts {
-            sessions: 2,
-            prompts: 4,
-            replies: 7,
-            calls: 5,
-            results: 5,
-            failed: 1,
+        AuggieCounts {
+            base: Counts {
+                sessions: 2,
+                prompts: 4,
+                replies: 7,
+                reasoning: 1,
+                calls: 5,
+                results: 5,
+                failed: 1
+            },
             compactions: 1,
             input_tokens: 11325 + 13363 + 14001 + 14307 + 14525 + 3003 + 5204 + 5282,
-            output_tokens: 221 + 180 + 95 + 60 + 40 + 12 + 70 + 15,
+            output_tokens: 221 + 180 + 95 + 60 + 40 + 12 + 70 + 15
         },
         "the fixture, as this test reads it"
     );
@@ -153,7 +155,7 @@ fn auggie_sessions_are_read_whole_and_counted_as_their_exchanges() {
         stderr.contains("files: 2 seen"),
         "the backup is no session: {stderr}"
     );
-    assert_eq!(indexed_counts(dir), raw, "every exchange read once");
+    assert_eq!(auggie_counts(dir), raw, "every exchange read once");
     assert_tools_paired(dir);
 
     let facts = rows(
@@ -199,34 +201,12 @@ fn auggie_sessions_are_read_whole_and_counted_as_their_exchanges() {
     );
 
     // Resume from the session's folder.
-    let data_arg = dir.to_str().expect("utf-8");
-    let output = esker_at_home(
-        home.path(),
-        &[
-            "resume",
-            "--print",
-            "--data-dir",
-            data_arg,
-            &format!("session:auggie-{MAIN}"),
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(
-        stdout_of(&output).trim(),
+        resume_line(home.path(), dir, &format!("session:auggie-{MAIN}")),
         format!("cd /home/dev/src/heron && auggie --resume {MAIN}")
     );
 
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
-    let folder = home.path().join(SESSIONS);
-    let location = diagnosis["locations"]
-        .as_array()
-        .expect("locations")
-        .iter()
-        .find(|location| location["path"] == folder.to_str().expect("utf-8"))
-        .unwrap_or_else(|| panic!("not listed: {diagnosis:#}"))
-        .clone();
+    let location = doctor_location(home.path(), dir, &home.path().join(SESSIONS));
     assert_eq!(location["harness"], "auggie");
     assert_eq!(location["sessions"].as_u64(), Some(2));
     assert_eq!(location["skipped"], json!([]), "{location:#}");
@@ -241,30 +221,21 @@ fn a_saved_turn_adds_exactly_its_events_and_a_half_written_snapshot_waits() {
     let history = session["chatHistory"].as_array().expect("history").clone();
     // Saved after three exchanges.
     session["chatHistory"] = Value::Array(history[..3].to_vec());
-    fs::write(&live, serde_json::to_string_pretty(&session).expect("JSON")).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let count = |dir: &Path| number(dir, "SELECT count(*) FROM events").expect("count");
-    let before = count(data.path());
-
-    // Caught mid-rewrite: not JSON yet, nothing read, nothing lost.
-    fs::write(&live, &whole_text[..whole_text.len() / 2]).expect("half");
-    let waiting = index_home(home.path(), data.path());
-    assert!(waiting.contains("1 held back"), "{waiting}");
-    assert_eq!(count(data.path()), before);
-
-    fs::write(&live, &whole_text).expect("saved whole");
-    let saved = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = count(one_shot.path());
+    let head = serde_json::to_string_pretty(&session).expect("JSON");
+    let (_, added) = assert_rest_adds(
+        home.path(),
+        &live,
+        (&head, &whole_text),
+        AUGGIE,
+        |data, before| {
+            // Caught mid-rewrite: not JSON yet, nothing read, nothing lost.
+            fs::write(&live, &whole_text[..whole_text.len() / 2]).expect("half");
+            let waiting = index_home(home.path(), data);
+            assert!(waiting.contains("1 held back"), "{waiting}");
+            assert_eq!(count_events(data, AUGGIE, "true"), before);
+        },
+    );
     // Exchanges 4 to 7: a prompt and a call; a result and a reply; a compaction; a prompt and
     // a reply.
-    assert_eq!(whole - before, 7);
-    assert!(
-        saved.contains(&format!("events: {} new", whole - before)),
-        "{saved}"
-    );
-    let again = index_home(home.path(), data.path());
-    assert!(again.contains("events: 0 new"), "{again}");
+    assert_eq!(added, 7);
 }

@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows};
-use crate::cli::{esker_at_home, stdout_of};
-use crate::support::{copy_tree, standalone_fixture, stderr_of};
+use super::{
+    Counts, assert_no_resume, assert_rest_adds, assert_tools_paired, count_events, doctor,
+    head_lines, index_home, indexed_counts, location, number, rows,
+};
+use crate::support::{copy_tree, standalone_fixture};
 
 const CODE_CLI: &str = "5d6e7f80-0000-4000-8000-000000000c01";
 const GONE_CLI: &str = "5d6e7f80-0000-4000-8000-000000000c02";
@@ -41,43 +43,34 @@ fn task_transcript(home: &Path) -> PathBuf {
         .expect("the task's transcript")
 }
 
-/// `(prompts, replies, calls, results)` of Claude records, by this test's reading: a prompt is
-/// a user record with text, a reply an assistant text block, a call a `tool_use` block, a
-/// result a `tool_result` block.
-fn raw_counts(file: &Path) -> [i64; 4] {
-    let mut counts = [0; 4];
+/// The counts of one transcript of Claude records, by this test's reading: a prompt is a user
+/// record with text, a reply an assistant text block, reasoning a `thinking` block, a call a
+/// `tool_use` block, a result a `tool_result` block, failed if `is_error`.
+fn raw_counts(file: &Path) -> Counts {
+    let mut counts = Counts {
+        sessions: 1,
+        ..Counts::default()
+    };
     for line in fs::read_to_string(file).expect("transcript").lines() {
         let record: Value = serde_json::from_str(line).expect("JSON line");
         let content = &record["message"]["content"];
         if record["type"] == "user" && content.is_string() {
-            counts[0] += 1;
+            counts.prompts += 1;
         }
         for block in content.as_array().into_iter().flatten() {
             match block["type"].as_str() {
-                Some("text") if record["type"] == "assistant" => counts[1] += 1,
-                Some("tool_use") => counts[2] += 1,
-                Some("tool_result") => counts[3] += 1,
+                Some("text") if record["type"] == "assistant" => counts.replies += 1,
+                Some("thinking") => counts.reasoning += 1,
+                Some("tool_use") => counts.calls += 1,
+                Some("tool_result") => {
+                    counts.results += 1;
+                    counts.failed += i64::from(block["is_error"] == true);
+                }
                 _ => {}
             }
         }
     }
     counts
-}
-
-fn indexed_counts(dir: &Path, session: &str) -> [i64; 4] {
-    let of = |kind: &str| {
-        number(
-            dir,
-            &format!("SELECT count(*) FROM events WHERE {kind} AND session_id = '{session}'"),
-        )
-        .expect("count")
-    };
-    [
-        of("type = 'user_input'"),
-        of("type = 'assistant_response'"),
-        of("type = 'tool_call'"),
-        of("type = 'tool_response'"),
-    ]
 }
 
 #[test]
@@ -156,8 +149,28 @@ fn records_link_their_transcripts_and_records_without_one_are_listed() {
     // The Cowork transcript, read whole by the Claude parser.
     let transcript = task_transcript(home.path());
     let task = format!("session:cowork-{TASK_CLI}");
-    assert_eq!(raw_counts(&transcript), [1, 2, 2, 2]);
-    assert_eq!(indexed_counts(dir, &task), raw_counts(&transcript));
+    assert_eq!(
+        raw_counts(&transcript),
+        Counts {
+            sessions: 1,
+            prompts: 1,
+            replies: 2,
+            reasoning: 0,
+            calls: 2,
+            results: 2,
+            failed: 1,
+        }
+    );
+    // Claude marks a failed result `is_error` in its payload.
+    let session = format!("session_id = '{task}'");
+    let failed = "type = 'tool_response' AND payload LIKE '%\"is_error\":true%'";
+    assert_eq!(
+        Counts {
+            failed: count_events(dir, &session, failed),
+            ..indexed_counts(dir, &session)
+        },
+        raw_counts(&transcript)
+    );
     assert_tools_paired(dir);
     assert_eq!(
         number(
@@ -177,32 +190,18 @@ fn records_link_their_transcripts_and_records_without_one_are_listed() {
     );
 
     // `esker doctor`: both folders, the task's own files not skipped logs.
-    let data_arg = dir.to_str().expect("utf-8");
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
+    let diagnosis = doctor(home.path(), dir);
     for (folder, harness) in [
         ("claude-code-sessions", "claude-desktop"),
         ("local-agent-mode-sessions", "claude-cowork"),
     ] {
-        let path = home.path().join(".config/Claude").join(folder);
-        let location = diagnosis["locations"]
-            .as_array()
-            .expect("locations")
-            .iter()
-            .find(|location| location["path"] == path.to_str().expect("utf-8"))
-            .unwrap_or_else(|| panic!("{folder} not listed: {diagnosis:#}"))
-            .clone();
-        assert_eq!(location["harness"], harness, "{location:#}");
-        assert_eq!(location["skipped"], json!([]), "{location:#}");
+        let found = location(&diagnosis, &home.path().join(".config/Claude").join(folder));
+        assert_eq!(found["harness"], harness, "{found:#}");
+        assert_eq!(found["skipped"], json!([]), "{found:#}");
     }
 
     // Neither harness has a resume command esker can run.
-    let resume = esker_at_home(
-        home.path(),
-        &["resume", "--print", "--data-dir", data_arg, &task],
-    );
-    assert_eq!(resume.status.code(), Some(2), "{}", stderr_of(&resume));
+    assert_no_resume(home.path(), dir, &task);
 }
 
 #[test]
@@ -210,20 +209,6 @@ fn an_appended_cowork_turn_adds_exactly_its_events() {
     let home = home_with_fixture();
     let live = task_transcript(home.path());
     let text = fs::read_to_string(&live).expect("transcript");
-    let lines: Vec<&str> = text.lines().collect();
-    fs::write(&live, format!("{}\n", lines[..3].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let count = |dir: &Path| number(dir, "SELECT count(*) FROM events").expect("count");
-    let before = count(data.path());
-    fs::write(&live, &text).expect("append the rest");
-    let appended = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = count(one_shot.path());
-    assert!(whole > before, "the rest has events");
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
+    let head = head_lines(&text, 3);
+    assert_rest_adds(home.path(), &live, (&head, &text), "true", |_, _| {});
 }

@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows, texts};
+use super::{
+    Counts, assert_no_resume, assert_rest_adds, assert_tools_paired, count_events, doctor,
+    head_lines, index_home, indexed_counts, location, number, resume_line, rows, texts,
+};
 use crate::cli::{esker_at_home, stdout_of};
 use crate::support::{copy_tree, standalone_fixture, stderr_of};
 
@@ -48,15 +51,10 @@ fn transcripts(folder: &Path) -> Vec<PathBuf> {
 
 /// What the raw transcripts hold, counted from their records.
 #[derive(Debug, Default, PartialEq)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
+struct BuddyCounts {
+    base: Counts,
+    /// Injected context records.
     context: i64,
-    replies: i64,
-    reasoning: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
     /// Model calls with usage (records sharing a `providerData.messageId` are one call).
     model_calls: i64,
 }
@@ -75,10 +73,10 @@ fn text_of(content: &Value) -> String {
         .unwrap_or_default()
 }
 
-fn raw_counts(files: &[PathBuf]) -> Counts {
-    let mut counts = Counts::default();
+fn raw_counts(files: &[PathBuf]) -> BuddyCounts {
+    let mut counts = BuddyCounts::default();
     for file in files {
-        counts.sessions += 1;
+        counts.base.sessions += 1;
         let mut user_ids = HashSet::new();
         let mut usage_ids = HashSet::new();
         for line in fs::read_to_string(file).expect("transcript").lines() {
@@ -98,21 +96,21 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
                     if provider["isMeta"] == true {
                         counts.context += 1;
                     } else {
-                        counts.prompts += 1;
+                        counts.base.prompts += 1;
                     }
                 }
                 (Some("message"), Some("assistant")) => {
-                    counts.replies += i64::from(!text_of(&record["content"]).is_empty());
+                    counts.base.replies += i64::from(!text_of(&record["content"]).is_empty());
                 }
-                (Some("reasoning"), _) => counts.reasoning += 1,
-                (Some("function_call"), _) => counts.calls += 1,
+                (Some("reasoning"), _) => counts.base.reasoning += 1,
+                (Some("function_call"), _) => counts.base.calls += 1,
                 (Some("function_call_result"), _) => {
-                    counts.results += 1;
+                    counts.base.results += 1;
                     let text = record["output"]["text"].as_str().unwrap_or_default();
                     let exit = text.rsplit_once("Exit Code: ").map(|(_, code)| code.trim());
                     let failed = provider["toolResult"]["error"].is_string()
                         || exit.is_some_and(|code| code != "0");
-                    counts.failed += i64::from(failed);
+                    counts.base.failed += i64::from(failed);
                 }
                 _ => {}
             }
@@ -121,26 +119,12 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
     counts
 }
 
-fn indexed_counts(dir: &Path, source: &str) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of = |condition: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE {condition} AND session_id IN \
-             (SELECT session_id FROM sessions WHERE source = '{source}')"
-        ))
-    };
-    Counts {
-        sessions: count(&format!(
-            "SELECT count(*) FROM sessions WHERE source = '{source}'"
-        )),
-        prompts: of("type = 'user_input'"),
-        context: of("type = 'system' AND subtype = 'context'"),
-        replies: of("type = 'assistant_response'"),
-        reasoning: of("type = 'reasoning'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND subtype = 'error'"),
-        model_calls: of("input_tokens IS NOT NULL"),
+fn buddy_counts(dir: &Path, source: &str) -> BuddyCounts {
+    let sessions = format!("source = '{source}'");
+    BuddyCounts {
+        base: indexed_counts(dir, &sessions),
+        context: count_events(dir, &sessions, "type = 'system' AND subtype = 'context'"),
+        model_calls: count_events(dir, &sessions, "input_tokens IS NOT NULL"),
     }
 }
 
@@ -158,21 +142,23 @@ fn codebuddy_and_workbuddy_transcripts_are_read_whole() {
     let raw = raw_counts(&codebuddy);
     assert_eq!(
         raw,
-        Counts {
-            sessions: 2,
-            prompts: 3,
+        BuddyCounts {
+            base: Counts {
+                sessions: 2,
+                prompts: 3,
+                replies: 4,
+                reasoning: 1,
+                calls: 5,
+                results: 5,
+                failed: 2
+            },
             context: 1,
-            replies: 4,
-            reasoning: 1,
-            calls: 5,
-            results: 5,
-            failed: 2,
-            model_calls: 8,
+            model_calls: 8
         },
         "the fixture holds what this test expects"
     );
     assert_eq!(
-        indexed_counts(dir, "codebuddy"),
+        buddy_counts(dir, "codebuddy"),
         raw,
         "every record read once"
     );
@@ -180,19 +166,21 @@ fn codebuddy_and_workbuddy_transcripts_are_read_whole() {
     let raw_workbuddy = raw_counts(&workbuddy);
     assert_eq!(
         raw_workbuddy,
-        Counts {
-            sessions: 1,
-            prompts: 1,
+        BuddyCounts {
+            base: Counts {
+                sessions: 1,
+                prompts: 1,
+                replies: 1,
+                reasoning: 0,
+                calls: 1,
+                results: 1,
+                failed: 0
+            },
             context: 0,
-            replies: 1,
-            reasoning: 0,
-            calls: 1,
-            results: 1,
-            failed: 0,
-            model_calls: 2,
+            model_calls: 2
         }
     );
-    assert_eq!(indexed_counts(dir, "workbuddy"), raw_workbuddy);
+    assert_eq!(buddy_counts(dir, "workbuddy"), raw_workbuddy);
     assert_tools_paired(dir);
 
     let sessions = rows(
@@ -339,38 +327,14 @@ fn codebuddy_and_workbuddy_transcripts_are_read_whole() {
     }
 
     // CodeBuddy resumes in the session's directory; WorkBuddy has no resume command.
-    let resume = |id: &str| {
-        esker_at_home(
-            home.path(),
-            &["resume", "--print", "--data-dir", data_arg, id],
-        )
-    };
-    let codebuddy_resume = resume(&main);
-    assert!(
-        codebuddy_resume.status.success(),
-        "{}",
-        stderr_of(&codebuddy_resume)
-    );
     assert_eq!(
-        stdout_of(&codebuddy_resume).trim(),
+        resume_line(home.path(), dir, &main),
         format!("cd {cwd} && codebuddy -r {SESSION}")
     );
-    let workbuddy_resume = resume(&format!("session:workbuddy-{WORKBUDDY}"));
-    assert_eq!(workbuddy_resume.status.code(), Some(2));
+    assert_no_resume(home.path(), dir, &format!("session:workbuddy-{WORKBUDDY}"));
 
     // `esker doctor` lists both homes with their sessions.
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
-    let location = |path: &Path| {
-        diagnosis["locations"]
-            .as_array()
-            .expect("locations")
-            .iter()
-            .find(|location| location["path"] == path.to_str().expect("utf-8"))
-            .unwrap_or_else(|| panic!("{} not listed: {diagnosis:#}", path.display()))
-            .clone()
-    };
+    let diagnosis = doctor(home.path(), dir);
     for (folder, harness, sessions, format) in [
         (
             ".codebuddy/projects",
@@ -385,14 +349,14 @@ fn codebuddy_and_workbuddy_transcripts_are_read_whole() {
             "workbuddy_session",
         ),
     ] {
-        let found = location(&home.path().join(folder));
+        let found = location(&diagnosis, &home.path().join(folder));
         assert_eq!(found["harness"], harness, "{found:#}");
         assert_eq!(found["exists"], true);
         assert_eq!(found["sessions"].as_u64(), Some(sessions), "{found:#}");
         assert_eq!(found["indexed_by_format"], json!({ format: sessions }));
         assert_eq!(found["skipped"], json!([]), "{found:#}");
     }
-    let missing = location(&home.path().join(".workbuddy/projects"));
+    let missing = location(&diagnosis, &home.path().join(".workbuddy/projects"));
     assert_eq!(missing["exists"], false, "{missing:#}");
 }
 
@@ -404,37 +368,13 @@ fn an_appended_turn_adds_exactly_its_events() {
         .join(".codebuddy/projects/home-dev-src-heron")
         .join(format!("{SESSION}.jsonl"));
     let text = fs::read_to_string(&live).expect("transcript");
-    let lines: Vec<&str> = text.lines().collect();
     // The first turn ends at its `turn-metrics` record.
-    let first_turn = lines
-        .iter()
+    let first_turn = text
+        .lines()
         .position(|line| line.contains("\"turn-metrics\""))
         .expect("a finished turn")
         + 1;
-    fs::write(&live, format!("{}\n", lines[..first_turn].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let session = format!("session:codebuddy-{SESSION}");
-    let events_of = |dir: &Path| {
-        number(
-            dir,
-            &format!("SELECT count(*) FROM events WHERE session_id = '{session}'"),
-        )
-        .expect("count")
-    };
-    let before = events_of(data.path());
-
-    fs::write(&live, &text).expect("append the second turn");
-    let appended = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = events_of(one_shot.path());
-    assert!(whole > before, "the second turn has events");
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
-    assert_eq!(events_of(data.path()), whole);
-    let again = index_home(home.path(), data.path());
-    assert!(again.contains("events: 0 new"), "{again}");
+    let head = head_lines(&text, first_turn);
+    let session = format!("session_id = 'session:codebuddy-{SESSION}'");
+    assert_rest_adds(home.path(), &live, (&head, &text), &session, |_, _| {});
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{assert_tools_paired, count, rows, texts};
 use crate::sqlite_harnesses::files_and_bytes;
 use crate::support::copy_tree;
 use crate::support::{corpus_dir, standalone_fixture};
@@ -35,10 +35,6 @@ fn home_with_fixture() -> tempfile::TempDir {
         &home.path().join(".config/Cursor"),
     );
     home
-}
-
-fn count_of(data: &Path, sql: &str) -> i64 {
-    number(data, sql).unwrap_or_else(|| panic!("no count for {sql}"))
 }
 
 /// What the fixture's rows hold, counted straight from `cursorDiskKV` without esker.
@@ -278,11 +274,11 @@ fn cursor_ide_composers_are_read_from_a_home_with_exact_counts() {
          (kestrel) and a bubble (scout)"
     );
 
-    assert_eq!(count_of(dir, "SELECT count(*) FROM sessions"), raw.sessions);
-    assert_eq!(count_of(dir, "SELECT count(*) FROM turns"), 7);
-    assert_eq!(count_of(dir, "SELECT count(*) FROM events"), raw.events());
+    assert_eq!(count(dir, "SELECT count(*) FROM sessions"), raw.sessions);
+    assert_eq!(count(dir, "SELECT count(*) FROM turns"), 7);
+    assert_eq!(count(dir, "SELECT count(*) FROM events"), raw.events());
     let of_type = |kind: &str| {
-        count_of(
+        count(
             dir,
             &format!("SELECT count(*) FROM events WHERE type = '{kind}'"),
         )
@@ -294,25 +290,25 @@ fn cursor_ide_composers_are_read_from_a_home_with_exact_counts() {
     assert_eq!(of_type("tool_response"), raw.tool_results);
     assert_eq!(of_type("compaction"), raw.compactions);
     assert_eq!(
-        count_of(
+        count(
             dir,
             "SELECT count(*) FROM events WHERE type = 'tool_response' AND subtype = 'error'"
         ),
         raw.failed_results
     );
     assert_eq!(
-        count_of(
+        count(
             dir,
             "SELECT count(*) FROM events WHERE input_tokens IS NOT NULL"
         ),
         raw.usage_events
     );
     assert_eq!(
-        count_of(dir, "SELECT sum(input_tokens) FROM events"),
+        count(dir, "SELECT sum(input_tokens) FROM events"),
         raw.input_tokens
     );
     assert_eq!(
-        count_of(dir, "SELECT sum(output_tokens) FROM events"),
+        count(dir, "SELECT sum(output_tokens) FROM events"),
         raw.output_tokens
     );
     assert_tools_paired(dir);
@@ -396,7 +392,7 @@ fn cursor_ide_composers_are_read_from_a_home_with_exact_counts() {
         ["why does count_herons return 11?", "fix it"]
     );
     assert_eq!(
-        count_of(
+        count(
             dir,
             &format!(
                 "SELECT count(*) FROM events WHERE timestamp_inferred \
@@ -407,7 +403,7 @@ fn cursor_ide_composers_are_read_from_a_home_with_exact_counts() {
         "split bubbles carry their own times; only the inline conversation has none"
     );
     assert_eq!(
-        count_of(
+        count(
             dir,
             "SELECT count(*) FROM events WHERE text LIKE '%fixture-token-never-read%' \
              OR text LIKE '%c2VjcmV0%' OR payload LIKE '%c2VjcmV0%'"
@@ -431,7 +427,7 @@ fn rows_a_live_cursor_writes_add_exactly_their_events() {
         .expect("wal mode");
     let data = tempfile::tempdir().expect("temp dir");
     index_home(home.path(), data.path());
-    let before = count_of(data.path(), "SELECT count(*) FROM events");
+    let before = count(data.path(), "SELECT count(*) FROM events");
 
     // Cursor stores a new prompt and reply, rewrites the composer's headers, and rewrites an
     // existing bubble unchanged (a new rowid: UNIQUE ON CONFLICT REPLACE).
@@ -493,7 +489,7 @@ fn rows_a_live_cursor_writes_add_exactly_their_events() {
     let stderr = index_home(home.path(), data.path());
     assert!(stderr.contains("events: 2 new"), "{stderr}");
     assert_eq!(
-        count_of(data.path(), "SELECT count(*) FROM events"),
+        count(data.path(), "SELECT count(*) FROM events"),
         before + 2
     );
     assert_eq!(
@@ -510,7 +506,7 @@ fn rows_a_live_cursor_writes_add_exactly_their_events() {
         ]
     );
     assert_eq!(
-        count_of(
+        count(
             data.path(),
             &format!("SELECT turn_count FROM sessions WHERE native_id = '{HERON}'")
         ),
@@ -567,7 +563,7 @@ fn corpus_cursor_ide_stores_are_read_when_the_corpus_has_some() {
         let stderr = crate::support::index_into(data.path(), &[&global]);
         assert!(stderr.contains("0 failed"), "{}: {stderr}", store.display());
         assert!(
-            count_of(
+            count(
                 data.path(),
                 "SELECT count(*) FROM sessions WHERE source = 'cursor-ide'"
             ) > 0,

@@ -15,12 +15,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows, texts};
-use crate::cli::{esker_at_home, stdout_of};
-use crate::support::{copy_tree, standalone_fixture, stderr_of};
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, count_events, doctor_location, head_lines,
+    index_home, indexed_counts, number, resume_line, rows, texts,
+};
+use crate::support::{copy_tree, standalone_fixture};
 
 const PARENT: &str = "019f7000-0000-7000-8000-00000000a001";
 const CHILD: &str = "019f7000-0000-7000-8000-00000000a002";
+/// Grok's sessions in the store.
+const GROK: &str = "source = 'grok'";
 
 fn home_with_fixture() -> tempfile::TempDir {
     let home = tempfile::tempdir().expect("temp dir");
@@ -41,23 +45,19 @@ fn logs(home: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// Grok's counts: the shared ones and the turns that carry token usage.
 #[derive(Debug, Default, PartialEq, Clone, Copy)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
-    replies: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
+struct GrokCounts {
+    base: Counts,
     turns_with_usage: i64,
 }
 
 /// This test's own reading of the raw logs; also returns the malformed lines it met.
-fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
-    let mut counts = Counts::default();
+fn raw_counts(files: &[PathBuf]) -> (GrokCounts, i64) {
+    let mut counts = GrokCounts::default();
     let mut malformed = 0;
     for file in files {
-        counts.sessions += 1;
+        counts.base.sessions += 1;
         let mut previous: Option<(String, Value)> = None;
         let mut answered = HashSet::new();
         for line in fs::read_to_string(file).expect("log").lines() {
@@ -84,22 +84,23 @@ fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
             if let Some(run) = run_kind {
                 let continues = previous.as_ref().is_some_and(|(last, _)| *last == run);
                 if !continues {
-                    counts.prompts += i64::from(run.starts_with("prompt"));
-                    counts.replies += i64::from(run == "reply");
+                    counts.base.prompts += i64::from(run.starts_with("prompt"));
+                    counts.base.replies += i64::from(run == "reply");
+                    counts.base.reasoning += i64::from(run == "thought");
                 }
                 previous = Some((run, index));
             } else if conversational {
                 previous = None;
             }
             match kind.as_str() {
-                "tool_call" => counts.calls += 1,
+                "tool_call" => counts.base.calls += 1,
                 "tool_call_update" => {
                     let status = update["status"].as_str().unwrap_or("");
                     let id = update["toolCallId"].as_str().unwrap_or("").to_string();
                     if matches!(status, "completed" | "failed") && answered.insert(id) {
-                        counts.results += 1;
+                        counts.base.results += 1;
                         let exit = update["rawOutput"]["exit_code"].as_i64().unwrap_or(0);
-                        counts.failed += i64::from(status == "failed" || exit != 0);
+                        counts.base.failed += i64::from(status == "failed" || exit != 0);
                     }
                 }
                 "turn_completed" => {
@@ -112,22 +113,10 @@ fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
     (counts, malformed)
 }
 
-fn indexed_counts(dir: &Path) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of = |kind: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE {kind} AND session_id IN \
-             (SELECT session_id FROM sessions WHERE source = 'grok')"
-        ))
-    };
-    Counts {
-        sessions: count("SELECT count(*) FROM sessions WHERE source = 'grok'"),
-        prompts: of("type = 'user_input'"),
-        replies: of("type = 'assistant_response'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND subtype = 'error'"),
-        turns_with_usage: of("input_tokens IS NOT NULL"),
+fn grok_counts(dir: &Path) -> GrokCounts {
+    GrokCounts {
+        base: indexed_counts(dir, GROK),
+        turns_with_usage: count_events(dir, GROK, "input_tokens IS NOT NULL"),
     }
 }
 
@@ -158,13 +147,16 @@ fn grok_sessions_are_read_from_their_update_logs_with_their_metadata() {
     assert_eq!(
         (raw, malformed),
         (
-            Counts {
-                sessions: 2,
-                prompts: 4,
-                replies: 6,
-                calls: 6,
-                results: 6,
-                failed: 2,
+            GrokCounts {
+                base: Counts {
+                    sessions: 2,
+                    prompts: 4,
+                    replies: 6,
+                    reasoning: 1,
+                    calls: 6,
+                    results: 6,
+                    failed: 2,
+                },
                 turns_with_usage: 5,
             },
             1
@@ -174,7 +166,7 @@ fn grok_sessions_are_read_from_their_update_logs_with_their_metadata() {
     for expected in ["grok_updates=2", "malformed lines: 1;"] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
-    assert_eq!(indexed_counts(dir), raw, "every record read once");
+    assert_eq!(grok_counts(dir), raw, "every record read once");
     assert_tools_paired(dir);
 
     // The session's facts come from its summary.json; the sub-agent names its parent.
@@ -266,32 +258,15 @@ fn grok_sessions_are_read_from_their_update_logs_with_their_metadata() {
     );
 
     // Resume by id in the session's directory.
-    let data_arg = dir.to_str().expect("utf-8");
-    let resume = esker_at_home(
-        home.path(),
-        &["resume", "--print", "--data-dir", data_arg, &parent],
-    );
-    assert!(resume.status.success(), "{}", stderr_of(&resume));
+    let resume = resume_line(home.path(), dir, &parent);
     assert!(
-        stdout_of(&resume)
-            .trim()
-            .ends_with(&format!("&& grok --resume {PARENT}")),
-        "{}",
-        stdout_of(&resume)
+        resume.ends_with(&format!("&& grok --resume {PARENT}")),
+        "{resume}"
     );
 
     // `esker doctor` lists the sessions folder; the metadata files are not skipped logs.
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
     let folder = home.path().join(".grok").join("sessions");
-    let location = diagnosis["locations"]
-        .as_array()
-        .expect("locations")
-        .iter()
-        .find(|location| location["path"] == folder.to_str().expect("utf-8"))
-        .unwrap_or_else(|| panic!("not listed: {diagnosis:#}"))
-        .clone();
+    let location = doctor_location(home.path(), dir, &folder);
     assert_eq!(location["harness"], "grok-build");
     assert_eq!(location["sessions"].as_u64(), Some(2), "{location:#}");
     // Only the half-written line is reported: the metadata files are not skipped logs.
@@ -315,28 +290,12 @@ fn an_appended_turn_adds_exactly_its_events() {
         .find(|path| path.to_string_lossy().contains(PARENT))
         .expect("the parent's log");
     let text = fs::read_to_string(&live).expect("log");
-    let lines: Vec<&str> = text.lines().collect();
     // Cut after the second turn's completion.
-    let cut = lines
-        .iter()
+    let cut = text
+        .lines()
         .position(|line| line.contains("\"prompt_id\":\"p-2\""))
         .expect("turn 2")
         + 1;
-    fs::write(&live, format!("{}\n", lines[..cut].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let count = |dir: &Path| number(dir, "SELECT count(*) FROM events").expect("count");
-    let before = count(data.path());
-    fs::write(&live, &text).expect("append the rest");
-    let appended = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = count(one_shot.path());
-    assert!(whole > before, "the rest has events");
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
-    let again = index_home(home.path(), data.path());
-    assert!(again.contains("events: 0 new"), "{again}");
+    let head = head_lines(&text, cut);
+    assert_rest_adds(home.path(), &live, (&head, &text), GROK, |_, _| {});
 }

@@ -17,7 +17,10 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{
+    Counts, assert_tools_paired, count_events, indexed_counts, number, rows, texts,
+    turns_without_prompt,
+};
 use crate::support::copy_tree;
 use crate::support::{
     corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
@@ -40,15 +43,9 @@ fn home_with_fixtures() -> tempfile::TempDir {
 
 /// What the raw store and files hold, counted from the messages themselves.
 #[derive(Debug, Default, PartialEq)]
-struct Counts {
-    sessions: i64,
+struct HermesCounts {
+    base: Counts,
     malformed: i64,
-    prompts: i64,
-    replies: i64,
-    reasoning: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
     compactions: i64,
     /// Sessions with an event before their first prompt: those open with a turn of their own.
     preambles: i64,
@@ -57,7 +54,7 @@ struct Counts {
 
 /// A session file's messages: a JSON log's `messages`, a transcript's lines but its
 /// `session_meta` (a line that is not JSON counted as malformed).
-fn file_messages(path: &Path, counts: &mut Counts) -> Vec<Value> {
+fn file_messages(path: &Path, counts: &mut HermesCounts) -> Vec<Value> {
     let text = fs::read_to_string(path).expect("session file");
     if path
         .extension()
@@ -146,8 +143,8 @@ fn store_sessions(database: &Path) -> Vec<(String, Vec<Value>, bool)> {
         .collect()
 }
 
-fn count_session(messages: &[Value], counts: &mut Counts) {
-    counts.sessions += 1;
+fn count_session(messages: &[Value], counts: &mut HermesCounts) {
+    counts.base.sessions += 1;
     let mut prompted = false;
     for message in messages {
         let content = message["content"].as_str().unwrap_or_default();
@@ -160,32 +157,32 @@ fn count_session(messages: &[Value], counts: &mut Counts) {
                 }
             }
             Some("user") => {
-                counts.prompts += 1;
+                counts.base.prompts += 1;
                 prompted = true;
             }
             Some("assistant") => {
                 let thinks = content.contains("<think>");
                 let reply = content.split("</think>").last().unwrap_or_default();
-                counts.reasoning += i64::from(
+                counts.base.reasoning += i64::from(
                     thinks
                         || message["reasoning"]
                             .as_str()
                             .is_some_and(|text| !text.is_empty()),
                 );
-                counts.replies += i64::from(!reply.trim().is_empty());
-                counts.calls += message["tool_calls"]
+                counts.base.replies += i64::from(!reply.trim().is_empty());
+                counts.base.calls += message["tool_calls"]
                     .as_array()
                     .map_or(0, |calls| calls.len() as i64);
             }
             Some("tool") => {
-                counts.results += 1;
+                counts.base.results += 1;
                 let result: Value = serde_json::from_str(content).expect("tool result");
                 let failed = result["exit_code"].as_i64().is_some_and(|code| code != 0)
                     || result["success"] == false
                     || result["error"]
                         .as_str()
                         .is_some_and(|error| !error.is_empty());
-                counts.failed += i64::from(failed);
+                counts.base.failed += i64::from(failed);
             }
             _ => {}
         }
@@ -194,8 +191,8 @@ fn count_session(messages: &[Value], counts: &mut Counts) {
 
 /// Hermes's rule: a session's message rows, else its JSON log, else its gateway transcript;
 /// a home without a database is its files alone.
-fn raw_counts(hermes: &Path) -> Counts {
-    let mut counts = Counts::default();
+fn raw_counts(hermes: &Path) -> HermesCounts {
+    let mut counts = HermesCounts::default();
     let mut files = session_files(&hermes.join("sessions"));
     for (id, messages, usage) in store_sessions(&hermes.join("state.db")) {
         let paths = files.remove(&id).unwrap_or_default();
@@ -214,32 +211,19 @@ fn raw_counts(hermes: &Path) -> Counts {
     counts
 }
 
-fn indexed_counts(dir: &Path) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of_type = |kind: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE type = '{kind}'"
-        ))
-    };
-    Counts {
-        sessions: count("SELECT count(*) FROM sessions WHERE source = 'hermes'"),
+fn hermes_counts(dir: &Path) -> HermesCounts {
+    let of = |condition: &str| count_events(dir, HERMES, condition);
+    HermesCounts {
+        base: indexed_counts(dir, HERMES),
         malformed: 0,
-        prompts: of_type("user_input"),
-        replies: of_type("assistant_response"),
-        reasoning: of_type("reasoning"),
-        calls: of_type("tool_call"),
-        results: of_type("tool_response"),
-        failed: count(
-            "SELECT count(*) FROM events WHERE type = 'tool_response' AND subtype = 'error'",
-        ),
-        compactions: of_type("compaction"),
-        preambles: count(
-            "SELECT count(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM events e \
-             WHERE e.turn_id = t.turn_id AND e.type = 'user_input')",
-        ),
-        usages: count("SELECT count(*) FROM events WHERE input_tokens IS NOT NULL"),
+        compactions: of("type = 'compaction'"),
+        preambles: turns_without_prompt(dir),
+        usages: of("input_tokens IS NOT NULL"),
     }
 }
+
+/// Hermes's sessions in the store.
+const HERMES: &str = "source = 'hermes'";
 
 #[test]
 fn hermes_stores_and_files_are_read_from_a_home_with_exact_counts() {
@@ -261,24 +245,26 @@ fn hermes_stores_and_files_are_read_from_a_home_with_exact_counts() {
     let raw = raw_counts(&home.path().join(".hermes"));
     assert_eq!(
         raw,
-        Counts {
-            sessions: 6,
+        HermesCounts {
+            base: Counts {
+                sessions: 6,
+                prompts: 6,
+                replies: 7,
+                reasoning: 2,
+                calls: 6,
+                results: 6,
+                failed: 2
+            },
             malformed: 1,
-            prompts: 6,
-            replies: 7,
-            reasoning: 2,
-            calls: 6,
-            results: 6,
-            failed: 2,
             compactions: 1,
             preambles: 1,
-            usages: 2,
+            usages: 2
         },
         "the fixture holds what this test expects"
     );
     assert_eq!(
-        indexed_counts(dir),
-        Counts {
+        hermes_counts(dir),
+        HermesCounts {
             malformed: 0,
             ..raw
         },
@@ -286,7 +272,7 @@ fn hermes_stores_and_files_are_read_from_a_home_with_exact_counts() {
     );
     assert_eq!(
         number(dir, "SELECT sum(turn_count) FROM sessions"),
-        Some(raw.prompts + raw.preambles),
+        Some(raw.base.prompts + raw.preambles),
         "one turn per prompt, and one for a compaction summary before the first prompt"
     );
     assert_tools_paired(dir);

@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows, texts};
-use crate::cli::{esker_at_home, stdout_of};
-use crate::support::{standalone_fixture, stderr_of};
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, count, count_events, doctor_location,
+    head_lines, index_home, indexed_counts, number, resume_line, rows, texts,
+};
+use crate::support::standalone_fixture;
 
 const SESSIONS: &str = ".junie/sessions";
 const HERON: &str = "session-261110-101500-h3rn";
@@ -49,17 +51,14 @@ fn logs(home: &Path) -> Vec<PathBuf> {
 
 /// What the raw logs hold, counted from their records.
 #[derive(Debug, Default, PartialEq, Clone, Copy)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
-    replies: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
+struct JunieCounts {
+    base: Counts,
     input_tokens: i64,
     output_tokens: i64,
-    bad_lines: i64,
 }
+
+/// Junie's sessions in the store.
+const JUNIE: &str = "source = 'junie'";
 
 const TOOL_BLOCKS: [&str; 6] = [
     "TerminalBlockUpdatedEvent",
@@ -70,18 +69,21 @@ const TOOL_BLOCKS: [&str; 6] = [
     "CustomAgentBlockUpdatedEvent",
 ];
 
-fn raw_counts(files: &[PathBuf]) -> Counts {
-    let mut counts = Counts::default();
+/// This test's own reading of the raw logs; also returns the lines that are no JSON.
+fn raw_counts(files: &[PathBuf]) -> (JunieCounts, i64) {
+    let mut counts = JunieCounts::default();
+    let mut bad_lines = 0;
     for file in files {
-        counts.sessions += 1;
+        counts.base.sessions += 1;
         let mut requests = HashSet::new();
         let mut prompted = false;
         let mut replies = HashSet::new();
+        let mut thoughts = HashSet::new();
         // Step id -> the block's last update.
         let mut tools: HashMap<String, Value> = HashMap::new();
         for line in fs::read_to_string(file).expect("log").lines() {
             let Ok(record) = serde_json::from_str::<Value>(line) else {
-                counts.bad_lines += 1;
+                bad_lines += 1;
                 continue;
             };
             if record["kind"] == "UserPromptEvent" {
@@ -105,6 +107,12 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
                         replies.insert(step);
                     }
                 }
+                "AgentThoughtBlockUpdatedEvent" => {
+                    let text = agent["text"].as_str().or(agent["thought"].as_str());
+                    if text.is_some_and(|text| !text.trim().is_empty()) {
+                        thoughts.insert(step);
+                    }
+                }
                 "LlmResponseMetadataEvent" => {
                     for usage in agent["modelUsage"].as_array().into_iter().flatten() {
                         counts.input_tokens +=
@@ -126,34 +134,27 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
                 &fs::read_to_string(file.with_file_name("state.json")).unwrap_or_default(),
             )
             .is_ok_and(|state| state["issue"]["description"].is_string());
-        counts.prompts += requests.len() as i64 + i64::from(headless);
-        counts.replies += replies.len() as i64;
-        counts.calls += tools.len() as i64;
+        counts.base.prompts += requests.len() as i64 + i64::from(headless);
+        counts.base.replies += replies.len() as i64;
+        counts.base.reasoning += thoughts.len() as i64;
+        counts.base.calls += tools.len() as i64;
         // Every block of the fixture finished: one result each.
-        counts.results += tools.len() as i64;
-        counts.failed += tools
+        counts.base.results += tools.len() as i64;
+        counts.base.failed += tools
             .values()
             .filter(|last| {
                 last["status"] == "FAILED" || last["exitCode"].as_i64().unwrap_or(0) != 0
             })
             .count() as i64;
     }
-    counts
+    (counts, bad_lines)
 }
 
-fn indexed_counts(dir: &Path) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or(0);
-    let of = |kind: &str| count(&format!("SELECT count(*) FROM events WHERE {kind}"));
-    Counts {
-        sessions: count("SELECT count(*) FROM sessions WHERE source = 'junie'"),
-        prompts: of("type = 'user_input'"),
-        replies: of("type = 'assistant_response'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND subtype = 'error'"),
-        input_tokens: count("SELECT sum(input_tokens) FROM events"),
-        output_tokens: count("SELECT sum(output_tokens) FROM events"),
-        bad_lines: 0,
+fn junie_counts(dir: &Path) -> JunieCounts {
+    JunieCounts {
+        base: indexed_counts(dir, JUNIE),
+        input_tokens: count(dir, "SELECT coalesce(sum(input_tokens), 0) FROM events"),
+        output_tokens: count(dir, "SELECT coalesce(sum(output_tokens), 0) FROM events"),
     }
 }
 
@@ -165,31 +166,33 @@ fn junie_sessions_are_read_whole_and_counted_as_their_records() {
     let stderr = index_home(home.path(), dir);
 
     let files = logs(home.path());
-    let raw = raw_counts(&files);
+    let (raw, bad_lines) = raw_counts(&files);
     assert_eq!(
-        raw,
-        Counts {
-            sessions: 2,
-            prompts: 3,
-            replies: 4,
-            calls: 8,
-            results: 8,
-            failed: 1,
-            input_tokens: 2130 + 11840 + 310 + 13970 + 420 + 14200 + 95 + 15010 + 5200,
-            output_tokens: 96 + 140 + 210 + 64 + 88,
-            bad_lines: 1,
-        },
+        (raw, bad_lines),
+        (
+            JunieCounts {
+                base: Counts {
+                    sessions: 2,
+                    prompts: 3,
+                    replies: 4,
+                    reasoning: 1,
+                    calls: 8,
+                    results: 8,
+                    failed: 1
+                },
+                input_tokens: 2130 + 11840 + 310 + 13970 + 420 + 14200 + 95 + 15010 + 5200,
+                output_tokens: 96 + 140 + 210 + 64 + 88
+            },
+            1
+        ),
         "the fixture, as this test reads it"
     );
     for expected in ["junie_session=2", "malformed lines: 1;", "files: 2 seen"] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
     assert_eq!(
-        indexed_counts(dir),
-        Counts {
-            bad_lines: 0,
-            ..raw
-        },
+        junie_counts(dir),
+        raw,
         "every record read once, blocks folded by step"
     );
     assert_tools_paired(dir);
@@ -253,35 +256,13 @@ fn junie_sessions_are_read_whole_and_counted_as_their_records() {
     );
 
     // Resume from the session's project.
-    let data_arg = dir.to_str().expect("utf-8");
-    let output = esker_at_home(
-        home.path(),
-        &[
-            "resume",
-            "--print",
-            "--data-dir",
-            data_arg,
-            &format!("session:junie-{HERON}"),
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr_of(&output));
     assert_eq!(
-        stdout_of(&output).trim(),
+        resume_line(home.path(), dir, &format!("session:junie-{HERON}")),
         format!("cd /home/dev/src/heron && junie --session-id {HERON} --resume")
     );
 
     // `esker doctor` lists the sessions folder: two logs, nothing skipped.
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
-    let folder = home.path().join(SESSIONS);
-    let location = diagnosis["locations"]
-        .as_array()
-        .expect("locations")
-        .iter()
-        .find(|location| location["path"] == folder.to_str().expect("utf-8"))
-        .unwrap_or_else(|| panic!("not listed: {diagnosis:#}"))
-        .clone();
+    let location = doctor_location(home.path(), dir, &home.path().join(SESSIONS));
     assert_eq!(location["harness"], "junie");
     assert_eq!(location["sessions"].as_u64(), Some(2));
     assert_eq!(location["sources"].as_u64(), Some(2), "{location:#}");
@@ -298,36 +279,16 @@ fn an_appended_turn_adds_exactly_its_events() {
         .iter()
         .rposition(|line| line.contains("\"TaskStartedEvent\""))
         .expect("a second task");
-    fs::write(&live, format!("{}\n", lines[..cut].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let count = |dir: &Path| number(dir, "SELECT count(*) FROM events").expect("count");
-    let before = count(data.path());
-
-    // A half-written line at the end waits for the rest of it.
-    let half = &lines[cut + 1][..lines[cut + 1].len() / 2];
-    fs::write(
-        &live,
-        format!("{}\n{}\n{half}", lines[..cut].join("\n"), lines[cut]),
-    )
-    .expect("partial");
-    let waiting = index_home(home.path(), data.path());
-    assert_eq!(count(data.path()), before, "{waiting}");
-
-    fs::write(&live, &text).expect("append the rest");
-    let appended = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = count(one_shot.path());
+    let head = head_lines(&text, cut);
+    let (_, added) = assert_rest_adds(home.path(), &live, (&head, &text), JUNIE, |data, before| {
+        // A half-written line at the end waits for the rest of it.
+        let half = &lines[cut + 1][..lines[cut + 1].len() / 2];
+        fs::write(&live, format!("{head}{}\n{half}", lines[cut])).expect("partial");
+        let waiting = index_home(home.path(), data);
+        assert_eq!(count_events(data, JUNIE, "true"), before, "{waiting}");
+    });
     assert_eq!(
-        whole - before,
-        8,
+        added, 8,
         "a compaction, a prompt, 2 calls, 2 results, a system message, a reply"
     );
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
-    let again = index_home(home.path(), data.path());
-    assert!(again.contains("events: 0 new"), "{again}");
 }

@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, index_home, number, rows, texts};
-use crate::cli::{esker_at_home, stdout_of};
-use crate::support::{standalone_fixture, stderr_of};
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, doctor, head_lines, index_home, indexed_counts,
+    location, number, resume_line, rows, texts,
+};
+use crate::support::standalone_fixture;
 
 const SESSIONS: &str = ".kiro/sessions/cli";
 const KIRO_STORE: &str = ".local/share/kiro-cli/data.sqlite3";
@@ -81,17 +83,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
         fs::copy(stores.join(from).join("data.sqlite3"), &target).expect("copy store");
     }
     home
-}
-
-/// What the raw sessions hold, counted from their records.
-#[derive(Debug, Default, PartialEq, Clone, Copy)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
-    replies: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
 }
 
 /// The text blocks of a session file's record.
@@ -214,35 +205,6 @@ fn store_counts(states: &[Value]) -> Counts {
     counts
 }
 
-fn indexed_counts(dir: &Path, condition: &str) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of = |kind: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE {kind} AND session_id IN \
-             (SELECT session_id FROM sessions WHERE {condition})"
-        ))
-    };
-    Counts {
-        sessions: count(&format!("SELECT count(*) FROM sessions WHERE {condition}")),
-        prompts: of("type = 'user_input'"),
-        replies: of("type = 'assistant_response'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND subtype = 'error'"),
-    }
-}
-
-fn plus(left: Counts, right: Counts) -> Counts {
-    Counts {
-        sessions: left.sessions + right.sessions,
-        prompts: left.prompts + right.prompts,
-        replies: left.replies + right.replies,
-        calls: left.calls + right.calls,
-        results: left.results + right.results,
-        failed: left.failed + right.failed,
-    }
-}
-
 fn session_files(home: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(home.join(SESSIONS))
         .expect("sessions")
@@ -271,6 +233,7 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
             sessions: 29,
             prompts: 45,
             replies: 46,
+            reasoning: 0,
             calls: 30,
             results: 30,
             failed: 1,
@@ -284,6 +247,7 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
             sessions: 2,
             prompts: 4,
             replies: 5,
+            reasoning: 0,
             calls: 3,
             results: 3,
             failed: 1,
@@ -303,6 +267,7 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
             sessions: 1,
             prompts: 1,
             replies: 1,
+            reasoning: 0,
             calls: 1,
             results: 1,
             failed: 1,
@@ -319,7 +284,7 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
     }
     assert_eq!(
         indexed_counts(dir, "source = 'kiro'"),
-        plus(from_files, from_kiro_store),
+        from_files + from_kiro_store,
         "every record of every session read once"
     );
     assert_eq!(indexed_counts(dir, "source = 'amazon-q'"), from_q_store);
@@ -399,15 +364,7 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
     );
 
     // Resume: Kiro by id, Amazon Q by the conversation of the directory.
-    let data_arg = dir.to_str().expect("utf-8");
-    let resume = |id: &str| {
-        let output = esker_at_home(
-            home.path(),
-            &["resume", "--print", "--data-dir", data_arg, id],
-        );
-        assert!(output.status.success(), "{}", stderr_of(&output));
-        stdout_of(&output).trim().to_string()
-    };
+    let resume = |id: &str| resume_line(home.path(), dir, id);
     let cwd = metadata["cwd"].as_str().expect("cwd");
     assert!(
         resume(&format!("session:kiro-{id}"))
@@ -420,18 +377,8 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
     );
 
     // `esker doctor` lists the session folder and both stores, the metadata files not skipped.
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
-    let location = |path: &Path| {
-        diagnosis["locations"]
-            .as_array()
-            .expect("locations")
-            .iter()
-            .find(|location| location["path"] == path.to_str().expect("utf-8"))
-            .unwrap_or_else(|| panic!("{} not listed: {diagnosis:#}", path.display()))
-            .clone()
-    };
+    let diagnosis = doctor(home.path(), dir);
+    let location = |path: &Path| location(&diagnosis, path);
     let folder = location(&home.path().join(SESSIONS));
     assert_eq!(folder["harness"], "kiro-cli");
     assert_eq!(folder["sessions"].as_u64(), Some(files.len() as u64));
@@ -464,27 +411,13 @@ fn an_appended_turn_and_a_saved_conversation_add_exactly_their_events() {
         })
         .expect("a session");
     let text = fs::read_to_string(&live).expect("transcript");
-    let lines: Vec<&str> = text.lines().collect();
-    let cut = lines
-        .iter()
+    let cut = text
+        .lines()
         .position(|line| line.contains("\"ToolResults\""))
         .expect("a tool result")
         + 1;
-    fs::write(&live, format!("{}\n", lines[..cut].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path());
-    let count = |dir: &Path| number(dir, "SELECT count(*) FROM events").expect("count");
-    let before = count(data.path());
-    fs::write(&live, &text).expect("append the rest");
-    let appended = index_home(home.path(), data.path());
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    let whole = count(one_shot.path());
-    assert!(whole > before, "the rest has events");
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
+    let head = head_lines(&text, cut);
+    let (data, _) = assert_rest_adds(home.path(), &live, (&head, &text), "true", |_, _| {});
 
     // Kiro saves a conversation again with one more turn: only its new events are new.
     let store = home.path().join(KIRO_STORE);

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{assert_tools_paired, count, rows, texts, turns_without_prompt};
 use crate::support::copy_tree;
 use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
@@ -32,10 +32,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
     copy_tree(&fixture.join("openclaw"), &home.path().join(".openclaw"));
     copy_tree(&fixture.join("qclaw"), &home.path().join(".qclaw"));
     home
-}
-
-fn count_of(data: &Path, sql: &str) -> i64 {
-    number(data, sql).unwrap_or_else(|| panic!("no count for {sql}"))
 }
 
 /// What the raw files hold, counted from the records themselves.
@@ -154,13 +150,13 @@ fn raw_counts(transcript: &Path, store: &Path) -> RawCounts {
 
 fn indexed_counts(dir: &Path) -> RawCounts {
     let of_type = |kind: &str| {
-        count_of(
+        count(
             dir,
             &format!("SELECT count(*) FROM events WHERE type = '{kind}'"),
         )
     };
     RawCounts {
-        sessions: count_of(
+        sessions: count(
             dir,
             "SELECT count(*) FROM sessions WHERE source = 'openclaw'",
         ),
@@ -170,19 +166,15 @@ fn indexed_counts(dir: &Path) -> RawCounts {
         reasoning: of_type("reasoning"),
         calls: of_type("tool_call"),
         results: of_type("tool_response"),
-        model_changes: count_of(
+        model_changes: count(
             dir,
             "SELECT count(*) FROM events WHERE type = 'system' AND subtype = 'model_change'",
         ),
-        usages: count_of(
+        usages: count(
             dir,
             "SELECT count(*) FROM events WHERE input_tokens IS NOT NULL",
         ),
-        preambles: count_of(
-            dir,
-            "SELECT count(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM events e \
-             WHERE e.turn_id = t.turn_id AND e.type = 'user_input')",
-        ),
+        preambles: turns_without_prompt(dir),
     }
 }
 
@@ -228,7 +220,7 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
         "every readable record is indexed once"
     );
     assert_eq!(
-        count_of(
+        count(
             dir,
             "SELECT count(*) FROM sessions WHERE source <> 'openclaw'"
         ),
@@ -236,7 +228,7 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
         "the compaction checkpoint is no session, not even a Pi one"
     );
     assert_eq!(
-        count_of(dir, "SELECT sum(turn_count) FROM sessions"),
+        count(dir, "SELECT sum(turn_count) FROM sessions"),
         raw.prompts + raw.preambles,
         "one turn per prompt, and one for what comes before a session's first prompt"
     );
@@ -306,7 +298,7 @@ fn openclaw_transcripts_and_stores_are_read_from_a_home_with_exact_counts() {
         ["EACCES: tracker.py is read-only"]
     );
     assert!(
-        count_of(
+        count(
             dir,
             &format!(
                 "SELECT length(text) FROM events WHERE type = 'tool_response' \

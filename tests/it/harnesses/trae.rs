@@ -14,8 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{assert_tools_paired, number, rows, texts};
-use crate::cli::{esker_at_home, esker_command, stdout_of};
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, count_events, doctor, head_lines, index_home,
+    index_home_with, indexed_counts, location, number, resume_line, rows, texts,
+};
+use crate::cli::{esker_at_home, stdout_of};
 use crate::support::{copy_tree, fixtures_dir, index_into, standalone_fixture, stderr_of};
 
 const LIVE: &str = "019ea3f1-2c4d-7b10-8e55-3a9c0d1e2f34";
@@ -35,21 +38,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
     home
 }
 
-/// `esker index` with no PATH in `home` (its default locations), into `data`; returns stderr.
-fn index_home(home: &Path, data: &Path, trae_home: Option<&Path>) -> String {
-    let mut command = esker_command(
-        home,
-        &["index", "--data-dir", data.to_str().expect("utf-8")],
-    );
-    if let Some(trae_home) = trae_home {
-        command.env("TRAE_HOME", trae_home);
-    }
-    let output = command.output().expect("esker runs");
-    let stderr = stderr_of(&output);
-    assert!(output.status.success(), "esker index failed: {stderr}");
-    stderr
-}
-
 fn rollouts(folder: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = walkdir::WalkDir::new(folder)
         .into_iter()
@@ -66,21 +54,16 @@ fn rollouts(folder: &Path) -> Vec<PathBuf> {
 
 /// What the raw rollouts hold, counted from their records.
 #[derive(Debug, Default, PartialEq)]
-struct Counts {
-    sessions: i64,
-    prompts: i64,
+struct TraeCounts {
+    base: Counts,
+    /// Injected context (`<environment_context>`).
     injected: i64,
-    replies: i64,
-    reasoning: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
 }
 
-fn raw_counts(files: &[PathBuf]) -> Counts {
-    let mut counts = Counts::default();
+fn raw_counts(files: &[PathBuf]) -> TraeCounts {
+    let mut counts = TraeCounts::default();
     for file in files {
-        counts.sessions += 1;
+        counts.base.sessions += 1;
         let text = fs::read_to_string(file).expect("rollout");
         let records: Vec<Value> = text
             .lines()
@@ -90,12 +73,12 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
             let payload = &record["payload"];
             let kind = payload["type"].as_str().unwrap_or_default();
             match (record["type"].as_str().expect("type"), kind) {
-                ("event_msg", "user_message") => counts.prompts += 1,
+                ("event_msg", "user_message") => counts.base.prompts += 1,
                 ("event_msg", "exec_command_end") => {
-                    counts.failed += i64::from(payload["exit_code"].as_i64() != Some(0));
+                    counts.base.failed += i64::from(payload["exit_code"].as_i64() != Some(0));
                 }
                 ("response_item", "message") => match payload["role"].as_str() {
-                    Some("assistant") => counts.replies += 1,
+                    Some("assistant") => counts.base.replies += 1,
                     // A user item that repeats no `user_message` is injected context.
                     Some("user") => {
                         let said = &payload["content"][0]["text"];
@@ -107,10 +90,10 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
                     }
                     _ => {}
                 },
-                ("response_item", "reasoning") => counts.reasoning += 1,
-                ("response_item", "function_call" | "custom_tool_call") => counts.calls += 1,
+                ("response_item", "reasoning") => counts.base.reasoning += 1,
+                ("response_item", "function_call" | "custom_tool_call") => counts.base.calls += 1,
                 ("response_item", "function_call_output" | "custom_tool_call_output") => {
-                    counts.results += 1;
+                    counts.base.results += 1;
                 }
                 _ => {}
             }
@@ -119,25 +102,16 @@ fn raw_counts(files: &[PathBuf]) -> Counts {
     counts
 }
 
-fn indexed_counts(dir: &Path, source: &str) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of = |condition: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE {condition} AND session_id IN \
-             (SELECT session_id FROM sessions WHERE source = '{source}')"
-        ))
-    };
-    Counts {
-        sessions: count(&format!(
-            "SELECT count(*) FROM sessions WHERE source = '{source}'"
-        )),
-        prompts: of("type = 'user_input'"),
+/// The store's counts of `source`: as Codex's, a failure is a result with a nonzero exit code.
+fn trae_counts(dir: &Path, source: &str) -> TraeCounts {
+    let sessions = format!("source = '{source}'");
+    let of = |condition: &str| count_events(dir, &sessions, condition);
+    TraeCounts {
+        base: Counts {
+            failed: of("type = 'tool_response' AND exit_code <> 0"),
+            ..indexed_counts(dir, &sessions)
+        },
         injected: of("type = 'system' AND text LIKE '%<environment_context>%'"),
-        replies: of("type = 'assistant_response'"),
-        reasoning: of("type = 'reasoning'"),
-        calls: of("type = 'tool_call'"),
-        results: of("type = 'tool_response'"),
-        failed: of("type = 'tool_response' AND exit_code <> 0"),
     }
 }
 
@@ -146,7 +120,7 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
     let home = home_with_fixtures();
     let data = tempfile::tempdir().expect("temp dir");
     let dir = data.path();
-    let stderr = index_home(home.path(), dir, None);
+    let stderr = index_home(home.path(), dir);
     for expected in ["trae_rollout=2", "codex_rollout=3", "sessions: 5;"] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
@@ -156,23 +130,21 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
     let raw = raw_counts(&trae);
     assert_eq!(
         raw,
-        Counts {
-            sessions: 2,
-            prompts: 3,
-            injected: 1,
-            replies: 3,
-            reasoning: 1,
-            calls: 4,
-            results: 4,
-            failed: 1,
+        TraeCounts {
+            base: Counts {
+                sessions: 2,
+                prompts: 3,
+                replies: 3,
+                reasoning: 1,
+                calls: 4,
+                results: 4,
+                failed: 1
+            },
+            injected: 1
         },
         "the fixture holds what this test expects"
     );
-    assert_eq!(
-        indexed_counts(dir, "trae-cli"),
-        raw,
-        "every record read once"
-    );
+    assert_eq!(trae_counts(dir, "trae-cli"), raw, "every record read once");
     // As for Codex: one turn per prompt, after the one holding the session's preamble.
     assert_eq!(
         number(
@@ -180,7 +152,7 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
             "SELECT count(DISTINCT turn_id) FROM events WHERE type = 'user_input' AND session_id \
              IN (SELECT session_id FROM sessions WHERE source = 'trae-cli')"
         ),
-        Some(raw.prompts),
+        Some(raw.base.prompts),
         "one turn per prompt"
     );
     assert_eq!(
@@ -188,7 +160,7 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
             dir,
             "SELECT sum(turn_count) FROM sessions WHERE source = 'trae-cli'"
         ),
-        Some(raw.prompts + raw.sessions),
+        Some(raw.base.prompts + raw.base.sessions),
         "and a preamble turn per session"
     );
     assert_eq!(
@@ -220,14 +192,14 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
             "SELECT count(*) FROM sessions WHERE source = 'trae-cli' \
              AND source_path LIKE '%/.trae/cli/%'"
         ),
-        Some(raw.sessions)
+        Some(raw.base.sessions)
     );
     assert_tools_paired(dir);
 
     // The prompt history beside the rollouts is no session.
     assert_eq!(
         number(dir, "SELECT count(*) FROM sessions"),
-        Some(raw.sessions + codex.len() as i64)
+        Some(raw.base.sessions + codex.len() as i64)
     );
 
     let sessions = rows(
@@ -372,44 +344,22 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
     }
 
     // Resumed with TRAE's own command, in the session's directory.
-    let resume = esker_at_home(
-        home.path(),
-        &[
-            "resume",
-            "--print",
-            "--data-dir",
-            data_arg,
-            &format!("session:trae-cli-{LIVE}"),
-        ],
-    );
-    assert!(resume.status.success(), "{}", stderr_of(&resume));
     assert_eq!(
-        stdout_of(&resume).trim(),
+        resume_line(home.path(), dir, &format!("session:trae-cli-{LIVE}")),
         format!("cd {cwd} && traex resume {LIVE}")
     );
 
     // `esker doctor` lists TRAE's places with their sessions.
-    let doctor = esker_at_home(home.path(), &["doctor", "--json", "--data-dir", data_arg]);
-    assert!(doctor.status.success(), "{}", stderr_of(&doctor));
-    let diagnosis: Value = serde_json::from_str(&stdout_of(&doctor)).expect("JSON");
-    let location = |path: &Path| {
-        diagnosis["locations"]
-            .as_array()
-            .expect("locations")
-            .iter()
-            .find(|location| location["path"] == path.to_str().expect("utf-8"))
-            .unwrap_or_else(|| panic!("{} not listed: {diagnosis:#}", path.display()))
-            .clone()
-    };
+    let diagnosis = doctor(home.path(), dir);
     for (folder, sessions) in [("sessions", 1), ("archived_sessions", 1)] {
-        let trae = location(&home.path().join(".trae/cli").join(folder));
+        let trae = location(&diagnosis, &home.path().join(".trae/cli").join(folder));
         assert_eq!(trae["harness"], "trae-cli", "{trae:#}");
         assert_eq!(trae["exists"], true);
         assert_eq!(trae["sessions"].as_u64(), Some(sessions), "{trae:#}");
         assert_eq!(trae["indexed_by_format"], json!({"trae_rollout": 1}));
         assert_eq!(trae["skipped"], json!([]), "{trae:#}");
     }
-    let codex = location(&home.path().join(".codex/sessions"));
+    let codex = location(&diagnosis, &home.path().join(".codex/sessions"));
     assert_eq!(codex["harness"], "codex");
     assert_eq!(
         codex["sessions"].as_u64(),
@@ -427,7 +377,7 @@ fn a_home_moved_by_trae_home_is_read_as_trae() {
     let moved = home.path().join("elsewhere/trae");
     copy_tree(&standalone_fixture("trae").join("trae"), &moved);
     let data = tempfile::tempdir().expect("temp dir");
-    let stderr = index_home(home.path(), data.path(), Some(&moved));
+    let stderr = index_home_with(home.path(), data.path(), &[("TRAE_HOME", &moved)]);
     assert!(stderr.contains("trae_rollout=2"), "{stderr}");
     assert_eq!(
         texts(
@@ -451,7 +401,7 @@ fn a_home_moved_by_trae_home_is_read_as_trae() {
     }
     // Without the variable the same folder is not looked at.
     let unset = tempfile::tempdir().expect("temp dir");
-    let stderr = index_home(home.path(), unset.path(), None);
+    let stderr = index_home(home.path(), unset.path());
     assert!(!stderr.contains("trae_rollout"), "{stderr}");
 }
 
@@ -462,37 +412,13 @@ fn an_appended_turn_adds_exactly_its_events() {
         .pop()
         .expect("live rollout");
     let text = fs::read_to_string(&live).expect("rollout");
-    let lines: Vec<&str> = text.lines().collect();
     // The first turn ends at its `task_complete`.
-    let first_turn = lines
-        .iter()
+    let first_turn = text
+        .lines()
         .position(|line| line.contains("\"task_complete\""))
         .expect("a completed turn")
         + 1;
-    fs::write(&live, format!("{}\n", lines[..first_turn].join("\n"))).expect("head");
-    let data = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), data.path(), None);
-    let session = format!("session:trae-cli-{LIVE}");
-    let events_of = |dir: &Path| {
-        number(
-            dir,
-            &format!("SELECT count(*) FROM events WHERE session_id = '{session}'"),
-        )
-        .expect("count")
-    };
-    let before = events_of(data.path());
-
-    fs::write(&live, &text).expect("append the second turn");
-    let appended = index_home(home.path(), data.path(), None);
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path(), None);
-    let whole = events_of(one_shot.path());
-    assert!(whole > before, "the second turn has events");
-    assert!(
-        appended.contains(&format!("events: {} new", whole - before)),
-        "{appended}"
-    );
-    assert_eq!(events_of(data.path()), whole);
-    let again = index_home(home.path(), data.path(), None);
-    assert!(again.contains("events: 0 new"), "{again}");
+    let head = head_lines(&text, first_turn);
+    let session = format!("session_id = 'session:trae-cli-{LIVE}'");
+    assert_rest_adds(home.path(), &live, (&head, &text), &session, |_, _| {});
 }

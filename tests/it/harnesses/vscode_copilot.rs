@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{assert_tools_paired, count, rows, texts};
 use crate::support::copy_tree;
 use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
@@ -47,10 +47,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
 /// A column of a query row; `null` when the row leaves it out (query output omits nulls).
 fn field(row: &serde_json::Map<String, Value>, name: &str) -> Value {
     row.get(name).cloned().unwrap_or(Value::Null)
-}
-
-fn count_of(data: &Path, sql: &str) -> i64 {
-    number(data, sql).unwrap_or_else(|| panic!("no count for {sql}"))
 }
 
 #[test]
@@ -154,12 +150,12 @@ fn vscode_chat_sessions_are_read_from_a_home_with_exact_counts() {
     );
     assert_eq!(sessions[4]["total_tokens"], 1800 + 45);
     assert_eq!(
-        count_of(dir, "SELECT count(*) FROM sessions WHERE cwd IS NOT NULL"),
+        count(dir, "SELECT count(*) FROM sessions WHERE cwd IS NOT NULL"),
         4,
         "every workspace session has its folder; the empty window's has none"
     );
-    assert_eq!(count_of(dir, "SELECT count(*) FROM turns"), 8);
-    assert_eq!(count_of(dir, "SELECT count(*) FROM events"), 33);
+    assert_eq!(count(dir, "SELECT count(*) FROM turns"), 8);
+    assert_eq!(count(dir, "SELECT count(*) FROM events"), 33);
 
     let by_type: Vec<Value> = rows(
         dir,
@@ -247,12 +243,12 @@ fn vscode_chat_sessions_are_read_from_a_home_with_exact_counts() {
         ["cancelled", "error"]
     );
     assert_eq!(
-        count_of(dir, "SELECT count(*) FROM events WHERE text LIKE '%stale%'"),
+        count(dir, "SELECT count(*) FROM events WHERE text LIKE '%stale%'"),
         0,
         "the snapshot beside an operation log is stale and never read"
     );
     assert_eq!(
-        count_of(
+        count(
             dir,
             "SELECT count(*) FROM events WHERE text LIKE '%not a session%'"
         ),
@@ -305,7 +301,7 @@ fn a_half_written_snapshot_and_log_line_are_read_once_complete() {
         second.contains("parser warnings: 1;"),
         "only the log's missing path is left: {second}"
     );
-    assert_eq!(count_of(data.path(), "SELECT count(*) FROM sessions"), 6);
+    assert_eq!(count(data.path(), "SELECT count(*) FROM sessions"), 6);
     assert_eq!(
         texts(
             data.path(),

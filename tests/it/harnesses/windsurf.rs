@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{Counts, assert_tools_paired, indexed_counts, number, rows, texts};
 use crate::support::copy_tree;
 use crate::support::{
     corpus_dir, corpus_store, query_count, run_esker, standalone_fixture, stderr_of,
@@ -34,27 +34,16 @@ fn transcript(home: &Path, id: &str) -> std::path::PathBuf {
         .join(format!("{id}.jsonl"))
 }
 
-/// What the raw transcripts hold, counted from their steps.
-#[derive(Debug, Default, PartialEq)]
-struct Counts {
-    sessions: i64,
-    malformed: i64,
-    prompts: i64,
-    replies: i64,
-    reasoning: i64,
-    calls: i64,
-    results: i64,
-    failed: i64,
-}
-
-fn raw_counts(home: &Path) -> Counts {
+/// What the raw transcripts hold, counted from their steps; also the lines that are no JSON.
+fn raw_counts(home: &Path) -> (Counts, i64) {
     let mut counts = Counts::default();
+    let mut malformed = 0;
     for id in [HERON, DIST] {
         counts.sessions += 1;
         let text = fs::read_to_string(transcript(home, id)).expect("transcript");
         for line in text.lines() {
             let Ok(step) = serde_json::from_str::<Value>(line) else {
-                counts.malformed += 1;
+                malformed += 1;
                 continue;
             };
             let kind = step["type"].as_str().expect("type");
@@ -73,28 +62,7 @@ fn raw_counts(home: &Path) -> Counts {
             }
         }
     }
-    counts
-}
-
-fn indexed_counts(dir: &Path) -> Counts {
-    let count = |sql: &str| number(dir, sql).unwrap_or_else(|| panic!("no count for {sql}"));
-    let of_type = |kind: &str| {
-        count(&format!(
-            "SELECT count(*) FROM events WHERE type = '{kind}'"
-        ))
-    };
-    Counts {
-        sessions: count("SELECT count(*) FROM sessions WHERE source = 'windsurf'"),
-        malformed: 0,
-        prompts: of_type("user_input"),
-        replies: of_type("assistant_response"),
-        reasoning: of_type("reasoning"),
-        calls: of_type("tool_call"),
-        results: of_type("tool_response"),
-        failed: count(
-            "SELECT count(*) FROM events WHERE type = 'tool_response' AND subtype = 'error'",
-        ),
-    }
+    (counts, malformed)
 }
 
 #[test]
@@ -114,27 +82,26 @@ fn windsurf_transcripts_are_read_from_a_home_with_exact_counts() {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
 
-    let raw = raw_counts(home.path());
+    let (raw, malformed) = raw_counts(home.path());
     assert_eq!(
-        raw,
-        Counts {
-            sessions: 2,
-            malformed: 1,
-            prompts: 3,
-            replies: 5,
-            reasoning: 1,
-            calls: 5,
-            results: 5,
-            failed: 1,
-        },
+        (raw, malformed),
+        (
+            Counts {
+                sessions: 2,
+                prompts: 3,
+                replies: 5,
+                reasoning: 1,
+                calls: 5,
+                results: 5,
+                failed: 1,
+            },
+            1
+        ),
         "the fixture holds what this test expects"
     );
     assert_eq!(
-        indexed_counts(dir),
-        Counts {
-            malformed: 0,
-            ..raw
-        },
+        indexed_counts(dir, "source = 'windsurf'"),
+        raw,
         "every step is indexed once"
     );
     assert_eq!(

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
 use super::index_home;
-use super::{assert_tools_paired, number, rows, texts};
+use super::{assert_tools_paired, count, number, rows, texts};
 use crate::support::{corpus_dir, corpus_store, query_count, standalone_fixture};
 
 const LINUX_STORE: &str = ".local/share/zed/threads/threads.db";
@@ -28,10 +28,6 @@ fn home_with_fixtures() -> tempfile::TempDir {
         fs::copy(fixture.join(from).join("threads.db"), &target).expect("copy store");
     }
     home
-}
-
-fn count_of(data: &Path, sql: &str) -> i64 {
-    number(data, sql).unwrap_or_else(|| panic!("no count for {sql}"))
 }
 
 /// What the raw stores hold, counted from the documents themselves.
@@ -136,24 +132,24 @@ fn raw_counts(stores: &[PathBuf]) -> RawCounts {
 
 fn indexed_counts(dir: &Path) -> RawCounts {
     let of_type = |kind: &str| {
-        count_of(
+        count(
             dir,
             &format!("SELECT count(*) FROM events WHERE type = '{kind}'"),
         )
     };
     RawCounts {
-        threads: count_of(dir, "SELECT count(*) FROM sessions WHERE source = 'zed'"),
+        threads: count(dir, "SELECT count(*) FROM sessions WHERE source = 'zed'"),
         unreadable: 0,
         prompts: of_type("user_input"),
         replies: of_type("assistant_response"),
         reasoning: of_type("reasoning"),
         calls: of_type("tool_call"),
         results: of_type("tool_response"),
-        resumes: count_of(
+        resumes: count(
             dir,
             "SELECT count(*) FROM events WHERE type = 'system' AND subtype = 'resume'",
         ),
-        usages: count_of(
+        usages: count(
             dir,
             "SELECT count(*) FROM events WHERE input_tokens IS NOT NULL",
         ),
@@ -200,7 +196,7 @@ fn zed_thread_stores_are_read_from_a_home_with_exact_counts() {
         "every message of every readable thread is indexed once"
     );
     assert_eq!(
-        count_of(dir, "SELECT sum(turn_count) FROM sessions"),
+        count(dir, "SELECT sum(turn_count) FROM sessions"),
         raw.prompts,
         "one turn per prompt"
     );
@@ -355,7 +351,7 @@ fn a_thread_saved_again_adds_exactly_its_new_messages() {
     let saved = index_home(home.path(), data.path());
     assert!(saved.contains("events: 2 new"), "{saved}");
     assert_eq!(
-        count_of(
+        count(
             data.path(),
             "SELECT turn_count FROM sessions WHERE native_id = '2d1c0b9a-kestrel'"
         ),
