@@ -98,6 +98,7 @@ fn entries(number: usize) -> (String, Checkpoint, String, SessionLocation) {
         format: "codex".to_string(),
         sessions: vec![session_id.clone()],
         malformed_lines: 0,
+        sidecar_hash: String::new(),
     };
     let location = SessionLocation {
         partition: format!("source=codex/month=2026-{:02}", 1 + number % 12),

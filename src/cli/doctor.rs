@@ -10,7 +10,8 @@ use indicatif::HumanBytes;
 use crate::cli::style::thousands;
 use crate::cli::{CliError, Outcome};
 use crate::indexer::doctor::{Diagnosis, LocationReport, diagnose};
-use crate::indexer::run::known_locations;
+use crate::indexer::run::known_locations_with_homes;
+use crate::ingest::homes::{Homes, Origin};
 use crate::store::Store;
 use crate::store::state::StoreState;
 
@@ -32,7 +33,7 @@ pub fn run(data_dir: &Path, json: bool) -> Result<Outcome, CliError> {
 
 /// The diagnosis against the store's current generation (none yet: every source is pending).
 pub fn diagnosis_of(data_dir: &Path) -> Result<Diagnosis, CliError> {
-    let locations = known_locations();
+    let (homes, locations) = known_locations_with_homes();
     let current = match Store::open_existing(data_dir) {
         Ok(store) => Some(store.current()?),
         Err(crate::store::StoreError::Missing(_)) => None,
@@ -43,7 +44,13 @@ pub fn diagnosis_of(data_dir: &Path) -> Result<Diagnosis, CliError> {
         .map(|snapshot| StoreState::load(&snapshot.root))
         .transpose()?;
     let generation = current.as_ref().map(|snapshot| snapshot.generation);
-    Ok(diagnose(data_dir, generation, &locations, state.as_ref()))
+    Ok(diagnose(
+        data_dir,
+        generation,
+        homes,
+        &locations,
+        state.as_ref(),
+    ))
 }
 
 /// The text a person reads.
@@ -58,6 +65,7 @@ pub fn render(diagnosis: &Diagnosis) -> String {
             diagnosis.data_dir.display()
         ),
     };
+    text.push_str(&render_homes(&diagnosis.homes));
     let (present, missing): (Vec<&LocationReport>, Vec<&LocationReport>) =
         diagnosis.locations.iter().partition(|l| l.exists);
     text.push_str(&format!(
@@ -92,6 +100,42 @@ pub fn render(diagnosis: &Diagnosis) -> String {
     text
 }
 
+/// The other homes read and the config file that names them, with what in it was not used.
+fn render_homes(homes: &Homes) -> String {
+    let mut text = String::new();
+    if let Some(file) = &homes.config_file {
+        let state = if homes.config_exists {
+            ""
+        } else {
+            " (none: `homes`, `harness_homes` and `wsl` go there)"
+        };
+        text.push_str(&format!("config: {}{state}\n", file.display()));
+    }
+    for problem in &homes.problems {
+        text.push_str(&format!("  not used: {problem}\n"));
+    }
+    if homes.extra.is_empty() && homes.harness_homes.is_empty() {
+        return text;
+    }
+    text.push_str("homes read besides $HOME:\n");
+    for extra in &homes.extra {
+        text.push_str(&format!(
+            "  {} ({})\n",
+            extra.path.display(),
+            extra.origin.describe()
+        ));
+    }
+    for harness_home in &homes.harness_homes {
+        text.push_str(&format!(
+            "  {} {} ({})\n",
+            harness_home.source.harness(),
+            harness_home.path.display(),
+            harness_home.origin.describe()
+        ));
+    }
+    text
+}
+
 fn render_present(location: &LocationReport) -> String {
     let indexed: usize = location.indexed_by_format.values().sum();
     let formats: Vec<String> = location
@@ -99,8 +143,12 @@ fn render_present(location: &LocationReport) -> String {
         .iter()
         .map(|(format, count)| format!("{format} {count}"))
         .collect();
+    let from = match location.origin {
+        Origin::Home => String::new(),
+        ref origin => format!(", from {}", origin.describe()),
+    };
     let mut text = format!(
-        "  {:<16} {} ({})\n    {} sources, {}; {} indexed{}; {} sessions in the store\n",
+        "  {:<16} {} ({}{from})\n    {} sources, {}; {} indexed{}; {} sessions in the store\n",
         location.harness,
         location.path.display(),
         location.kind,

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::run::{ENCRYPTED_FORMAT, KnownLocation, UNKNOWN_FORMAT, survey};
-use crate::store::state::{Checkpoint, StoreState};
+use crate::ingest::homes::{Homes, Origin};
+use crate::store::state::{Checkpoint, SessionLocation, StoreState};
 
 /// Paths listed per reason before the rest are only counted.
 pub const LISTED_PATHS: usize = 5;
@@ -23,6 +24,9 @@ pub struct Diagnosis {
     pub locations: Vec<LocationReport>,
     /// Sources the store read from outside every default location (`esker index PATH`).
     pub elsewhere: Elsewhere,
+    /// The homes read besides `$HOME`, the config file that names some, and what in it could
+    /// not be used.
+    pub homes: Homes,
 }
 
 /// What one location holds and how much of it the store has.
@@ -33,6 +37,8 @@ pub struct LocationReport {
     pub path: PathBuf,
     pub kind: &'static str,
     pub exists: bool,
+    /// The home it is under and why that home is read.
+    pub origin: Origin,
     /// Logs, grouped sessions and stores an index pass reads there.
     pub sources: usize,
     pub bytes: u64,
@@ -91,29 +97,38 @@ pub struct Elsewhere {
 pub fn diagnose(
     data_dir: &Path,
     generation: Option<u64>,
+    homes: Homes,
     locations: &[KnownLocation],
     state: Option<&StoreState>,
 ) -> Diagnosis {
     let empty = BTreeMap::new();
     let checkpoints = state.map_or(&empty, |state| &state.checkpoints);
+    let no_sessions = BTreeMap::new();
+    let held = state.map_or(&no_sessions, |state| &state.sessions);
     let reports: Vec<LocationReport> = locations
         .iter()
-        .map(|location| report(location, checkpoints))
+        .map(|location| report(location, checkpoints, held))
         .collect();
     Diagnosis {
         data_dir: data_dir.to_path_buf(),
         generation,
         elsewhere: elsewhere(locations, checkpoints),
         locations: reports,
+        homes,
     }
 }
 
-fn report(location: &KnownLocation, checkpoints: &BTreeMap<String, Checkpoint>) -> LocationReport {
+fn report(
+    location: &KnownLocation,
+    checkpoints: &BTreeMap<String, Checkpoint>,
+    held: &BTreeMap<String, SessionLocation>,
+) -> LocationReport {
     let mut report = LocationReport {
         harness: location.source.harness(),
         path: location.path.clone(),
         kind: if location.is_file { "store" } else { "folder" },
         exists: location.exists(),
+        origin: location.origin.clone(),
         sources: 0,
         bytes: 0,
         indexed_by_format: BTreeMap::new(),
@@ -174,7 +189,12 @@ fn report(location: &KnownLocation, checkpoints: &BTreeMap<String, Checkpoint>) 
             &location.path,
         );
     }
-    report.sessions = sessions_under(&location.path, checkpoints).len();
+    // A store's own checkpoint names every row it read, a row that gave no session too
+    // (unreadable JSON, a torn zstd frame): count only the sessions the store holds.
+    report.sessions = sessions_under(&location.path, checkpoints)
+        .into_iter()
+        .filter(|session| held.contains_key(*session))
+        .count();
     report.skipped = skips.into_values().collect();
     report
 }

@@ -1079,5 +1079,6 @@ fn checkpoint_of(
         format: format.to_string(),
         sessions,
         malformed_lines,
+        sidecar_hash: String::new(),
     }
 }

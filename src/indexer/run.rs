@@ -19,6 +19,7 @@ use super::status::IngestMonitor;
 use crate::engine::commit::{SearchBatch, commit_from};
 use crate::heap::Resident;
 use crate::ids::stable_hash_hex;
+use crate::ingest::homes::{Homes, Origin};
 use crate::ingest::lines::SplitLines;
 use crate::ingest::reader::{ReadLimits, stream_json_lines};
 use crate::ingest::{
@@ -986,10 +987,15 @@ fn read_file(
     let file = fs::File::open(path).map_err(StoreError::io(path))?;
     let metadata = file.metadata().map_err(StoreError::io(path))?;
     let identity = FileIdentity::of(&metadata);
-    if previous.is_some_and(|checkpoint| identity.matches(checkpoint)) {
+    let previous_format = previous.and_then(|checkpoint| format_named(&checkpoint.format));
+    if let Some(checkpoint) = previous
+        && identity.matches(checkpoint)
+        && previous_format.is_none_or(|format| {
+            sidecar_hash(format, path, sidecar_of(format, path).as_ref()) == checkpoint.sidecar_hash
+        })
+    {
         return Ok(FileOutcome::Unchanged);
     }
-    let previous_format = previous.and_then(|checkpoint| format_named(&checkpoint.format));
     let Some(mut read) = read_content(path, file, &identity, previous_format, options)? else {
         return Ok(FileOutcome::HeldBack);
     };
@@ -1009,10 +1015,13 @@ fn read_file(
         Content::Whole(_) => Vec::new(),
     };
     let malformed_lines = issues.len() as u64;
+    let sidecar = sidecar_of(format, path);
+    let sidecar_hash = sidecar_hash(format, path, sidecar.as_ref());
     if let Some(checkpoint) = previous
         && checkpoint.complete_offset == read.complete_offset
         && checkpoint.content_hash == read.content_hash
         && checkpoint.format == format.name()
+        && checkpoint.sidecar_hash == sidecar_hash
     {
         let moved = Checkpoint {
             size: identity.size,
@@ -1028,7 +1037,6 @@ fn read_file(
     } else {
         0
     };
-    let sidecar = crate::ingest::harness_sidecar(format, path).or_else(|| read_sidecar(path));
     let output = parse(format, path, &read.content, sidecar.as_ref());
     drop(read.content);
     let parser_warnings = output.warnings.len() as u64;
@@ -1057,14 +1065,17 @@ fn read_file(
                 .collect()
         })
         .unwrap_or_default();
-    let checkpoint = checkpoint_for(
-        &identity,
-        read.complete_offset,
-        read.content_hash,
-        format.name(),
-        session_ids,
-        malformed_lines,
-    );
+    let checkpoint = Checkpoint {
+        sidecar_hash,
+        ..checkpoint_for(
+            &identity,
+            read.complete_offset,
+            read.content_hash,
+            format.name(),
+            session_ids,
+            malformed_lines,
+        )
+    };
     Ok(FileOutcome::Ingested(Box::new(IngestedFile {
         format,
         checkpoint,
@@ -1182,7 +1193,34 @@ fn checkpoint_for(
         format: format.to_string(),
         sessions,
         malformed_lines,
+        sidecar_hash: String::new(),
     }
+}
+
+/// The metadata a log of `format` is read with: its harness's sidecar, else (a Claude
+/// sub-agent's transcript) the `.meta.json` beside it.
+fn sidecar_of(format: Format, path: &Path) -> Option<Value> {
+    crate::ingest::harness_sidecar(format, path).or_else(|| {
+        matches!(format, Format::ClaudeTranscript)
+            .then(|| read_sidecar(path))
+            .flatten()
+    })
+}
+
+/// What the checkpoint keeps of the sidecar of a log at `path`: a hash of the part its parser
+/// reads (of OpenClaw's `sessions.json`, shared by an agent's sessions, the name of this
+/// transcript's session only, so a new session does not re-read the others), empty for none.
+fn sidecar_hash(format: Format, path: &Path, sidecar: Option<&Value>) -> String {
+    let read = match format {
+        Format::OpenClawSession => sidecar.and_then(|index| {
+            let session = path.file_stem()?.to_str()?;
+            crate::ingest::openclaw::display_name_of(index, session).map(Value::from)
+        }),
+        _ => sidecar.cloned(),
+    };
+    read.map_or_else(String::new, |value| {
+        stable_hash_hex(&[value.to_string().as_bytes()])
+    })
 }
 
 /// A Claude sub-agent's `agent-<id>.meta.json` beside its transcript.
@@ -1193,11 +1231,16 @@ fn read_sidecar(path: &Path) -> Option<Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// The harnesses' default log locations that exist on this machine, honouring `CODEX_HOME`,
-/// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `ANTIGRAVITY_CLI_DIR`, `ANTIGRAVITY_DIR`,
-/// `XDG_DATA_HOME` (OpenCode), `OPENCODE_DB`, `KIMI_SHARE_DIR` and `GOOSE_PATH_ROOT`.
+/// The harnesses' default log locations that exist on this machine, under `$HOME` (honouring
+/// each harness's variable: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, ...) and every other home
+/// esker's config file, `$ESKER_HOMES` and WSL name (`ingest::homes`). What the config names
+/// that cannot be used is warned about.
 pub fn default_locations() -> Vec<PathBuf> {
-    known_locations()
+    let (homes, locations) = known_locations_with_homes();
+    for problem in &homes.problems {
+        tracing::warn!("{problem}");
+    }
+    locations
         .into_iter()
         .filter(KnownLocation::exists)
         .map(|location| location.path)
@@ -1211,6 +1254,8 @@ pub struct KnownLocation {
     pub path: PathBuf,
     /// A store file rather than a folder of logs.
     pub is_file: bool,
+    /// The home it is under, and why that home is read.
+    pub origin: Origin,
 }
 
 impl KnownLocation {
@@ -1219,6 +1264,7 @@ impl KnownLocation {
             source,
             path,
             is_file: false,
+            origin: Origin::Home,
         }
     }
 
@@ -1227,6 +1273,7 @@ impl KnownLocation {
             source,
             path,
             is_file: true,
+            origin: Origin::Home,
         }
     }
 
@@ -1242,17 +1289,68 @@ impl KnownLocation {
 /// Every place esker looks for history on this machine, existing or not (folders whose names
 /// are only known by listing their parent, such as VS Code workspaces, as far as they exist).
 pub fn known_locations() -> Vec<KnownLocation> {
+    known_locations_with_homes().1
+}
+
+/// [`known_locations`], with the homes they are under.
+pub fn known_locations_with_homes() -> (Homes, Vec<KnownLocation>) {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let env_dir = |name: &str| {
-        std::env::var_os(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
+    let homes = crate::ingest::homes::discover(&home, &|name| std::env::var_os(name));
+    let locations = locations_of_homes(&home, &homes, &env_dir);
+    (homes, locations)
+}
+
+/// A variable naming a folder, when set and not empty.
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The locations under `home` (with `env_dir` looking this machine's variables up), then
+/// those of every harness home and other home in `homes` not already listed.
+pub fn locations_of_homes(
+    home: &Path,
+    homes: &Homes,
+    env_dir: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Vec<KnownLocation> {
+    let mut known = locations_under(home, env_dir);
+    let mut add_new = |found: Vec<KnownLocation>, origin: &Origin| {
+        for mut location in found {
+            if known.iter().all(|seen| seen.path != location.path) {
+                location.origin = origin.clone();
+                known.push(location);
+            }
+        }
     };
+    for harness_home in &homes.harness_homes {
+        let env = |name: &str| {
+            if name == harness_home.variable {
+                Some(harness_home.path.clone())
+            } else {
+                env_dir(name)
+            }
+        };
+        let mut found = locations_under(home, &env);
+        found.retain(|location| location.source == harness_home.source);
+        add_new(found, &harness_home.origin);
+    }
+    for extra in &homes.extra {
+        add_new(
+            locations_under(&extra.path, &|name| extra.env(name)),
+            &extra.origin,
+        );
+    }
+    known
+}
+
+/// The places under one home, with `env_dir` looking its variables up.
+fn locations_under(home: &Path, env_dir: &dyn Fn(&str) -> Option<PathBuf>) -> Vec<KnownLocation> {
     let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
     let claude_home = env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
-    let gemini_home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone());
+    let gemini_home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.to_path_buf());
     let dot_gemini = home.join(".gemini");
     let mut locations = vec![
         (Source::Codex, codex_home.join("sessions")),
@@ -1270,9 +1368,7 @@ pub fn known_locations() -> Vec<KnownLocation> {
         (Source::Antigravity, dot_gemini.join("antigravity-ide")),
         (Source::Antigravity, dot_gemini.join("antigravity-backup")),
     ];
-    locations.extend(crate::ingest::locations::labelled_candidates(
-        &home, env_dir,
-    ));
+    locations.extend(crate::ingest::locations::labelled_candidates(home, env_dir));
     locations.extend([
         (
             Source::Kimi,
@@ -1292,14 +1388,14 @@ pub fn known_locations() -> Vec<KnownLocation> {
         .into_iter()
         .map(|(source, path)| KnownLocation::folder(source, path))
         .collect();
-    known.extend(opencode_locations(&home, &env_dir));
+    known.extend(opencode_locations(home, &env_dir));
     known.extend(
-        crate::ingest::locations::cursor_ide_stores(&home, env_dir)
+        crate::ingest::locations::cursor_ide_stores(home, env_dir)
             .into_iter()
             .map(|path| KnownLocation::file(Source::CursorIde, path)),
     );
     known.extend(
-        crate::ingest::locations::labelled_store_files(&home, env_dir)
+        crate::ingest::locations::labelled_store_files(home, env_dir)
             .into_iter()
             .map(|(source, path)| KnownLocation::file(source, path)),
     );

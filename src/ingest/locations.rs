@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 24] = [
+pub const ENV_VARS: [&str; 27] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -32,6 +32,10 @@ pub const ENV_VARS: [&str; 24] = [
     "WORKBUDDY_CONFIG_DIR",
     "JUNIE_HOME",
     "GROK_HOME",
+    // Other homes (`ingest::homes`).
+    "ESKER_HOMES",
+    "ESKER_CONFIG",
+    "WSL_DISTRO_NAME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and

@@ -23,6 +23,7 @@ pub mod gemini;
 pub mod goose;
 pub mod grok;
 pub mod hermes;
+pub mod homes;
 pub mod junie;
 pub mod kimi;
 pub mod kimi_code;

@@ -50,6 +50,11 @@ pub struct Checkpoint {
     pub sessions: Vec<String>,
     /// Malformed complete lines skipped in this file.
     pub malformed_lines: u64,
+    /// Hash of the metadata read beside the file (a harness's sidecar: Grok's `summary.json`,
+    /// Kiro's `<id>.json`, a Claude sub-agent's `.meta.json`, ...); empty when there is none.
+    /// A sidecar that changes while its log does not re-reads the log.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sidecar_hash: String,
 }
 
 /// Where one session's rows are.
@@ -646,6 +651,7 @@ mod tests {
 
     fn checkpoint(size: u64, sessions: &[&str]) -> Checkpoint {
         Checkpoint {
+            sidecar_hash: String::new(),
             size,
             mtime_ns: 1,
             device: 2,

@@ -5,6 +5,7 @@
 
 mod commands;
 mod doctor;
+mod doctor_homes;
 mod handoff;
 mod recall;
 mod resume;

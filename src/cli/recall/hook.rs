@@ -35,6 +35,11 @@
 //! - Kimi Code (`UserPromptSubmit`; MoonshotAI/kimi-code docs/en/customization/hooks.md):
 //!   snake_case input (`session_id`, `cwd`, `prompt`, as text or content parts); stdout on
 //!   exit 0 is appended to the context.
+//! - Junie (`UserPromptSubmit` in `$JUNIE_HOME/config.json`; junie.jetbrains.com docs, hooks):
+//!   snake_case input (`prompt`, and in newer releases `session_id`, `cwd`, `project_path`);
+//!   its `cwd` is Junie's own home, so the project is `project_path`. Plain stdout on exit 0
+//!   is put before the prompt (as `<additional_context>`); its `SessionStart` output is
+//!   ignored, so only prompts recall. Hooks fire in the terminal UI, not over ACP (the IDE).
 
 use serde::Deserialize;
 use serde_json::json;
@@ -53,10 +58,11 @@ pub enum Agent {
     Kiro,
     Cline,
     Kimi,
+    Junie,
 }
 
 /// The names `--hook` takes.
-pub const AGENT_NAMES: [&str; 11] = [
+pub const AGENT_NAMES: [&str; 12] = [
     "claude-code",
     "codex",
     "gemini",
@@ -68,6 +74,7 @@ pub const AGENT_NAMES: [&str; 11] = [
     "kiro",
     "cline",
     "kimi",
+    "junie",
 ];
 
 impl Agent {
@@ -84,6 +91,7 @@ impl Agent {
             "kiro" => Some(Agent::Kiro),
             "cline" => Some(Agent::Cline),
             "kimi" | "kimi-code" => Some(Agent::Kimi),
+            "junie" => Some(Agent::Junie),
             _ => None,
         }
     }
@@ -101,6 +109,7 @@ impl Agent {
             Agent::Kiro => "kiro",
             Agent::Cline => "cline",
             Agent::Kimi => "kimi",
+            Agent::Junie => "junie",
         }
     }
 
@@ -118,7 +127,9 @@ impl Agent {
             return String::new();
         }
         match self {
-            Agent::ClaudeCode | Agent::Droid | Agent::Kiro | Agent::Kimi => block.to_owned(),
+            Agent::ClaudeCode | Agent::Droid | Agent::Kiro | Agent::Kimi | Agent::Junie => {
+                block.to_owned()
+            }
             Agent::Codex | Agent::Gemini | Agent::CodeBuddy | Agent::Qwen => json!({
                 "hookSpecificOutput": {
                     "hookEventName": input.event_name(self),
@@ -153,6 +164,9 @@ pub struct HookInput {
     pub task_id: Option<String>,
     #[serde(default)]
     pub cwd: Option<String>,
+    /// Junie: the project (its `cwd` is Junie's own home).
+    #[serde(default)]
+    pub project_path: Option<String>,
     #[serde(default, alias = "workspaceRoots")]
     pub workspace_roots: Vec<String>,
     #[serde(default, alias = "hookEventName", alias = "hookName")]
@@ -245,10 +259,11 @@ impl HookInput {
             .find(|id| !id.is_empty())
     }
 
-    /// The working directory: `cwd`, else the first workspace root.
+    /// The working directory: the project's path, else `cwd`, else the first workspace root.
     pub fn cwd(&self) -> Option<&str> {
-        self.cwd
+        self.project_path
             .iter()
+            .chain(&self.cwd)
             .chain(&self.workspace_roots)
             .map(String::as_str)
             .find(|dir| !dir.is_empty())
@@ -414,6 +429,21 @@ mod tests {
         let plain = HookInput::parse(r#"{"cwd":"/w","prompt":"why?"}"#).unwrap();
         assert_eq!(plain.prompt(), Some("why?"));
         assert_eq!(Agent::Kimi.output(&plain, "block\n"), "block\n");
+    }
+
+    #[test]
+    fn junie_takes_the_project_path_over_its_own_home_and_prints_the_block_as_is() {
+        let input = HookInput::parse(
+            r#"{"hook_event_name":"UserPromptSubmit","prompt":"why does the build fail?","session_id":"j1","cwd":"/home/dev/.junie","project_path":"/home/dev/webapp"}"#,
+        )
+        .unwrap();
+        assert_eq!(input.cwd(), Some("/home/dev/webapp"));
+        assert_eq!(input.session(), Some("j1"));
+        assert_eq!(input.prompt(), Some("why does the build fail?"));
+        assert_eq!(Agent::Junie.output(&input, "block"), "block");
+        let older =
+            HookInput::parse(r#"{"hook_event_name":"UserPromptSubmit","prompt":"p"}"#).unwrap();
+        assert_eq!(older.cwd(), None);
     }
 
     #[test]

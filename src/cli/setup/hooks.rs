@@ -39,6 +39,9 @@
 //! - Kimi Code: `~/.kimi-code/config.toml`, a `[[hooks]]` table `{event = "UserPromptSubmit",
 //!   command, timeout (seconds)}` (MoonshotAI/kimi-code docs/en/customization/hooks.md; its
 //!   `SessionStart` is observation-only).
+//! - Junie: `$JUNIE_HOME/config.json` (default `~/.junie`), `hooks.UserPromptSubmit`, Claude
+//!   Code's groups with a `timeout` in seconds, run through `sh -c` (junie.jetbrains.com docs,
+//!   hooks; its `SessionStart` output is ignored). Hooks fire in Junie's terminal UI only.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -330,6 +333,17 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
             }]),
             shadowed_by: None,
         },
+        merged(
+            "junie",
+            "Junie",
+            environment
+                .junie_home
+                .clone()
+                .unwrap_or_else(|| home.join(".junie")),
+            "config.json",
+            "junie",
+            events(&["UserPromptSubmit"], claude_group("junie")),
+        ),
     ]
 }
 
@@ -704,6 +718,11 @@ mod tests {
                 (
                     "kimi",
                     PathBuf::from("/h/.kimi-code/config.toml"),
+                    vec!["UserPromptSubmit"]
+                ),
+                (
+                    "junie",
+                    PathBuf::from("/h/.junie/config.json"),
                     vec!["UserPromptSubmit"]
                 ),
             ]

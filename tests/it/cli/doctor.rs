@@ -204,3 +204,131 @@ fn doctor_on_a_machine_without_history_says_so_and_exits_1() {
         "doctor creates no store"
     );
 }
+
+/// The other homes a person names (the config file's `homes` with a glob and its
+/// `harness_homes`, `$ESKER_HOMES`) and the Windows homes WSL shows are looked at as `$HOME`
+/// is: `esker doctor` lists each place with the home it is under and why that home is read,
+/// says what in the config could not be used, and `esker index` reads them all.
+#[test]
+fn doctor_and_index_read_the_config_file_s_homes_esker_homes_and_windows_homes_from_wsl() {
+    let base = tempfile::tempdir().expect("temp dir");
+    let base = base.path().canonicalize().unwrap();
+    let home = base.join("home");
+    let data = base.join("data");
+    let container_home = base.join("containers/box-1/home/dev");
+    copy_tree(
+        &fixtures_dir().join("codex/sessions"),
+        &container_home.join(".codex/sessions"),
+    );
+    fs::create_dir_all(base.join("containers/box-2/home")).unwrap();
+    let work_claude = home.join("work-claude");
+    copy_tree(
+        &fixtures_dir().join("claude/projects"),
+        &work_claude.join("projects"),
+    );
+    let laptop = base.join("laptop");
+    copy_tree(
+        &fixtures_dir().join("pi/sessions"),
+        &laptop.join(".pi/agent/sessions"),
+    );
+    let users = base.join("mnt/c/Users");
+    let roaming = users.join("ana/AppData/Roaming");
+    copy_tree(
+        &crate::support::manifest_dir().join("tests/standalone-fixtures/vscode-copilot/Code"),
+        &roaming.join("Code"),
+    );
+    fs::create_dir_all(users.join("Public/.codex/sessions")).unwrap();
+    fs::create_dir_all(home.join(".config/esker")).unwrap();
+    let config = home.join(".config/esker/config.toml");
+    fs::write(
+        &config,
+        format!(
+            "homes = [\"{}/containers/*/home/dev\"]\nwindows_users = \"{}\"\n\n[harness_homes]\nclaude = [\"~/work-claude\"]\nnot-a-harness = [\"~/x\"]\n",
+            base.display(),
+            users.display()
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        crate::cli::esker_command(&home, args)
+            .env("ESKER_HOMES", &laptop)
+            .env("WSL_DISTRO_NAME", "Ubuntu")
+            .output()
+            .expect("esker runs")
+    };
+    let data_arg = data.to_str().unwrap();
+    let indexed = run(&["index", "-q", "--data-dir", data_arg]);
+    assert!(indexed.status.success(), "{}", stderr_of(&indexed));
+    assert!(
+        stderr_of(&indexed).contains("harness_homes.not-a-harness"),
+        "the unusable entry is warned about: {}",
+        stderr_of(&indexed)
+    );
+
+    let output = run(&["doctor", "--json", "--data-dir", data_arg]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let diagnosis: Value = serde_json::from_str(&stdout_of(&output)).unwrap();
+    let expectations = [
+        (container_home.join(".codex/sessions"), "codex", "config"),
+        (work_claude.join("projects"), "claude", "harness_home"),
+        (laptop.join(".pi/agent/sessions"), "pi", "env"),
+        (
+            roaming.join("Code/User/globalStorage/emptyWindowChatSessions"),
+            "vscode-copilot",
+            "windows_from_wsl",
+        ),
+    ];
+    for (path, source, origin) in &expectations {
+        let place = location(&diagnosis, path);
+        assert_eq!(place["origin"]["kind"], *origin, "{place:#}");
+        assert_eq!(place["exists"], true);
+        let sessions = query_count(
+            &data,
+            &format!("SELECT count(*) FROM sessions WHERE source = '{source}'"),
+        );
+        assert!(sessions > 0, "{source} sessions were indexed");
+        let from_that_home: u64 = diagnosis["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|other| other["origin"]["kind"] == *origin)
+            .map(|other| other["sessions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(from_that_home, sessions as u64, "{source}: {diagnosis:#}");
+    }
+    let homes = &diagnosis["homes"];
+    assert_eq!(homes["config_file"], config.to_str().unwrap());
+    let extra: Vec<&str> = homes["extra"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|extra| extra["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        extra,
+        [
+            container_home.to_str().unwrap(),
+            laptop.to_str().unwrap(),
+            users.join("ana").to_str().unwrap(),
+        ],
+        "a glob matching no home adds none; Public is nobody's home"
+    );
+    assert_eq!(homes["problems"].as_array().unwrap().len(), 1, "{homes:#}");
+
+    let text = stdout_of(&run(&["doctor", "--data-dir", data_arg]));
+    for expected in [
+        format!("config: {}", config.display()),
+        "not used: `harness_homes.not-a-harness`".to_string(),
+        format!(
+            "{} (a Windows home seen from WSL)",
+            users.join("ana").display()
+        ),
+        format!("{} ($ESKER_HOMES)", laptop.display()),
+        "from `harness_homes` in".to_string(),
+    ] {
+        assert!(
+            text.contains(&expected),
+            "{expected:?} missing from:\n{text}"
+        );
+    }
+}

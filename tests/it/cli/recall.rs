@@ -410,7 +410,7 @@ fn block_of(agent: &str, stdout: &str) -> String {
             .to_owned()
     };
     match agent {
-        "kiro" | "kimi" => stdout.to_owned(),
+        "kiro" | "kimi" | "junie" => stdout.to_owned(),
         "codebuddy" | "qwen" => {
             let answer: Value = serde_json::from_str(stdout).expect("JSON answer");
             member(&answer, &["hookSpecificOutput", "additionalContext"])
@@ -454,6 +454,11 @@ fn prompt_input(agent: &str, cwd: &str, prompt: &str) -> Value {
             "session_title": "Fix the migration", "client_type": "kimi_code_cli", "cwd": cwd,
             "prompt": [{"type": "text", "text": prompt}],
         }),
+        // Junie's `cwd` is its own home; the project is `project_path`.
+        "junie" => json!({
+            "hook_event_name": "UserPromptSubmit", "prompt": prompt, "session_id": "j1",
+            "cwd": "/home/dev/.junie", "project_path": cwd,
+        }),
         other => panic!("no prompt input for {other}"),
     }
 }
@@ -480,7 +485,7 @@ fn a_project_below_the_top(store: &Path) -> String {
         .expect("a second project among the recalled lines")
 }
 
-/// CodeBuddy Code, Qwen Code, Kiro, Cline and Kimi Code recall on a prompt, each read from its own
+/// CodeBuddy Code, Qwen Code, Kiro, Cline, Kimi Code and Junie recall on a prompt, each read from its own
 /// input and answered in its own shape, within the budget, with ids that open.
 #[test]
 fn every_prompt_agent_gets_the_block_in_its_own_shape() {
@@ -492,6 +497,7 @@ fn every_prompt_agent_gets_the_block_in_its_own_shape() {
         ("kiro", "1500"),
         ("cline", "300"),
         ("kimi", "1500"),
+        ("junie", "1500"),
     ] {
         let input = prompt_input(agent, &project, "migration");
         let output = recall(
@@ -596,7 +602,7 @@ fn session_start_agents_get_the_projects_recent_sessions() {
 fn the_new_agents_print_nothing_on_a_missing_store() {
     let missing = tempfile::tempdir().unwrap();
     let nowhere = missing.path().join("no-store-here");
-    for agent in ["codebuddy", "qwen", "kiro", "cline", "kimi"] {
+    for agent in ["codebuddy", "qwen", "kiro", "cline", "kimi", "junie"] {
         let input = prompt_input(agent, "/home/dev/webapp", "migration");
         let output = recall(&nowhere, &["--hook", agent], &input.to_string());
         assert_eq!(output.status.code(), Some(0), "{agent}");

@@ -1,7 +1,7 @@
 //! `esker setup --hooks` on copies of each agent's hook config (Claude Code's, Gemini CLI's,
 //! Factory Droid's, CodeBuddy Code's and Qwen Code's `settings.json`, Codex's and Cursor's
 //! `hooks.json`, Copilot CLI's hooks directory, Kiro's `~/.kiro/hooks` and Cline's
-//! `~/Documents/Cline/Hooks`, Kimi Code's `config.toml`) in a temporary HOME:
+//! `~/Documents/Cline/Hooks`, Kimi Code's `config.toml`, Junie's `config.json`) in a temporary HOME:
 //! a dry run writes nothing, installing twice changes nothing the second time, the user's own
 //! hooks and comments survive, a backup is kept, and `--remove` takes out only esker's hooks.
 
@@ -102,8 +102,16 @@ const CLINE_TASK_COMPLETE: &str = "#!/bin/sh\nnotify-send 'Cline is done'\n";
 
 const KIMI_CONFIG: &str = "# Kimi Code\ndefault_model = \"kimi-k2\"\n\n[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"Bash\"\ncommand = \"node ~/.kimi-code/hooks/check-bash.mjs\"\ntimeout = 5\n";
 
+/// Junie's `config.json` with a hook of the user's own.
+const JUNIE_CONFIG: &str = r#"{
+  "hooks": {
+    "SessionStart": [{ "hooks": [{ "type": "command", "command": "git fetch --quiet", "timeout": 10 }] }]
+  }
+}
+"#;
+
 /// The files, relative to HOME, and what each agent's hook command ends with.
-const FILES: [(&str, &str); 11] = [
+const FILES: [(&str, &str); 12] = [
     (".claude/settings.json", "recall --hook claude-code"),
     (".codex/hooks.json", "recall --hook codex"),
     (".gemini/settings.json", "recall --hook gemini"),
@@ -118,9 +126,10 @@ const FILES: [(&str, &str); 11] = [
         "recall --hook cline",
     ),
     (".kimi-code/config.toml", "recall --hook kimi"),
+    (".junie/config.json", "recall --hook junie"),
 ];
 
-const CLIENTS: [&str; 11] = [
+const CLIENTS: [&str; 12] = [
     "claude",
     "codex",
     "gemini",
@@ -132,6 +141,7 @@ const CLIENTS: [&str; 11] = [
     "kiro",
     "cline",
     "kimi",
+    "junie",
 ];
 
 struct Home {
@@ -154,6 +164,7 @@ impl Home {
         home.write(".kiro/hooks/lint.json", KIRO_LINT_HOOKS);
         home.write("Documents/Cline/Hooks/TaskComplete", CLINE_TASK_COMPLETE);
         home.write(".kimi-code/config.toml", KIMI_CONFIG);
+        home.write(".junie/config.json", JUNIE_CONFIG);
         home
     }
 
@@ -171,7 +182,7 @@ impl Home {
         fs::read_to_string(self.path(relative)).ok()
     }
 
-    fn originals(&self) -> [Option<String>; 11] {
+    fn originals(&self) -> [Option<String>; 12] {
         FILES.map(|(file, _)| self.read(file))
     }
 
@@ -335,7 +346,7 @@ fn install_is_idempotent_keeps_foreign_hooks_and_remove_restores_the_bytes() {
     );
 }
 
-/// CodeBuddy Code, Qwen Code, Cursor, Kiro and Cline, each in its own shape.
+/// CodeBuddy Code, Qwen Code, Cursor, Kiro, Cline, Kimi Code and Junie, each in its own shape.
 fn assert_new_agents_installed(home: &Home) {
     let codebuddy = without_comments(&home.read(".codebuddy/settings.json").unwrap());
     assert_eq!(codebuddy["permissions"]["allow"][0], "Bash(npm test)");
@@ -400,6 +411,19 @@ fn assert_new_agents_installed(home: &Home) {
     assert!(
         kimi.ends_with("[[hooks]]\nevent = \"UserPromptSubmit\"\ncommand = \"/opt/bin/esker recall --hook kimi\"\ntimeout = 5\n"),
         "{kimi}"
+    );
+    let junie = without_comments(&home.read(".junie/config.json").unwrap());
+    assert_eq!(
+        junie["hooks"]["SessionStart"][0]["hooks"][0]["command"], "git fetch --quiet",
+        "the user's own hook stays"
+    );
+    let junie_hook = &junie["hooks"]["UserPromptSubmit"][0]["hooks"][0];
+    assert_eq!(junie_hook["command"], "/opt/bin/esker recall --hook junie");
+    assert_eq!(junie_hook["timeout"], 5, "Junie's timeout is in seconds");
+    assert_eq!(
+        junie["hooks"]["SessionStart"].as_array().unwrap().len(),
+        1,
+        "Junie ignores SessionStart output: no recall there"
     );
 }
 

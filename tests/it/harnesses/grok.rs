@@ -299,3 +299,40 @@ fn an_appended_turn_adds_exactly_its_events() {
     let head = head_lines(&text, cut);
     assert_rest_adds(home.path(), &live, (&head, &text), GROK, |_, _| {});
 }
+
+/// A title Grok rewrites in `summary.json` while the log stays as it was (a rename) is read
+/// on the next pass: the sidecar's hash is kept in the log's checkpoint. Its events are not
+/// written twice.
+#[test]
+fn a_renamed_session_is_read_again_though_its_log_did_not_change() {
+    let home = home_with_fixture();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+    let before = grok_counts(dir);
+    let title_sql = format!("SELECT title FROM sessions WHERE native_id = '{PARENT}'");
+    let title = |dir: &Path| rows(dir, &title_sql)[0]["title"].clone();
+    assert_eq!(title(dir), "Fix heron's failing parse test");
+
+    let summary = logs(home.path())
+        .into_iter()
+        .find(|path| path.to_string_lossy().contains(PARENT))
+        .expect("the parent's log")
+        .with_file_name("summary.json");
+    let mut facts: Value = serde_json::from_str(&fs::read_to_string(&summary).unwrap()).unwrap();
+    facts["generated_title"] = json!("Heron: the parse test, fixed");
+    fs::write(&summary, serde_json::to_string_pretty(&facts).unwrap()).unwrap();
+
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr.contains("grok_updates=1"),
+        "only the renamed log: {stderr}"
+    );
+    assert_eq!(title(dir), "Heron: the parse test, fixed");
+    assert_eq!(grok_counts(dir), before, "no event twice");
+    let again = index_home(home.path(), dir);
+    assert!(
+        !again.contains("grok_updates="),
+        "nothing changed since: {again}"
+    );
+}
