@@ -69,10 +69,13 @@ pub enum Source {
     /// Claude Desktop's Cowork tasks: `local-agent-mode-sessions/**/local_<id>.json` and the
     /// Claude Code transcript in the task's folder.
     Cowork,
+    /// Devin CLI (Cognition's `devin`): ATIF trajectories `devin/cli/transcripts/<id>.json`
+    /// with the `sessions.db` beside them.
+    Devin,
 }
 
 impl Source {
-    pub const ALL: [Source; 33] = [
+    pub const ALL: [Source; 34] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -106,6 +109,7 @@ impl Source {
         Source::Grok,
         Source::ClaudeDesktop,
         Source::Cowork,
+        Source::Devin,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -143,6 +147,7 @@ impl Source {
             Source::Grok => "grok",
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "cowork",
+            Source::Devin => "devin",
         }
     }
 
@@ -188,6 +193,7 @@ impl Source {
             Source::Grok => "grok-build",
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "claude-cowork",
+            Source::Devin => "devin-cli",
         }
     }
 

@@ -173,6 +173,11 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // docs and the integrations that drive it (hooks that resume a conversation by its id)
         // use.
         Source::Auggie => ResumeCommand::new(&["auggie", "--resume", id]),
+        // Devin CLI (closed source): `devin --resume <session id>` (`-r`), per
+        // jazzyalex/agent-sessions DevinResumeCommandBuilder.swift (checked against `devin
+        // --help` at CLI 3000.3.27); sessions are listed per working directory, where esker
+        // runs it.
+        Source::Devin => ResumeCommand::new(&["devin", "--resume", id]),
         // docs.cursor.com/en/cli/using: `--resume [thread id]`; only the CLI's chat stores
         // (`chats/<hash>/<chat>/store.db`) hold chats it resumes, not the IDE's transcripts.
         Source::Cursor if is_cursor_agent_chat(source_path) => {
@@ -300,6 +305,11 @@ mod tests {
                 "grok",
                 "/h/.grok/sessions/w/s/updates.jsonl",
                 &["grok", "--resume", ID],
+            ),
+            (
+                "devin",
+                "/h/.local/share/devin/cli/transcripts/bald-ketch.json",
+                &["devin", "--resume", ID],
             ),
             (
                 "amazon-q",

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -119,6 +119,12 @@ pub fn labelled_candidates(
     ));
     candidates.push((Source::Auggie, home.join(".augment").join("sessions")));
     candidates.push((Source::Grok, super::grok::sessions_folder(home, &env)));
+    // Devin CLI's trajectories under its data folder on each OS (`ingest::devin`).
+    candidates.extend(
+        super::devin::transcript_folders(home, &env)
+            .into_iter()
+            .map(|folder| (Source::Devin, folder)),
+    );
     candidates.extend(super::claude_desktop::folders(home, &env));
     candidates.extend(vscode_task_folders(home, &env));
     let label = |source: Source| move |path: PathBuf| (source, path);

@@ -18,6 +18,7 @@ pub mod copilot;
 pub mod copilot_history;
 pub mod crush;
 pub mod cursor;
+pub mod devin;
 pub mod factory;
 pub mod gemini;
 pub mod goose;
@@ -129,6 +130,8 @@ pub enum Format {
     JunieSession,
     /// An Auggie session snapshot, `~/.augment/sessions/<id>.json`.
     AuggieSession,
+    /// A Devin CLI ATIF trajectory, `devin/cli/transcripts/<id>.json`.
+    DevinTrajectory,
     /// A Grok Build session log, `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
     GrokUpdates,
     /// A Claude Desktop Code or Cowork session record, `local_<id>.json`.
@@ -181,6 +184,7 @@ impl Format {
             Format::AmazonQDb => "amazon_q_db",
             Format::JunieSession => "junie_session",
             Format::AuggieSession => "auggie_session",
+            Format::DevinTrajectory => "devin_trajectory",
             Format::GrokUpdates => "grok_updates",
             Format::ClaudeDesktopRecord => "claude_desktop_record",
             Format::CoworkTranscript => "cowork_transcript",
@@ -327,6 +331,11 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
             content: Content::Whole(value),
             complete_offset: bytes.len() as u64,
         },
+        Ok(value) if devin::sniff(&value) => Recognised::Known {
+            format: Format::DevinTrajectory,
+            content: Content::Whole(value),
+            complete_offset: bytes.len() as u64,
+        },
         Ok(_) => Recognised::Unknown,
         Err(_)
             if matches!(
@@ -341,6 +350,7 @@ pub fn recognise_whole(bytes: &[u8], previous_format: Option<Format>) -> Recogni
                         | Format::HermesSession
                         | Format::AuggieSession
                         | Format::ClaudeDesktopRecord
+                        | Format::DevinTrajectory
                 )
             ) =>
         {
@@ -389,6 +399,7 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::KiroSession => kiro::read_metadata(path),
         Format::JunieSession => junie::read_sidecar(path),
         Format::GrokUpdates => grok::read_sidecar(path),
+        Format::DevinTrajectory => devin::read_sidecar(path),
         Format::CoworkTranscript => claude_desktop::transcript_sidecar(path),
         Format::OpenClawSession => openclaw::read_index(path),
         _ => None,
@@ -417,6 +428,7 @@ pub fn parse(
         (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
         (Format::JunieSession, Content::Lines(split)) => junie::parse(path, &split.lines, sidecar),
         (Format::AuggieSession, Content::Whole(value)) => auggie::parse(path, value),
+        (Format::DevinTrajectory, Content::Whole(value)) => devin::parse(path, value, sidecar),
         (Format::GrokUpdates, Content::Lines(split)) => grok::parse(path, &split.lines, sidecar),
         (Format::CoworkTranscript, Content::Lines(split)) => {
             claude_desktop::parse_transcript(path, &split.lines, sidecar)
@@ -508,6 +520,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::GrokUpdates,
         Format::ClaudeDesktopRecord,
         Format::CoworkTranscript,
+        Format::DevinTrajectory,
     ]
     .into_iter()
     .find(|format| format.name() == name)

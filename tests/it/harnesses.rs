@@ -13,6 +13,7 @@ mod copilot;
 mod cursor;
 mod cursor_ide;
 mod cursor_store;
+mod devin;
 mod factory;
 mod grok;
 mod hermes;

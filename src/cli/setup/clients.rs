@@ -303,6 +303,36 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             "mcpServers",
             EntryShape::CommandArgs,
         ),
+        // Devin CLI: user-scope servers in `~/.config/devin/config.json` under `mcpServers`
+        // (`{command, args, env}`), beside its other settings (docs.devin.ai
+        // cli/extensibility/mcp/configuration: `devin mcp add -s user` writes there). Present
+        // when that folder or its data folder (`~/.local/share/devin`, macOS
+        // `~/Library/Application Support/devin`) exists.
+        {
+            let config = home.join(".config").join("devin");
+            let data = [
+                home.join(".local").join("share").join("devin"),
+                home.join("Library")
+                    .join("Application Support")
+                    .join("devin"),
+            ]
+            .into_iter()
+            .find(|folder| folder.is_dir());
+            let mut client = json_client(
+                "devin",
+                "Devin CLI",
+                config.clone(),
+                "config.json",
+                "mcpServers",
+                EntryShape::CommandArgs,
+            );
+            if !config.is_dir()
+                && let Some(data) = data
+            {
+                client.home = data;
+            }
+            client
+        },
         {
             let workbuddy = workbuddy_home(home);
             let fallback = workbuddy.join("mcp.json");

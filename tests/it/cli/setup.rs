@@ -434,3 +434,24 @@ fn grok_build_and_claude_desktop_are_registered_in_their_mcp_files() {
     assert_eq!(home.read(".grok/config.toml"), grok_config);
     assert_eq!(home.read(desktop), original);
 }
+
+#[test]
+fn devin_cli_is_registered_in_its_user_config() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    // Devin keeps its sessions in its data folder before any config exists.
+    fs::create_dir_all(home.path(".local/share/devin/cli/transcripts")).unwrap();
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "devin"), "added");
+    let config: Value = serde_json::from_str(&home.read(".config/devin/config.json")).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(config["mcpServers"]["esker"]["args"][0], "serve");
+    // Its other settings are kept.
+    let settings = "{\n  \"permissions\": {\"allow\": [\"mcp__github__*\"]}\n}\n";
+    home.write(".config/devin/config.json", settings);
+    home.setup(&["--client", "devin"]);
+    let config: Value = serde_json::from_str(&home.read(".config/devin/config.json")).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(config["permissions"]["allow"][0], "mcp__github__*");
+}
