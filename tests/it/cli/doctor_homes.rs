@@ -209,6 +209,7 @@ fn placements() -> Vec<(Source, PathBuf, &'static str)> {
             ".augment",
         ),
         (Source::Grok, standalone("grok/sessions"), ".grok/sessions"),
+        (Source::Devin, standalone("devin/cli"), ".local/share/devin/cli"),
         (
             Source::ClaudeDesktop,
             standalone("claude-desktop/Claude/claude-code-sessions"),
