@@ -69,10 +69,12 @@ pub enum Source {
     /// Claude Desktop's Cowork tasks: `local-agent-mode-sessions/**/local_<id>.json` and the
     /// Claude Code transcript in the task's folder.
     Cowork,
+    /// Warp (the terminal's agent conversations): its SQLite `warp.sqlite`.
+    Warp,
 }
 
 impl Source {
-    pub const ALL: [Source; 33] = [
+    pub const ALL: [Source; 34] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -106,6 +108,7 @@ impl Source {
         Source::Grok,
         Source::ClaudeDesktop,
         Source::Cowork,
+        Source::Warp,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -143,6 +146,7 @@ impl Source {
             Source::Grok => "grok",
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "cowork",
+            Source::Warp => "warp",
         }
     }
 
@@ -188,6 +192,7 @@ impl Source {
             Source::Grok => "grok-build",
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "claude-cowork",
+            Source::Warp => "warp",
         }
     }
 

@@ -40,6 +40,7 @@ pub mod reader;
 pub mod sqlite;
 pub mod trae;
 pub mod vscode_copilot;
+pub mod warp;
 pub mod windsurf;
 pub mod zed;
 
@@ -134,6 +135,8 @@ pub enum Format {
     ClaudeDesktopRecord,
     /// A Claude Code transcript in a Cowork task's folder (`local-agent-mode-sessions`).
     CoworkTranscript,
+    /// Warp's `warp.sqlite` (SQLite: `ai_queries`, `agent_conversations`, `agent_tasks`).
+    WarpDb,
 }
 
 impl Format {
@@ -183,6 +186,7 @@ impl Format {
             Format::GrokUpdates => "grok_updates",
             Format::ClaudeDesktopRecord => "claude_desktop_record",
             Format::CoworkTranscript => "cowork_transcript",
+            Format::WarpDb => "warp_db",
         }
     }
 }
@@ -507,6 +511,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::GrokUpdates,
         Format::ClaudeDesktopRecord,
         Format::CoworkTranscript,
+        Format::WarpDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

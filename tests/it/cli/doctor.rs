@@ -153,6 +153,7 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
         "grok-build",
         "claude-desktop",
         "claude-cowork",
+        "warp",
     ] {
         assert!(
             diagnosis["locations"]
