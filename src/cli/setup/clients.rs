@@ -303,6 +303,18 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
             "mcpServers",
             EntryShape::CommandArgs,
         ),
+        // Warp: its global file-based MCP servers, `mcpServers` of `~/.warp/.mcp.json`
+        // (`{command, args}`) on every OS (warpdotdev/warp
+        // `resources/bundled/skills/add-mcp-server/SKILL.md`, `crates/warp_core/src/paths.rs`
+        // `warp_home_mcp_config_file_path`); Warp starts the servers it finds there.
+        json_client(
+            "warp",
+            "Warp",
+            home.join(".warp"),
+            ".mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
         {
             let workbuddy = workbuddy_home(home);
             let fallback = workbuddy.join("mcp.json");
