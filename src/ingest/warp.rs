@@ -62,7 +62,9 @@
 //! persistence.rs`, `app/src/ai/blocklist/history_model.rs` for the query status), the proto
 //! files of warpdotdev/warp-proto-apis, kenn-io/agentsview `internal/parser/warp.go` (ai_queries
 //! prompts, token sums) and junhoyeo/tokscale `crates/tokscale-core/src/sessions/warp.rs`
-//! (timestamps, token sums). No real store was available to check against.
+//! (timestamps, token sums); DocterJac/warp-thinking-browser `README.md` reports the same task
+//! layout (1 id, 2 title, 5 messages; a message's 15 reasoning, 3 reply, 4 tool call, 5 tool
+//! result) from inspecting real blobs. No real store was available to check against.
 
 use std::collections::HashMap;
 
