@@ -209,7 +209,16 @@ fn placements() -> Vec<(Source, PathBuf, &'static str)> {
             ".augment",
         ),
         (Source::Grok, standalone("grok/sessions"), ".grok/sessions"),
-        (Source::Devin, standalone("devin/cli"), ".local/share/devin/cli"),
+        (
+            Source::Devin,
+            standalone("devin/cli"),
+            ".local/share/devin/cli",
+        ),
+        (
+            Source::Warp,
+            standalone("warp/warp.sqlite"),
+            ".local/state/warp-terminal/warp.sqlite",
+        ),
         (
             Source::ClaudeDesktop,
             standalone("claude-desktop/Claude/claude-code-sessions"),
