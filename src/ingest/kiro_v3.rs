@@ -125,12 +125,28 @@ pub fn is_side_file(path: &Path) -> bool {
     path.ancestors().skip(1).take(3).any(is_session_folder)
 }
 
-/// `session.json` beside a session's log.
+/// The fields of `session.json` [`parse`] reads. Kiro rewrites the file on every turn
+/// (`lastModifiedAt`, `status`), so only these are kept: the checkpoint hashes the sidecar, and
+/// a change to one of them alone re-reads the log.
+const READ_FIELDS: [&str; 8] = [
+    "id",
+    "title",
+    "workspacePaths",
+    "rootPaths",
+    "createdAt",
+    "modelId",
+    "parentSessionId",
+    "createdReason",
+];
+
+/// `session.json` beside a session's log: the fields [`parse`] reads.
 pub fn read_sidecar(path: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(path.with_file_name(SESSION_FILE)).ok()?;
-    serde_json::from_str::<Value>(&text)
-        .ok()
-        .filter(Value::is_object)
+    let Value::Object(mut metadata) = serde_json::from_str::<Value>(&text).ok()? else {
+        return None;
+    };
+    metadata.retain(|field, _| READ_FIELDS.contains(&field.as_str()));
+    Some(Value::Object(metadata))
 }
 
 /// A model id without Kiro's `qdev::` namespace; `auto` (no pinned model) is none.
@@ -642,13 +658,22 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let folder = dir.path().join("0123456789abcdef").join("sess_1");
         std::fs::create_dir_all(folder.join("sub-executions")).expect("mkdir");
-        for name in [SESSION_FILE, MESSAGES_FILE, "sub-executions/x.json"] {
+        for name in [MESSAGES_FILE, "sub-executions/x.json"] {
             std::fs::write(folder.join(name), "{}\n").expect("write");
         }
+        std::fs::write(
+            folder.join(SESSION_FILE),
+            r#"{"id": "sess_1", "status": "idle", "lastModifiedAt": "2026-11-02T09:14:00Z"}"#,
+        )
+        .expect("write");
         assert!(!is_side_file(&folder.join(MESSAGES_FILE)));
         assert!(is_side_file(&folder.join(SESSION_FILE)));
         assert!(is_side_file(&folder.join("sub-executions/x.json")));
         assert!(!is_side_file(&dir.path().join("cli").join("x.json")));
-        assert_eq!(read_sidecar(&folder.join(MESSAGES_FILE)), Some(json!({})));
+        assert_eq!(
+            read_sidecar(&folder.join(MESSAGES_FILE)),
+            Some(json!({"id": "sess_1"})),
+            "only what is read: a new status or time alone does not re-read the log"
+        );
     }
 }

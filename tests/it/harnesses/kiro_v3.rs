@@ -241,10 +241,21 @@ fn an_appended_turn_adds_exactly_its_events() {
     // The second turn: a prompt, reasoning, the sub-agent, two calls, two results, a reply.
     assert_eq!(added, 9);
 
-    // A title Kiro rewrites in session.json is read on the next pass, no event written twice.
+    // Kiro rewrites session.json every turn; a new status and time alone re-read nothing.
     let metadata = live.with_file_name("session.json");
     let mut facts: Value =
         serde_json::from_str(&fs::read_to_string(&metadata).expect("read")).expect("JSON");
+    facts["status"] = json!("in_progress");
+    facts["lastModifiedAt"] = json!("2026-11-02T10:00:00.000Z");
+    fs::write(
+        &metadata,
+        serde_json::to_string_pretty(&facts).expect("JSON"),
+    )
+    .expect("write");
+    let stderr = index_home(home.path(), data.path());
+    assert!(stderr.contains("formats: none;"), "{stderr}");
+
+    // A title Kiro rewrites in session.json is read on the next pass, no event written twice.
     facts["title"] = json!("Heron: the parse test, fixed");
     fs::write(
         &metadata,
