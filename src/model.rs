@@ -73,10 +73,12 @@ pub enum Source {
     /// Devin CLI (Cognition's `devin`): ATIF trajectories `devin/cli/transcripts/<id>.json`
     /// with the `sessions.db` beside them.
     Devin,
+    /// Warp (the terminal's agent conversations): its SQLite `warp.sqlite`.
+    Warp,
 }
 
 impl Source {
-    pub const ALL: [Source; 34] = [
+    pub const ALL: [Source; 35] = [
         Source::Codex,
         Source::Claude,
         Source::Gemini,
@@ -111,6 +113,7 @@ impl Source {
         Source::ClaudeDesktop,
         Source::Cowork,
         Source::Devin,
+        Source::Warp,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -149,6 +152,7 @@ impl Source {
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "cowork",
             Source::Devin => "devin",
+            Source::Warp => "warp",
         }
     }
 
@@ -195,6 +199,7 @@ impl Source {
             Source::ClaudeDesktop => "claude-desktop",
             Source::Cowork => "claude-cowork",
             Source::Devin => "devin-cli",
+            Source::Warp => "warp",
         }
     }
 

@@ -193,7 +193,9 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // agent transcripts are not cursor-agent chats; WorkBuddy is a desktop app with no
         // command that reopens a session (deja-vu's registry page: none yet); Claude Desktop's
         // Code records esker reads alone have no transcript to resume, and Cowork tasks
-        // reopen only in the app.
+        // reopen only in the app; Warp's agent conversations live in the terminal app (the
+        // `warp` TUI's `--resume` takes a server conversation token, and only for the TUI's own
+        // store; `oz agent run --conversation` continues cloud conversations).
         Source::Cursor
         | Source::Aider
         | Source::Cline
@@ -206,6 +208,7 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         | Source::WorkBuddy
         | Source::ClaudeDesktop
         | Source::Cowork
+        | Source::Warp
         | Source::Antigravity => {
             return None;
         }

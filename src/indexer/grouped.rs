@@ -5,7 +5,7 @@
 //! `chats/<hash>/<chat>/store.db`, one chat each, the Cursor IDE's `globalStorage/state.vscdb`,
 //! one session per composer, Zed's `threads/threads.db`, an OpenClaw agent's
 //! `agent/openclaw-agent.sqlite`, a Hermes Agent home's `state.db` with its `sessions/`
-//! files); Cline and Roo Code task
+//! files, Warp's `warp.sqlite`); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
@@ -47,6 +47,7 @@ use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tr
 use crate::ingest::reader::{StreamedLines, stream_json_lines};
 use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
+use crate::ingest::warp;
 use crate::ingest::windsurf;
 use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
@@ -112,6 +113,8 @@ pub enum StoreKind {
     Kiro,
     /// Amazon Q Developer CLI's `amazon-q/data.sqlite3` (`conversations`).
     AmazonQ,
+    /// Warp's `warp.sqlite` (its AI tables).
+    Warp,
 }
 
 impl StoreKind {
@@ -127,6 +130,7 @@ impl StoreKind {
             StoreKind::Hermes => Format::HermesDb,
             StoreKind::Kiro => Format::KiroDb,
             StoreKind::AmazonQ => Format::AmazonQDb,
+            StoreKind::Warp => Format::WarpDb,
         }
     }
 
@@ -151,6 +155,7 @@ impl StoreKind {
             StoreKind::Hermes => Source::Hermes,
             StoreKind::Kiro => Source::Kiro,
             StoreKind::AmazonQ => Source::AmazonQ,
+            StoreKind::Warp => Source::Warp,
         }
     }
 
@@ -164,6 +169,7 @@ impl StoreKind {
             StoreKind::Zed => zed::has_schema(connection),
             StoreKind::OpenClaw => openclaw::has_schema(connection),
             StoreKind::Hermes => hermes_store::has_schema(connection),
+            StoreKind::Warp => warp::has_schema(connection),
             StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
                 Some(flavor) => kiro_db::has_schema(connection, flavor),
                 None => Ok(false),
@@ -185,6 +191,7 @@ impl StoreKind {
             StoreKind::Zed => zed::session_stamps(connection),
             StoreKind::OpenClaw => openclaw::session_stamps(connection),
             StoreKind::Hermes => hermes_store::session_stamps(connection, database),
+            StoreKind::Warp => warp::session_stamps(connection),
             StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
                 Some(flavor) => kiro_db::session_stamps(connection, flavor),
                 None => Ok(Vec::new()),
@@ -263,6 +270,16 @@ impl StoreKind {
                 let facts = session.info.values_mut().chain(session.header.values_mut());
                 let redacted = redact_all(options, messages.chain(facts));
                 Ok((hermes::parse_session(&session), redacted))
+            }
+            StoreKind::Warp => {
+                let mut conversation = warp::read_session(connection, id)?;
+                let values = conversation
+                    .queries
+                    .iter_mut()
+                    .chain(conversation.tasks.iter_mut())
+                    .chain(std::iter::once(&mut conversation.data));
+                let redacted = redact_all(options, values);
+                Ok((warp::parse(&conversation), redacted))
             }
             StoreKind::Kiro | StoreKind::AmazonQ => {
                 let Some(flavor) = self.kiro_flavor() else {
@@ -376,6 +393,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
                 KiroFlavor::AmazonQ => StoreKind::AmazonQ,
             },
             path: path.with_file_name(kiro_db::STORE_NAME),
+        }));
+    }
+    if warp::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Warp,
+            path: path.with_file_name(warp::STORE_NAME),
         }));
     }
     if hermes_store::is_store_path(path) {

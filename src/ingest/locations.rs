@@ -1,13 +1,13 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::Source;
 
 /// The environment variables these locations honour (tests clear them for isolation).
-pub const ENV_VARS: [&str; 27] = [
+pub const ENV_VARS: [&str; 28] = [
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
     "QWEN_RUNTIME_DIR",
@@ -36,6 +36,7 @@ pub const ENV_VARS: [&str; 27] = [
     "ESKER_HOMES",
     "ESKER_CONFIG",
     "WSL_DISTRO_NAME",
+    "XDG_STATE_HOME",
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
@@ -175,7 +176,55 @@ pub fn labelled_store_files(
         .into_iter()
         .map(|hermes| (Source::Hermes, hermes.join("state.db")));
     let kiro = kiro_stores(home, &env);
-    openclaw.chain(hermes).chain(kiro).collect()
+    let warp = warp_stores(home, &env)
+        .into_iter()
+        .map(|store| (Source::Warp, store));
+    openclaw.chain(hermes).chain(kiro).chain(warp).collect()
+}
+
+/// Warp's `warp.sqlite` (which also holds its terminal history and app state: only the AI
+/// tables are read), for the Stable and Preview channels, and the `warp` TUI's beside each in
+/// `tui/`: `$XDG_STATE_HOME/warp-terminal{,-preview}` (default `~/.local/state`) on Linux; the
+/// App Group container's `Library/Application Support/dev.warp.Warp-{Stable,Preview}`, else
+/// `~/Library/Application Support/dev.warp.Warp-{Stable,Preview}` on macOS;
+/// `%LOCALAPPDATA%\warp\{Warp,WarpPreview}\data` on Windows (warpdotdev/warp
+/// `crates/warp_core/src/paths.rs`).
+fn warp_stores(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    use super::warp::STORE_NAME;
+    let state = env("XDG_STATE_HOME").unwrap_or_else(|| home.join(".local").join("state"));
+    let group = home
+        .join("Library")
+        .join("Group Containers")
+        .join("2BBY89MBSN.dev.warp")
+        .join("Library")
+        .join("Application Support");
+    let support = home.join("Library").join("Application Support");
+    let mut folders = Vec::new();
+    for (linux, bundle, windows) in [
+        ("warp-terminal", "dev.warp.Warp-Stable", "Warp"),
+        (
+            "warp-terminal-preview",
+            "dev.warp.Warp-Preview",
+            "WarpPreview",
+        ),
+    ] {
+        folders.push(state.join(linux));
+        folders.push(group.join(bundle));
+        folders.push(support.join(bundle));
+        if let Some(local) = env("LOCALAPPDATA") {
+            folders.push(local.join("warp").join(windows).join("data"));
+        }
+    }
+    let mut stores: Vec<PathBuf> = folders
+        .iter()
+        .map(|folder| folder.join(STORE_NAME))
+        .collect();
+    stores.extend(
+        folders
+            .iter()
+            .map(|folder| folder.join("tui").join(STORE_NAME)),
+    );
+    stores
 }
 
 /// Kiro CLI's and Amazon Q Developer CLI's `data.sqlite3` (which also holds their credentials:
@@ -400,6 +449,32 @@ mod tests {
         let moved = candidates(home, env);
         assert!(moved.contains(&PathBuf::from("/srv/cb/projects")));
         assert!(!moved.contains(&home.join(".codebuddy/projects")));
+    }
+
+    #[test]
+    fn warp_stores_are_listed_for_each_os_and_channel() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| (name == "LOCALAPPDATA").then(|| PathBuf::from("/w/Local"));
+        let stores = labelled_store_files(home, env);
+        for path in [
+            "/home/u/.local/state/warp-terminal/warp.sqlite",
+            "/home/u/.local/state/warp-terminal-preview/warp.sqlite",
+            "/home/u/.local/state/warp-terminal/tui/warp.sqlite",
+            "/home/u/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/\
+             dev.warp.Warp-Stable/warp.sqlite",
+            "/home/u/Library/Application Support/dev.warp.Warp-Stable/warp.sqlite",
+            "/w/Local/warp/Warp/data/warp.sqlite",
+            "/w/Local/warp/WarpPreview/data/warp.sqlite",
+        ] {
+            assert!(
+                stores.contains(&(Source::Warp, PathBuf::from(path))),
+                "{path}"
+            );
+        }
+        let moved = store_files(home, |name: &str| {
+            (name == "XDG_STATE_HOME").then(|| PathBuf::from("/srv/state"))
+        });
+        assert!(moved.contains(&PathBuf::from("/srv/state/warp-terminal/warp.sqlite")));
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub mod reader;
 pub mod sqlite;
 pub mod trae;
 pub mod vscode_copilot;
+pub mod warp;
 pub mod windsurf;
 pub mod zed;
 
@@ -142,6 +143,8 @@ pub enum Format {
     ClaudeDesktopRecord,
     /// A Claude Code transcript in a Cowork task's folder (`local-agent-mode-sessions`).
     CoworkTranscript,
+    /// Warp's `warp.sqlite` (SQLite: `ai_queries`, `agent_conversations`, `agent_tasks`).
+    WarpDb,
 }
 
 impl Format {
@@ -193,6 +196,7 @@ impl Format {
             Format::GrokUpdates => "grok_updates",
             Format::ClaudeDesktopRecord => "claude_desktop_record",
             Format::CoworkTranscript => "cowork_transcript",
+            Format::WarpDb => "warp_db",
         }
     }
 }
@@ -533,6 +537,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::ClaudeDesktopRecord,
         Format::CoworkTranscript,
         Format::DevinTrajectory,
+        Format::WarpDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

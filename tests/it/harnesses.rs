@@ -25,6 +25,7 @@ mod pi;
 mod qwen;
 mod trae;
 mod vscode_copilot;
+mod warp;
 mod windsurf;
 mod zed;
 

@@ -35,6 +35,12 @@
 //! - Kimi Code (`UserPromptSubmit`; MoonshotAI/kimi-code docs/en/customization/hooks.md):
 //!   snake_case input (`session_id`, `cwd`, `prompt`, as text or content parts); stdout on
 //!   exit 0 is appended to the context.
+//! - Devin CLI (`UserPromptSubmit`, `SessionStart` in `~/.config/devin/config.json`;
+//!   docs.devin.ai cli/extensibility/hooks): `hook_event_name`, `session_id`, `prompt`, no
+//!   working directory (the project is `$DEVIN_PROJECT_DIR`); stdout JSON
+//!   `hookSpecificOutput.additionalContext` (plain stdout is not documented to reach the
+//!   model). Devin also runs Claude Code's user hooks (`read_config_from.claude`, on by
+//!   default): esker's Claude Code hook stays silent there, so Devin's answers once.
 //! - Junie (`UserPromptSubmit` in `$JUNIE_HOME/config.json`; junie.jetbrains.com docs, hooks):
 //!   snake_case input (`prompt`, and in newer releases `session_id`, `cwd`, `project_path`);
 //!   its `cwd` is Junie's own home, so the project is `project_path`. Plain stdout on exit 0
@@ -43,6 +49,9 @@
 
 use serde::Deserialize;
 use serde_json::json;
+
+/// The variable Devin CLI sets for its hooks: the project's root.
+pub const DEVIN_PROJECT_VAR: &str = "DEVIN_PROJECT_DIR";
 
 /// The agent whose hook runs `esker recall`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,10 +68,11 @@ pub enum Agent {
     Cline,
     Kimi,
     Junie,
+    Devin,
 }
 
 /// The names `--hook` takes.
-pub const AGENT_NAMES: [&str; 12] = [
+pub const AGENT_NAMES: [&str; 13] = [
     "claude-code",
     "codex",
     "gemini",
@@ -75,6 +85,7 @@ pub const AGENT_NAMES: [&str; 12] = [
     "cline",
     "kimi",
     "junie",
+    "devin",
 ];
 
 impl Agent {
@@ -92,6 +103,7 @@ impl Agent {
             "cline" => Some(Agent::Cline),
             "kimi" | "kimi-code" => Some(Agent::Kimi),
             "junie" => Some(Agent::Junie),
+            "devin" | "devin-cli" => Some(Agent::Devin),
             _ => None,
         }
     }
@@ -110,15 +122,32 @@ impl Agent {
             Agent::Cline => "cline",
             Agent::Kimi => "kimi",
             Agent::Junie => "junie",
+            Agent::Devin => "devin",
         }
     }
 
     /// Whether this input asks for no recall at all: a Qwen Code `UserPromptSubmit` that is not
     /// a user's own submission (a tool-result continuation, a retry).
     pub fn ignores(self, input: &HookInput) -> bool {
-        self == Agent::Qwen
+        let qwen_continuation = self == Agent::Qwen
             && input.hook_event_name.as_deref() == Some("UserPromptSubmit")
-            && input.submitted_prompt().is_none()
+            && input.submitted_prompt().is_none();
+        qwen_continuation || self.runs_under_devin()
+    }
+
+    /// Claude Code's hook run by Devin CLI (which sets `DEVIN_PROJECT_DIR` for its hooks and
+    /// runs Claude Code's user hooks too): Devin's own hook answers instead.
+    fn runs_under_devin(self) -> bool {
+        self == Agent::ClaudeCode && std::env::var_os(DEVIN_PROJECT_VAR).is_some()
+    }
+
+    /// The working directory the agent gives its hooks outside their input: Devin's project.
+    pub fn project_dir(self) -> Option<std::path::PathBuf> {
+        (self == Agent::Devin)
+            .then(|| std::env::var_os(DEVIN_PROJECT_VAR))
+            .flatten()
+            .filter(|dir| !dir.is_empty())
+            .map(std::path::PathBuf::from)
     }
 
     /// What the agent's hook prints for `block` (nothing for an empty block).
@@ -130,7 +159,7 @@ impl Agent {
             Agent::ClaudeCode | Agent::Droid | Agent::Kiro | Agent::Kimi | Agent::Junie => {
                 block.to_owned()
             }
-            Agent::Codex | Agent::Gemini | Agent::CodeBuddy | Agent::Qwen => json!({
+            Agent::Codex | Agent::Gemini | Agent::CodeBuddy | Agent::Qwen | Agent::Devin => json!({
                 "hookSpecificOutput": {
                     "hookEventName": input.event_name(self),
                     "additionalContext": block,
@@ -444,6 +473,22 @@ mod tests {
         let older =
             HookInput::parse(r#"{"hook_event_name":"UserPromptSubmit","prompt":"p"}"#).unwrap();
         assert_eq!(older.cwd(), None);
+    }
+
+    #[test]
+    fn devin_answers_with_additional_context_json() {
+        let input = HookInput::parse(
+            r#"{"hook_event_name":"UserPromptSubmit","session_id":"bald-ketch","prompt_id":"p1","prompt":"why?"}"#,
+        )
+        .unwrap();
+        assert_eq!(input.cwd(), None, "Devin's project comes from its variable");
+        let answer: serde_json::Value =
+            serde_json::from_str(&Agent::Devin.output(&input, "block")).unwrap();
+        assert_eq!(answer["hookSpecificOutput"]["additionalContext"], "block");
+        assert_eq!(
+            answer["hookSpecificOutput"]["hookEventName"],
+            "UserPromptSubmit"
+        );
     }
 
     #[test]

@@ -136,9 +136,11 @@ pub async fn recall(options: &RecallOptions) -> Result<String, RecallError> {
 }
 
 fn request_of(options: &RecallOptions, input: &HookInput) -> Result<Request, RecallError> {
-    let cwd = match (input.cwd(), &options.cwd) {
-        (Some(cwd), _) => PathBuf::from(cwd),
-        (_, Some(cwd)) => cwd.clone(),
+    let from_agent = options.hook.and_then(Agent::project_dir);
+    let cwd = match (input.cwd(), &options.cwd, from_agent) {
+        (Some(cwd), _, _) => PathBuf::from(cwd),
+        (_, Some(cwd), _) => cwd.clone(),
+        (_, _, Some(project)) => project,
         _ => std::env::current_dir().map_err(RecallError::NoCwd)?,
     };
     let prompt = options

@@ -309,30 +309,30 @@ pub fn known_clients(environment: &Environment) -> Vec<Client> {
         // when that folder or its data folder (`~/.local/share/devin`, macOS
         // `~/Library/Application Support/devin`) exists.
         {
-            let config = home.join(".config").join("devin");
-            let data = [
-                home.join(".local").join("share").join("devin"),
-                home.join("Library")
-                    .join("Application Support")
-                    .join("devin"),
-            ]
-            .into_iter()
-            .find(|folder| folder.is_dir());
+            let (config, present) = devin_folders(environment);
             let mut client = json_client(
                 "devin",
                 "Devin CLI",
-                config.clone(),
+                config,
                 "config.json",
                 "mcpServers",
                 EntryShape::CommandArgs,
             );
-            if !config.is_dir()
-                && let Some(data) = data
-            {
-                client.home = data;
-            }
+            client.home = present;
             client
         },
+        // Warp: its global file-based MCP servers, `mcpServers` of `~/.warp/.mcp.json`
+        // (`{command, args}`) on every OS (warpdotdev/warp
+        // `resources/bundled/skills/add-mcp-server/SKILL.md`, `crates/warp_core/src/paths.rs`
+        // `warp_home_mcp_config_file_path`); Warp starts the servers it finds there.
+        json_client(
+            "warp",
+            "Warp",
+            home.join(".warp"),
+            ".mcp.json",
+            "mcpServers",
+            EntryShape::CommandArgs,
+        ),
         {
             let workbuddy = workbuddy_home(home);
             let fallback = workbuddy.join("mcp.json");
@@ -401,4 +401,30 @@ fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}
+
+/// Devin CLI's config folder, `$XDG_CONFIG_HOME/devin` (default `~/.config/devin`), which its
+/// `config.json` (MCP servers, hooks, other settings) is in; and the folder whose presence
+/// says Devin is here: that one, else its data folder (`~/.local/share/devin`, macOS
+/// `~/Library/Application Support/devin`) when only that exists.
+pub fn devin_folders(environment: &Environment) -> (PathBuf, PathBuf) {
+    let home = &environment.home;
+    let config = environment
+        .xdg_config_home
+        .clone()
+        .unwrap_or_else(|| home.join(".config"))
+        .join("devin");
+    let data = [
+        home.join(".local").join("share").join("devin"),
+        home.join("Library")
+            .join("Application Support")
+            .join("devin"),
+    ]
+    .into_iter()
+    .find(|folder| folder.is_dir());
+    let present = match data {
+        Some(data) if !config.is_dir() => data,
+        _ => config.clone(),
+    };
+    (config, present)
 }

@@ -39,6 +39,9 @@
 //! - Kimi Code: `~/.kimi-code/config.toml`, a `[[hooks]]` table `{event = "UserPromptSubmit",
 //!   command, timeout (seconds)}` (MoonshotAI/kimi-code docs/en/customization/hooks.md; its
 //!   `SessionStart` is observation-only).
+//! - Devin CLI: `$XDG_CONFIG_HOME/devin/config.json` (default `~/.config/devin`), beside its
+//!   other settings, `hooks.UserPromptSubmit` and `hooks.SessionStart`, Claude Code's groups
+//!   with a `timeout` in seconds (docs.devin.ai cli/extensibility/hooks, "Where hooks live").
 //! - Junie: `$JUNIE_HOME/config.json` (default `~/.junie`), `hooks.UserPromptSubmit`, Claude
 //!   Code's groups with a `timeout` in seconds, run through `sh -c` (junie.jetbrains.com docs,
 //!   hooks; its `SessionStart` output is ignored). Hooks fire in Junie's terminal UI only.
@@ -332,6 +335,20 @@ pub fn hook_clients(environment: &Environment, esker: &str) -> Vec<HookClient> {
                 timeout: TIMEOUT_SECONDS as i64,
             }]),
             shadowed_by: None,
+        },
+        {
+            let (config, present) = super::clients::devin_folders(environment);
+            HookClient {
+                home: present,
+                ..merged(
+                    "devin",
+                    "Devin CLI",
+                    config,
+                    "config.json",
+                    "devin",
+                    events(&prompt_and_start, claude_group("devin")),
+                )
+            }
         },
         merged(
             "junie",
@@ -719,6 +736,11 @@ mod tests {
                     "kimi",
                     PathBuf::from("/h/.kimi-code/config.toml"),
                     vec!["UserPromptSubmit"]
+                ),
+                (
+                    "devin",
+                    PathBuf::from("/h/.config/devin/config.json"),
+                    prompt_and_start.clone()
                 ),
                 (
                     "junie",

@@ -154,6 +154,7 @@ fn doctor_lists_every_place_with_what_it_holds_and_why_things_were_skipped() {
         "claude-desktop",
         "claude-cowork",
         "devin-cli",
+        "warp",
     ] {
         assert!(
             diagnosis["locations"]

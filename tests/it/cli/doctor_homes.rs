@@ -215,6 +215,11 @@ fn placements() -> Vec<(Source, PathBuf, &'static str)> {
             ".local/share/devin/cli",
         ),
         (
+            Source::Warp,
+            standalone("warp/warp.sqlite"),
+            ".local/state/warp-terminal/warp.sqlite",
+        ),
+        (
             Source::ClaudeDesktop,
             standalone("claude-desktop/Claude/claude-code-sessions"),
             ".config/Claude/claude-code-sessions",

@@ -52,6 +52,7 @@ fn recall_command(data_dir: &Path, args: &[&str]) -> Command {
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GEMINI_CLI_HOME")
+        .env_remove("DEVIN_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -595,6 +596,54 @@ fn session_start_agents_get_the_projects_recent_sessions() {
             assert_opens(store, id);
         }
     }
+}
+
+/// Devin CLI gives its hooks the project in `$DEVIN_PROJECT_DIR`, not in their input: its
+/// block puts that project first, in `hookSpecificOutput.additionalContext`. Esker's Claude
+/// Code hook, which Devin also runs, prints nothing there.
+#[test]
+fn devin_recalls_its_project_from_its_variable_and_claude_codes_hook_stays_silent_there() {
+    let store = fixture_store();
+    let project = a_project_below_the_top(store);
+    let input = json!({
+        "hook_event_name": "UserPromptSubmit", "session_id": "bald-ketch", "prompt_id": "p1",
+        "prompt": "migration",
+    });
+    let mut command = recall_command(
+        store,
+        &["--deadline-ms", GENEROUS_DEADLINE_MS, "--hook", "devin"],
+    );
+    command.env("DEVIN_PROJECT_DIR", &project);
+    let output = with_stdin(command, &input.to_string());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let answer: Value = serde_json::from_str(&stdout_of(&output)).expect("JSON answer");
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let block = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("the block");
+    let ids = cited_ids(block);
+    let first = session_of_event(store, &ids[0]);
+    assert!(
+        inside(cwd_of_session(store, &first).as_deref(), &project),
+        "the project {project} first: {block}"
+    );
+
+    let mut claude = recall_command(
+        store,
+        &[
+            "--deadline-ms",
+            GENEROUS_DEADLINE_MS,
+            "--hook",
+            "claude-code",
+        ],
+    );
+    claude.env("DEVIN_PROJECT_DIR", &project);
+    let silent = with_stdin(claude, &claude_prompt(&project, "s", "migration"));
+    assert_eq!(silent.status.code(), Some(0));
+    assert_eq!(stdout_of(&silent), "", "Devin's own hook answers");
 }
 
 /// The new agents' answers without a store: nothing, exit 0, no stderr.

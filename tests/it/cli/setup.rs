@@ -455,3 +455,24 @@ fn devin_cli_is_registered_in_its_user_config() {
     assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
     assert_eq!(config["permissions"]["allow"][0], "mcp__github__*");
 }
+
+#[test]
+fn warp_is_registered_in_its_global_mcp_file() {
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    // Warp's home config folder holds its themes and workflows; `.mcp.json` may not exist yet.
+    fs::create_dir_all(home.path(".warp/themes")).unwrap();
+    let reports = home.setup_json(&[]);
+    assert_eq!(action_of(&reports, "warp"), "added");
+    let config: Value = serde_json::from_str(&home.read(".warp/.mcp.json")).unwrap();
+    assert_eq!(config["mcpServers"]["esker"]["command"], "/opt/bin/esker");
+    assert_eq!(config["mcpServers"]["esker"]["args"][0], "serve");
+    let again = home.setup_json(&[]);
+    assert_eq!(action_of(&again, "warp"), "unchanged");
+    home.setup(&["--remove", "--client", "warp"]);
+    // Removing restores the file as it was: absent here, or without the entry.
+    let removed = fs::read_to_string(home.path(".warp/.mcp.json")).unwrap_or_default();
+    let removed: Value = serde_json::from_str(&removed).unwrap_or(Value::Null);
+    assert!(removed["mcpServers"]["esker"].is_null(), "{removed}");
+}

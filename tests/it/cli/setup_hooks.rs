@@ -1,7 +1,7 @@
 //! `esker setup --hooks` on copies of each agent's hook config (Claude Code's, Gemini CLI's,
 //! Factory Droid's, CodeBuddy Code's and Qwen Code's `settings.json`, Codex's and Cursor's
 //! `hooks.json`, Copilot CLI's hooks directory, Kiro's `~/.kiro/hooks` and Cline's
-//! `~/Documents/Cline/Hooks`, Kimi Code's `config.toml`, Junie's `config.json`) in a temporary HOME:
+//! `~/Documents/Cline/Hooks`, Kimi Code's `config.toml`, Devin CLI's and Junie's `config.json`) in a temporary HOME:
 //! a dry run writes nothing, installing twice changes nothing the second time, the user's own
 //! hooks and comments survive, a backup is kept, and `--remove` takes out only esker's hooks.
 
@@ -110,8 +110,15 @@ const JUNIE_CONFIG: &str = r#"{
 }
 "#;
 
+/// Devin CLI's `config.json` (comments allowed) with settings of the user's own.
+const DEVIN_CONFIG: &str = r#"{
+  // Devin CLI
+  "permissions": { "allow": ["exec(git status)"] }
+}
+"#;
+
 /// The files, relative to HOME, and what each agent's hook command ends with.
-const FILES: [(&str, &str); 12] = [
+const FILES: [(&str, &str); 13] = [
     (".claude/settings.json", "recall --hook claude-code"),
     (".codex/hooks.json", "recall --hook codex"),
     (".gemini/settings.json", "recall --hook gemini"),
@@ -126,10 +133,11 @@ const FILES: [(&str, &str); 12] = [
         "recall --hook cline",
     ),
     (".kimi-code/config.toml", "recall --hook kimi"),
+    (".config/devin/config.json", "recall --hook devin"),
     (".junie/config.json", "recall --hook junie"),
 ];
 
-const CLIENTS: [&str; 12] = [
+const CLIENTS: [&str; 13] = [
     "claude",
     "codex",
     "gemini",
@@ -141,6 +149,7 @@ const CLIENTS: [&str; 12] = [
     "kiro",
     "cline",
     "kimi",
+    "devin",
     "junie",
 ];
 
@@ -164,6 +173,7 @@ impl Home {
         home.write(".kiro/hooks/lint.json", KIRO_LINT_HOOKS);
         home.write("Documents/Cline/Hooks/TaskComplete", CLINE_TASK_COMPLETE);
         home.write(".kimi-code/config.toml", KIMI_CONFIG);
+        home.write(".config/devin/config.json", DEVIN_CONFIG);
         home.write(".junie/config.json", JUNIE_CONFIG);
         home
     }
@@ -182,7 +192,7 @@ impl Home {
         fs::read_to_string(self.path(relative)).ok()
     }
 
-    fn originals(&self) -> [Option<String>; 12] {
+    fn originals(&self) -> [Option<String>; 13] {
         FILES.map(|(file, _)| self.read(file))
     }
 
@@ -346,7 +356,8 @@ fn install_is_idempotent_keeps_foreign_hooks_and_remove_restores_the_bytes() {
     );
 }
 
-/// CodeBuddy Code, Qwen Code, Cursor, Kiro, Cline, Kimi Code and Junie, each in its own shape.
+/// CodeBuddy Code, Qwen Code, Cursor, Kiro, Cline, Kimi Code, Devin CLI and Junie, each in its
+/// own shape.
 fn assert_new_agents_installed(home: &Home) {
     let codebuddy = without_comments(&home.read(".codebuddy/settings.json").unwrap());
     assert_eq!(codebuddy["permissions"]["allow"][0], "Bash(npm test)");
@@ -412,6 +423,18 @@ fn assert_new_agents_installed(home: &Home) {
         kimi.ends_with("[[hooks]]\nevent = \"UserPromptSubmit\"\ncommand = \"/opt/bin/esker recall --hook kimi\"\ntimeout = 5\n"),
         "{kimi}"
     );
+    let devin_text = home.read(".config/devin/config.json").unwrap();
+    assert!(devin_text.contains("// Devin CLI"), "{devin_text}");
+    let devin = without_comments(&devin_text);
+    assert_eq!(devin["permissions"]["allow"][0], "exec(git status)");
+    for event in ["UserPromptSubmit", "SessionStart"] {
+        let hook = &devin["hooks"][event][0]["hooks"][0];
+        assert_eq!(
+            hook["command"], "/opt/bin/esker recall --hook devin",
+            "{event}"
+        );
+        assert_eq!(hook["timeout"], 5, "Devin's timeout is in seconds");
+    }
     let junie = without_comments(&home.read(".junie/config.json").unwrap());
     assert_eq!(
         junie["hooks"]["SessionStart"][0]["hooks"][0]["command"], "git fetch --quiet",
