@@ -51,7 +51,8 @@ pub enum Source {
     /// `~/.workbuddy/projects` and `~/.workbuddy-ai/projects`.
     #[serde(rename = "workbuddy")]
     WorkBuddy,
-    /// Kiro CLI: `~/.kiro/sessions/cli/<id>.jsonl` and its SQLite `data.sqlite3`.
+    /// Kiro CLI: `~/.kiro/sessions/cli/<id>.jsonl` (v2), `~/.kiro/sessions/<workspace>/sess_<id>/`
+    /// (v3) and its SQLite `data.sqlite3`.
     Kiro,
     /// Amazon Q Developer CLI (Kiro CLI's predecessor): its SQLite `amazon-q/data.sqlite3`.
     #[serde(rename = "amazon-q")]

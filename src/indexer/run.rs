@@ -942,6 +942,7 @@ fn is_candidate(path: &Path) -> bool {
     ((name.ends_with(".jsonl") || name.ends_with(".json"))
         && !name.ends_with(".meta.json")
         && !crate::ingest::kiro::is_metadata_path(path)
+        && !crate::ingest::kiro_v3::is_side_file(path)
         && !crate::ingest::junie::is_companion_path(path)
         && !crate::ingest::auggie::is_backup_path(path)
         && !crate::ingest::grok::is_side_file(path))

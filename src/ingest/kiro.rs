@@ -24,7 +24,7 @@
 //! (`core/adapters/inbound/agents/kirocli/parser.go`, which documents `status` and
 //! cancellation); agentsview's `internal/parser/kiro.go`; an aws-bench Kiro agent that reads
 //! all three stores. Kiro CLI's legacy SQLite store is `ingest::kiro_db`; its v3 (KAS) engine's
-//! `~/.kiro/sessions/<workspace>/sess_<id>/` folders are another format, not read.
+//! `~/.kiro/sessions/<workspace>/sess_<id>/` folders are `ingest::kiro_v3`'s.
 
 use std::collections::HashMap;
 use std::path::Path;

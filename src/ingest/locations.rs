@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's session folder and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -104,11 +104,10 @@ pub fn labelled_candidates(
     // CodeBuddy Code and WorkBuddy write the same transcripts under their own homes
     // (`ingest::codebuddy`).
     candidates.extend(super::codebuddy::project_folders(home, &env));
-    // Kiro CLI's v2 engine writes one session file pair per session on every OS.
-    candidates.push((
-        Source::Kiro,
-        home.join(".kiro").join("sessions").join("cli"),
-    ));
+    // Kiro CLI writes its sessions under `~/.kiro/sessions` on every OS: its v2 engine a file
+    // pair per session in `cli/` (`ingest::kiro`), its v3 engine (and Kiro IDE 1.0) a folder per
+    // session in `<workspace hash>/` (`ingest::kiro_v3`).
+    candidates.push((Source::Kiro, home.join(".kiro").join("sessions")));
     // Junie keeps one folder per session under `$JUNIE_HOME` (default `.junie` in the JVM's
     // user home, which is the home on every OS); Auggie one JSON file per session under
     // `~/.augment` (moved only by its `--augment-cache-dir` flag).
@@ -496,7 +495,7 @@ mod tests {
             assert!(stores.contains(&(source, PathBuf::from(path))), "{path}");
         }
         let found = labelled_candidates(home, |_| None);
-        assert!(found.contains(&(Source::Kiro, home.join(".kiro/sessions/cli"))));
+        assert!(found.contains(&(Source::Kiro, home.join(".kiro/sessions"))));
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod kimi;
 pub mod kimi_code;
 pub mod kiro;
 pub mod kiro_db;
+pub mod kiro_v3;
 pub mod lines;
 pub mod locations;
 pub mod openclaw;
@@ -123,6 +124,9 @@ pub enum Format {
     WorkBuddySession,
     /// A Kiro CLI session file, `~/.kiro/sessions/cli/<id>.jsonl` (with `<id>.json`).
     KiroSession,
+    /// A Kiro CLI v3 (KAS) session log, `~/.kiro/sessions/<workspace>/sess_<id>/messages.jsonl`
+    /// (with `session.json`).
+    KiroV3Session,
     /// Kiro CLI's SQLite store, `kiro-cli/data.sqlite3` (`conversations_v2`).
     KiroDb,
     /// Amazon Q Developer CLI's SQLite store, `amazon-q/data.sqlite3` (`conversations`).
@@ -183,6 +187,7 @@ impl Format {
             Format::CodeBuddySession => "codebuddy_session",
             Format::WorkBuddySession => "workbuddy_session",
             Format::KiroSession => "kiro_session",
+            Format::KiroV3Session => "kiro_v3_session",
             Format::KiroDb => "kiro_db",
             Format::AmazonQDb => "amazon_q_db",
             Format::JunieSession => "junie_session",
@@ -267,6 +272,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::VscodeChat)
     } else if kiro::sniff(&leading) {
         Some(Format::KiroSession)
+    } else if kiro_v3::sniff(&leading) {
+        Some(Format::KiroV3Session)
     } else if junie::sniff(&leading) {
         Some(Format::JunieSession)
     } else if grok::sniff(&leading) {
@@ -401,6 +408,7 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
         Format::KiroSession => kiro::read_metadata(path),
+        Format::KiroV3Session => kiro_v3::read_sidecar(path),
         Format::JunieSession => junie::read_sidecar(path),
         Format::GrokUpdates => grok::read_sidecar(path),
         Format::DevinTrajectory => devin::read_sidecar(path),
@@ -430,6 +438,9 @@ pub fn parse(
             codebuddy::parse(path, &split.lines, Source::WorkBuddy)
         }
         (Format::KiroSession, Content::Lines(split)) => kiro::parse(path, &split.lines, sidecar),
+        (Format::KiroV3Session, Content::Lines(split)) => {
+            kiro_v3::parse(path, &split.lines, sidecar)
+        }
         (Format::JunieSession, Content::Lines(split)) => junie::parse(path, &split.lines, sidecar),
         (Format::AuggieSession, Content::Whole(value)) => auggie::parse(path, value),
         (Format::DevinTrajectory, Content::Whole(value)) => devin::parse(path, value, sidecar),
@@ -517,6 +528,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CodeBuddySession,
         Format::WorkBuddySession,
         Format::KiroSession,
+        Format::KiroV3Session,
         Format::KiroDb,
         Format::AmazonQDb,
         Format::JunieSession,

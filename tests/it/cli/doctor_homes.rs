@@ -250,8 +250,13 @@ fn place(from: &Path, to: &Path) {
 }
 
 /// Kiro CLI's recorded sessions as `~/.kiro/sessions/cli/<id>.jsonl` (with `<id>.json` where
-/// the recording has its metadata), as `harnesses::kiro` lays them out.
+/// the recording has its metadata), as `harnesses::kiro` lays them out, and its v3 session
+/// folders as `~/.kiro/sessions/<workspace>/sess_<id>/`, as `harnesses::kiro_v3` does.
 fn place_kiro_sessions(home: &Path) {
+    copy_tree(
+        &standalone_fixture("kiro").join("v3").join("sessions"),
+        &home.join(".kiro/sessions"),
+    );
     let sessions = home.join(".kiro/sessions/cli");
     fs::create_dir_all(&sessions).expect("mkdir");
     let mut transcripts: Vec<PathBuf> =

@@ -376,10 +376,11 @@ fn kiro_sessions_and_both_stores_are_read_whole() {
         "cd /home/dev/src/kestrel && q chat --resume"
     );
 
-    // `esker doctor` lists the session folder and both stores, the metadata files not skipped.
+    // `esker doctor` lists the sessions folder (v2's `cli/` in it) and both stores, the
+    // metadata files not skipped.
     let diagnosis = doctor(home.path(), dir);
     let location = |path: &Path| location(&diagnosis, path);
-    let folder = location(&home.path().join(SESSIONS));
+    let folder = location(&home.path().join(".kiro/sessions"));
     assert_eq!(folder["harness"], "kiro-cli");
     assert_eq!(folder["sessions"].as_u64(), Some(files.len() as u64));
     assert_eq!(folder["skipped"], json!([]), "{folder:#}");
