@@ -25,6 +25,9 @@ pub(super) struct Index {
     pub(super) exit_codes: HashMap<String, i64>,
     pub(super) user_message_texts: HashSet<String>,
     pub(super) has_user_message_events: bool,
+    /// TRAE CLI's `item_completed` `UserMessage` texts (its prompts when a rollout has no
+    /// `user_message` event for them).
+    pub(super) item_user_texts: HashSet<String>,
     pub(super) assistant_texts: HashSet<String>,
     pub(super) reasoning_texts: HashSet<String>,
     /// web_search_call line index -> the call id it was paired with.
@@ -76,6 +79,14 @@ impl Parser<'_, '_, '_> {
                 ("event_msg", event) if own => {
                     let call_id = event_call_id(payload);
                     match event {
+                        "item_completed" => {
+                            let item = payload.get("item").unwrap_or(&Value::Null);
+                            if str_field(item, "type") == Some("UserMessage") {
+                                self.index
+                                    .item_user_texts
+                                    .insert(user_message_item_text(item));
+                            }
+                        }
                         "user_message" => {
                             self.index.has_user_message_events = true;
                             let text = str_field(payload, "message").unwrap_or("");
@@ -142,4 +153,20 @@ impl Parser<'_, '_, '_> {
             }
         }
     }
+}
+
+/// The text of an `item_completed` `UserMessage`: its `text` blocks joined as typed (TRAE
+/// splits one prompt into several blocks; botmux `itemCompletedUserText`).
+pub(super) fn user_message_item_text(item: &Value) -> String {
+    item.get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|block| str_field(block, "text"))
+                .collect::<String>()
+        })
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::index::user_message_item_text;
 use super::parser::Parser;
 use super::text::{
     content_text, environment_cwd, generic_text, injected_kind, match_text, reasoning_parts,
@@ -12,7 +13,7 @@ use super::tools::{
     ToolOutput, call_arguments, call_name_and_id, event_call_id, is_tool_event, tool_output,
 };
 use super::{Line, NULL};
-use crate::model::{EventType, TurnEnd};
+use crate::model::{EventType, Source, TurnEnd};
 
 impl Parser<'_, '_, '_> {
     pub(super) fn on_record(&mut self, position: usize, record: &Line<'_>) {
@@ -153,9 +154,11 @@ impl Parser<'_, '_, '_> {
                     }
                     let event = self.push(record, EventType::System, text);
                     event.subtype = Some(kind);
-                } else if self.index.has_user_message_events {
+                } else if self.index.has_user_message_events || self.reads_trae_prompts() {
                     let typed = match_text(payload.get("content").unwrap_or(&NULL));
-                    if self.index.user_message_texts.contains(&typed) {
+                    if self.index.user_message_texts.contains(&typed)
+                        || self.index.item_user_texts.contains(&typed)
+                    {
                         // The model-facing copy of an `event_msg user_message`: skipped.
                     } else {
                         // Model-visible user-role text no human typed in this regime.
@@ -325,6 +328,14 @@ impl Parser<'_, '_, '_> {
 
     /// `item_completed` (newer rollouts) repeats conversation items; only content with no
     /// response-item twin is kept.
+    /// TRAE CLI's rollouts carry its prompts as `item_completed` `UserMessage` items and write
+    /// its own runtime injections (environment, process limits) as user-role response items:
+    /// such a rollout's prompts are those items (deja-vu `docs/registry/trae.md`, botmux
+    /// `traex-transcript.ts`). Codex's own copies stay as they were.
+    fn reads_trae_prompts(&self) -> bool {
+        self.source == Source::TraeCli && !self.index.item_user_texts.is_empty()
+    }
+
     fn on_item_completed(&mut self, record: &Line<'_>) {
         let item = record.payload.get("item").unwrap_or(&NULL);
         match str_field(item, "type").unwrap_or("") {
@@ -342,7 +353,16 @@ impl Parser<'_, '_, '_> {
                 let event = self.push(record, EventType::System, text);
                 event.subtype = Some("plan".to_string());
             }
-            // UserMessage, Reasoning, CommandExecution, McpToolCall, FileChange, web search
+            // TRAE CLI's prompt, when no `user_message` event carries the same words (its
+            // user-role response items are then its own injections: `on_message`).
+            "UserMessage" if self.reads_trae_prompts() => {
+                let text = user_message_item_text(item);
+                if !text.is_empty() && !self.index.user_message_texts.contains(&text) {
+                    let event = self.push(record, EventType::UserInput, text);
+                    event.starts_turn = true;
+                }
+            }
+            // UserMessage (Codex's), Reasoning, CommandExecution, McpToolCall, FileChange, web search
             // extensions...: copies of the user_message event and response items.
             _ => {}
         }

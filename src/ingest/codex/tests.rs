@@ -1189,3 +1189,61 @@ fn usage_reported_before_any_model_output_waits_for_the_next_one() {
         Some(6)
     );
 }
+
+/// TRAE CLI's rollout: its prompt is an `item_completed` `UserMessage` (split into blocks),
+/// its runtime notices user-role response items. Read as TRAE's, the prompt is one user input
+/// and the notice context; read as Codex's (no such items there), nothing changes.
+#[test]
+fn trae_prompts_are_its_user_message_items_and_its_notices_are_context() {
+    let records = vec![
+        meta("10:00:00", SID, json!({"originator": "codex-tui"})),
+        item(
+            "10:00:01",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "Process limit: at most 64 processes may run."}
+            ]}),
+        ),
+        event_msg(
+            "10:00:01",
+            json!({"type": "item_completed", "turn_id": "turn-1", "item": {
+                "type": "UserMessage", "id": "u1",
+                "content": [{"type": "text", "text": "rename the "}, {"type": "text", "text": "config loader"}]
+            }}),
+        ),
+        item(
+            "10:00:01",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "rename the config loader"}
+            ]}),
+        ),
+        item(
+            "10:00:02",
+            json!({"type": "message", "role": "assistant", "content": [
+                {"type": "output_text", "text": "Renamed it to LoadConfig."}
+            ]}),
+        ),
+    ];
+    let path = PathBuf::from(format!("rollout-2026-03-14T10-00-00-{SID}.jsonl"));
+    let trae = parse_as(&path, &json_lines(&records), Source::TraeCli);
+    let session = &trae.sessions[0];
+    let prompts: Vec<&str> = of_kind(session, EventType::UserInput)
+        .iter()
+        .map(|event| event.text.as_str())
+        .collect();
+    assert_eq!(prompts, ["rename the config loader"]);
+    let notices: Vec<&RawEvent> = of_kind(session, EventType::System)
+        .into_iter()
+        .filter(|event| event.subtype.as_deref() == Some("user_context"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{:#?}", keys(session));
+    assert!(notices[0].text.starts_with("Process limit"));
+    assert_eq!(of_kind(session, EventType::AssistantResponse).len(), 1);
+
+    let (codex, _) = parse_records(&records);
+    let codex_prompts = of_kind(&codex, EventType::UserInput);
+    assert_eq!(
+        codex_prompts.len(),
+        2,
+        "Codex's reading of user-role items without user_message events is unchanged"
+    );
+}
