@@ -96,7 +96,7 @@ pub fn parse(path: &Path, lines: &[JsonLine], metadata: Option<&Value>) -> Parse
         meta.model = metadata
             .pointer("/session_state/rts_model_state/model_info/model_id")
             .and_then(Value::as_str)
-            .filter(|model| !model.is_empty() && *model != AUTO_MODEL)
+            .filter(|model| is_pinned_model(model))
             .map(str::to_string);
         if let Some(usage) = turn_totals(metadata)
             && let Some(carrier) = totals_carrier(&parser.events)
@@ -317,6 +317,12 @@ fn result_text(parts: &[Value]) -> String {
 }
 
 /// The exit code of a shell result's JSON part: `exit_status: "exit status: N"`.
+/// Whether a model id names a model: Kiro CLI (every engine) and Amazon Q write `auto` when
+/// none was pinned.
+pub(crate) fn is_pinned_model(model: &str) -> bool {
+    !model.is_empty() && model != AUTO_MODEL
+}
+
 fn shell_exit_code(part: &Value) -> Option<i64> {
     let status = part.pointer("/data/exit_status")?.as_str()?;
     status.rsplit(':').next()?.trim().parse().ok()

@@ -186,7 +186,7 @@ pub fn parse(conversation: &Conversation) -> ParseOutput {
             .pointer("/model_info/model_id")
             .or_else(|| state.get("model"))
             .and_then(Value::as_str)
-            .filter(|model| is_model(model))
+            .filter(|model| super::kiro::is_pinned_model(model))
             .map(str::to_string)
             .or(parser.model.take()),
         started_at: epoch_time(conversation.created_at),
@@ -242,7 +242,9 @@ impl Parser {
             }
         }
         let metadata = entry.get("request_metadata").unwrap_or(&Value::Null);
-        if let Some(model) = text_field(metadata, "model_id").filter(|model| is_model(model)) {
+        if let Some(model) =
+            text_field(metadata, "model_id").filter(|model| super::kiro::is_pinned_model(model))
+        {
             self.model.get_or_insert(model);
         }
         let reply_time = metadata
@@ -358,11 +360,6 @@ impl Parser {
             self.events.push(event);
         }
     }
-}
-
-/// A model id that names a model: Kiro writes `auto` when none was pinned.
-fn is_model(model: &str) -> bool {
-    !model.is_empty() && model != "auto"
 }
 
 /// A result block's text: `{"Text": ...}` as it is, `{"Json": ...}` as JSON text.

@@ -90,8 +90,6 @@ const TYPES: [&str; 16] = [
     "tombstone",
 ];
 
-/// The model id Kiro records when no model was pinned.
-const AUTO_MODEL: &str = "auto";
 /// The text of a reasoning record Kiro stored encrypted.
 const ENCRYPTED_REASONING: &str = "[encrypted reasoning]";
 /// The tool name a sub-agent run is recorded under.
@@ -152,7 +150,7 @@ pub fn read_sidecar(path: &Path) -> Option<Value> {
 /// A model id without Kiro's `qdev::` namespace; `auto` (no pinned model) is none.
 fn model_name(id: &str) -> Option<String> {
     let name = id.rsplit("::").next().unwrap_or(id).trim();
-    (!name.is_empty() && name != AUTO_MODEL).then(|| name.to_string())
+    super::kiro::is_pinned_model(name).then(|| name.to_string())
 }
 
 /// The first non-empty path of `field` (an array of paths).
