@@ -20,6 +20,16 @@ pub const TABLE_DIR: &str = crate::store::MEMORIES_TABLE;
 pub const MAX_FILES: usize = 8;
 /// Rows are sorted by these columns in every file.
 const SORT_COLUMNS: [&str; 2] = ["created_at", "journal_offset"];
+/// The layout of the memories files: sorted by time, an id bloom filter.
+pub const LAYOUT: pio::FileLayout<'static> = pio::FileLayout {
+    sorted_by: &SORT_COLUMNS,
+    bloom: &["id"],
+    page_statistics: &SORT_COLUMNS,
+    no_dictionary: &["id"],
+    small_pages: &[],
+    uncompressed: &[],
+    row_group_rows: pio::ROW_GROUP_ROWS,
+};
 
 /// The Parquet files of the table in a generation, sorted by name.
 pub fn files(generation_root: &Path) -> Result<Vec<PathBuf>, StoreError> {
@@ -78,16 +88,7 @@ pub fn write(
     } else {
         link_files(&previous_files, &dir)?;
     }
-    let layout = pio::FileLayout {
-        sorted_by: &SORT_COLUMNS,
-        bloom: &["id"],
-        page_statistics: &SORT_COLUMNS,
-        no_dictionary: &["id"],
-        small_pages: &[],
-        uncompressed: &[],
-        row_group_rows: pio::ROW_GROUP_ROWS,
-    };
-    pio::write_sorted(&new_file, schema, &batches, &layout)
+    pio::write_sorted(&new_file, schema, &batches, &LAYOUT)
 }
 
 fn parquet_failure(path: &Path) -> impl Fn(String) -> StoreError + '_ {

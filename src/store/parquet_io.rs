@@ -396,7 +396,7 @@ pub fn write_sorted(
 }
 
 /// Writes each batch `batches` yields to a new Parquet file at `path`, one at a time.
-fn write_all(
+pub fn write_all(
     path: &Path,
     schema: &SchemaRef,
     layout: &FileLayout<'_>,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use datafusion::arrow::datatypes::TimeUnit;
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
@@ -11,8 +12,11 @@ use super::TeamError;
 use super::remote::Remote;
 
 pub const MANIFEST_DIR: &str = "_manifests";
-/// Version of the manifest layout.
-pub const MANIFEST_FORMAT: u32 = 1;
+/// Version of the manifest layout. 2: the files hold microsecond timestamps and each table
+/// is also a Delta Lake table (`crate::team::delta`); 1: nanosecond files, no Delta log.
+pub const MANIFEST_FORMAT: u32 = 2;
+/// The oldest manifest layout this esker reads.
+pub const OLDEST_MANIFEST_FORMAT: u32 = 1;
 
 /// One published file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +48,15 @@ impl Manifest {
     /// Whether both name the same files (the publish time and generation aside).
     pub fn same_files(&self, other: &Manifest) -> bool {
         self.files == other.files && self.store_format == other.store_format
+    }
+
+    /// The unit of the timestamps in its files (a store's are nanoseconds).
+    pub fn timestamp_unit(&self) -> TimeUnit {
+        if self.manifest_format >= 2 {
+            TimeUnit::Microsecond
+        } else {
+            TimeUnit::Nanosecond
+        }
     }
 
     /// The files of one table, by dataset-relative path.
@@ -139,9 +152,9 @@ fn parse(relative: &str, bytes: &[u8]) -> Result<Manifest, TeamError> {
     };
     let manifest: Manifest =
         serde_json::from_slice(bytes).map_err(|error| bad(error.to_string()))?;
-    if manifest.manifest_format != MANIFEST_FORMAT {
+    if !(OLDEST_MANIFEST_FORMAT..=MANIFEST_FORMAT).contains(&manifest.manifest_format) {
         return Err(bad(format!(
-            "manifest format {} (this esker reads {MANIFEST_FORMAT})",
+            "manifest format {} (this esker reads {OLDEST_MANIFEST_FORMAT} to {MANIFEST_FORMAT})",
             manifest.manifest_format
         )));
     }

@@ -14,6 +14,7 @@
 //! which read exactly the files the manifests name, never see a half-published generation.
 
 pub mod ddl;
+pub mod delta;
 pub mod event_rows;
 pub mod filtered;
 pub mod machine;
@@ -22,6 +23,7 @@ pub mod publish;
 pub mod pull;
 pub mod read;
 pub mod remote;
+pub mod timestamps;
 
 use crate::store::StoreError;
 
@@ -33,6 +35,10 @@ pub enum TeamError {
     /// The endpoint, bucket or credentials do not work (one line, no secrets).
     #[error("cannot use {url}: {message}")]
     Remote { url: String, message: String },
+    /// Another writer's Delta commit conflicts with this one (`delta::commit_machine_files`
+    /// plans it again).
+    #[error("cannot use {url}: {message}")]
+    DeltaConflict { url: String, message: String },
     #[error("no esker dataset at {0}: no manifest under _manifests/ (run `esker publish {0}`)")]
     NoDataset(String),
     #[error("bad manifest {path}: {message}")]

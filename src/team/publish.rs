@@ -15,9 +15,14 @@ use object_store::buffered::BufWriter;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
+use datafusion::arrow::datatypes::TimeUnit;
+use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+
 use super::TeamError;
+use super::delta::{self, TableFile};
 use super::manifest::{MANIFEST_FORMAT, Manifest, ManifestFile, read_manifest};
 use super::remote::Remote;
+use super::timestamps::rewrite_timestamps;
 use crate::store::faults::crash_point;
 use crate::store::{FORMAT_VERSION, Store, TABLES};
 
@@ -40,6 +45,8 @@ pub struct PublishSummary {
     pub uploaded_files: usize,
     pub uploaded_bytes: u64,
     pub removed_files: usize,
+    /// Tables whose Delta log got a commit.
+    pub delta_commits: usize,
     pub manifest_written: bool,
 }
 
@@ -48,7 +55,7 @@ impl fmt::Display for PublishSummary {
         write!(
             formatter,
             "machine {}, generation {}: {} file(s), uploaded {} ({} bytes), {} already there, \
-             removed {} stale; manifest {}",
+             removed {} stale; {} Delta table commit(s); manifest {}",
             self.machine,
             self.generation,
             self.files,
@@ -56,6 +63,7 @@ impl fmt::Display for PublishSummary {
             self.uploaded_bytes,
             self.files - self.uploaded_files,
             self.removed_files,
+            self.delta_commits,
             if self.manifest_written {
                 "written"
             } else {
@@ -68,8 +76,22 @@ impl fmt::Display for PublishSummary {
 /// One local Parquet file and where it goes.
 struct LocalFile {
     local: PathBuf,
+    table: &'static str,
+    /// Dataset-relative path: `<table>/machine=<id>/.../part-<hash>.parquet`.
     remote: String,
+}
+
+impl LocalFile {
+    /// Its path under its table's directory (the Delta table's root).
+    fn table_path(&self) -> &str {
+        &self.remote[self.table.len() + 1..]
+    }
+}
+
+/// A file of the publish as it is in the dataset.
+struct PublishedFile {
     size: u64,
+    rows: u64,
 }
 
 /// Publishes the current generation of `store` as `machine`.
@@ -90,15 +112,26 @@ pub async fn publish(
         files: files.len(),
         ..PublishSummary::default()
     };
+    let staging = Staging::new(store.data_dir())?;
+    let mut published = Vec::with_capacity(files.len());
     for file in &files {
-        if existing.get(&file.remote) == Some(&file.size) {
+        if let Some(&size) = existing.get(&file.remote) {
+            let rows = row_count(&file.local)?;
+            published.push(PublishedFile { size, rows });
             continue;
         }
-        upload(remote, file).await?;
+        let converted = staging.next_path();
+        let rows = rewrite_timestamps(file.table, &file.local, &converted, TimeUnit::Microsecond)?;
+        let size = upload(remote, &converted, &file.remote).await;
+        let _ = std::fs::remove_file(&converted);
+        let size = size?;
         summary.uploaded_files += 1;
-        summary.uploaded_bytes += file.size;
+        summary.uploaded_bytes += size;
+        published.push(PublishedFile { size, rows });
         crash_point(CRASH_AFTER_UPLOAD);
     }
+    summary.delta_commits =
+        commit_delta_tables(remote, machine, pinned.generation, &files, &published).await?;
     let manifest = Manifest {
         manifest_format: MANIFEST_FORMAT,
         machine: machine.to_string(),
@@ -107,9 +140,10 @@ pub async fn publish(
         published_at: chrono::Utc::now().to_rfc3339(),
         files: files
             .iter()
-            .map(|file| ManifestFile {
+            .zip(&published)
+            .map(|(file, published)| ManifestFile {
                 path: file.remote.clone(),
-                size: file.size,
+                size: published.size,
             })
             .collect(),
     };
@@ -119,6 +153,82 @@ pub async fn publish(
     }
     summary.removed_files = remove_stale(remote, &existing, &manifest).await?;
     Ok(summary)
+}
+
+/// One commit per table that holds (or held) the machine's files; returns how many tables
+/// changed.
+async fn commit_delta_tables(
+    remote: &Remote,
+    machine: &str,
+    generation: u64,
+    files: &[LocalFile],
+    published: &[PublishedFile],
+) -> Result<usize, TeamError> {
+    let mut commits = 0;
+    for table in TABLES {
+        let table_files: Vec<TableFile> = files
+            .iter()
+            .zip(published)
+            .filter(|(file, _)| file.table == table)
+            .map(|(file, published)| TableFile {
+                path: file.table_path().to_string(),
+                size: published.size,
+                rows: published.rows,
+            })
+            .collect();
+        if table_files.is_empty() && !delta::is_table(remote, table).await? {
+            continue;
+        }
+        let commit =
+            delta::commit_machine_files(remote, table, machine, generation, &table_files).await?;
+        if commit.added + commit.removed > 0 {
+            commits += 1;
+        }
+    }
+    Ok(commits)
+}
+
+/// Where converted files wait for their upload: `<data dir>/publish-staging/`, emptied of
+/// what a killed publish left.
+struct Staging {
+    dir: PathBuf,
+    next: std::cell::Cell<u64>,
+}
+
+impl Staging {
+    fn new(data_dir: &Path) -> Result<Staging, TeamError> {
+        let dir = data_dir.join("publish-staging");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(TeamError::io(dir.display()))?;
+        Ok(Staging {
+            dir,
+            next: std::cell::Cell::new(0),
+        })
+    }
+
+    fn next_path(&self) -> PathBuf {
+        let next = self.next.get();
+        self.next.set(next + 1);
+        self.dir.join(format!("{next}.parquet"))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Rows of a local Parquet file (its footer).
+fn row_count(path: &Path) -> Result<u64, TeamError> {
+    let file = std::fs::File::open(path).map_err(TeamError::io(path.display()))?;
+    let reader = SerializedFileReader::new(file).map_err(|error| {
+        TeamError::Store(crate::store::StoreError::Parquet {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        })
+    })?;
+    Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)
 }
 
 /// Publishes now and after every commit, until the process is stopped; each outcome goes to
@@ -166,24 +276,27 @@ async fn existing_objects(
     Ok(existing)
 }
 
-async fn upload(remote: &Remote, file: &LocalFile) -> Result<(), TeamError> {
-    let mut source = tokio::fs::File::open(&file.local)
+/// Uploads `local` to the dataset-relative `relative`; returns its size.
+async fn upload(remote: &Remote, local: &Path, relative: &str) -> Result<u64, TeamError> {
+    let mut source = tokio::fs::File::open(local)
         .await
-        .map_err(TeamError::io(file.local.display()))?;
-    let mut writer = BufWriter::new(remote.store.clone(), remote.path(&file.remote));
+        .map_err(TeamError::io(local.display()))?;
+    let mut writer = BufWriter::new(remote.store.clone(), remote.path(relative));
     let copied = tokio::io::copy(&mut source, &mut writer).await;
     let finished = match copied {
-        Ok(_) => writer.shutdown().await,
+        Ok(size) => writer.shutdown().await.map(|()| size),
         Err(error) => Err(error),
     };
-    if let Err(error) = finished {
-        let _ = writer.abort().await;
-        return Err(TeamError::Remote {
-            url: remote.display.clone(),
-            message: format!("uploading {}: {}", file.remote, super::one_line(&error)),
-        });
+    match finished {
+        Ok(size) => Ok(size),
+        Err(error) => {
+            let _ = writer.abort().await;
+            Err(TeamError::Remote {
+                url: remote.display.clone(),
+                message: format!("uploading {relative}: {}", super::one_line(&error)),
+            })
+        }
     }
-    Ok(())
 }
 
 /// Deletes the machine's objects that the new manifest does not name (older generations'
@@ -238,7 +351,7 @@ fn local_files(data_dir: &Path, root: &Path, machine: &str) -> Result<Vec<LocalF
                 path: path.display().to_string(),
                 source: error.into(),
             })?;
-            let hash = cache.hash_of(path, &metadata)?;
+            let hash = published_name_hash(&cache.hash_of(path, &metadata)?);
             let partition = path
                 .parent()
                 .and_then(|parent| parent.strip_prefix(&table_dir).ok())
@@ -253,8 +366,8 @@ fn local_files(data_dir: &Path, root: &Path, machine: &str) -> Result<Vec<LocalF
                 remote.clone(),
                 LocalFile {
                     local: path.to_path_buf(),
+                    table,
                     remote,
-                    size: metadata.len(),
                 },
             );
         }
@@ -310,6 +423,23 @@ impl HashCache {
     }
 }
 
+/// The name hash of the published form of a store file whose content hash is `local_hash`:
+/// the published file is made from it deterministically (timestamps in microseconds), and
+/// its name differs from the store file's (which manifest format 1 published as is).
+fn published_name_hash(local_hash: &str) -> String {
+    let digest = Sha256::digest(format!("esker-published-v{MANIFEST_FORMAT}:{local_hash}"));
+    hex_prefix(&digest)
+}
+
+/// The first [`HASH_HEX`] hex digits of a digest.
+fn hex_prefix(digest: &[u8]) -> String {
+    let mut hex = String::with_capacity(HASH_HEX);
+    for byte in digest.iter().take(HASH_HEX / 2) {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
+}
+
 /// SHA-256 of the file's bytes, the first 128 bits in hex.
 fn content_hash(path: &Path) -> Result<String, TeamError> {
     let mut file = std::fs::File::open(path).map_err(TeamError::io(path.display()))?;
@@ -324,10 +454,5 @@ fn content_hash(path: &Path) -> Result<String, TeamError> {
         }
         hasher.update(&buffer[..read]);
     }
-    let digest = hasher.finalize();
-    let mut hex = String::with_capacity(HASH_HEX);
-    for byte in digest.iter().take(HASH_HEX / 2) {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    Ok(hex)
+    Ok(hex_prefix(&hasher.finalize()))
 }

@@ -9,6 +9,7 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use datafusion::arrow::datatypes::TimeUnit;
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ use super::TeamError;
 use super::event_rows::read_event_rows;
 use super::manifest::{Manifest, read_manifests};
 use super::remote::Remote;
+use super::timestamps::rewrite_timestamps;
 use crate::model::{EventType, Source};
 use crate::search::writer::{SearchWriter, publish};
 use crate::store::parquet_io::read_string_column;
@@ -163,7 +165,8 @@ pub async fn pull(
         match old_files.get(remote_path) {
             Some(old_local) => link(&previous.root.join(old_local), &target)?,
             None => {
-                summary.downloaded_bytes += download(remote, remote_path, &target).await?;
+                let unit = published_unit(&manifests, remote_path);
+                summary.downloaded_bytes += download(remote, remote_path, &target, unit).await?;
                 summary.downloaded_files += 1;
             }
         }
@@ -269,8 +272,23 @@ fn link(from: &Path, to: &Path) -> Result<(), TeamError> {
         .map_err(|error| StoreError::io(to)(error).into())
 }
 
-/// Downloads one object to `target` (through a temporary file); returns its size.
-async fn download(remote: &Remote, remote_path: &str, target: &Path) -> Result<u64, TeamError> {
+/// The timestamp unit of a published file: that of its machine's manifest.
+fn published_unit(manifests: &BTreeMap<String, Manifest>, remote_path: &str) -> TimeUnit {
+    remote_path
+        .split('/')
+        .find_map(|part| part.strip_prefix("machine="))
+        .and_then(|machine| manifests.get(machine))
+        .map_or(TimeUnit::Nanosecond, Manifest::timestamp_unit)
+}
+
+/// Downloads one object to `target` (through a temporary file), its timestamps brought from
+/// `unit` to the store's nanoseconds; returns its size in the dataset.
+async fn download(
+    remote: &Remote,
+    remote_path: &str,
+    target: &Path,
+    unit: TimeUnit,
+) -> Result<u64, TeamError> {
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
     }
@@ -303,7 +321,14 @@ async fn download(remote: &Remote, remote_path: &str, target: &Path) -> Result<u
         .await
         .map_err(TeamError::io(temporary.display()))?;
     drop(file);
-    fs::rename(&temporary, target).map_err(StoreError::io(target))?;
+    if unit == TimeUnit::Nanosecond {
+        fs::rename(&temporary, target).map_err(StoreError::io(target))?;
+    } else {
+        let table = remote_path.split('/').next().unwrap_or_default();
+        let rewritten = rewrite_timestamps(table, &temporary, target, TimeUnit::Nanosecond);
+        let _ = fs::remove_file(&temporary);
+        rewritten?;
+    }
     Ok(size)
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, S3ConditionalPut};
 use object_store::azure::MicrosoftAzureBuilder;
 use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::local::LocalFileSystem;
@@ -44,6 +44,7 @@ impl Remote {
     /// The dataset at `text`: a URL (`s3://bucket/prefix`, `gs://`, `az://`, `file:///dir`) or
     /// a local directory path. Credentials come from the environment only.
     pub fn open(text: &str) -> Result<Remote, TeamError> {
+        install_tls_provider();
         let trimmed = text.trim_end_matches('/');
         let url = match Url::parse(trimmed) {
             Ok(url) if url.scheme().len() > 1 => url,
@@ -56,7 +57,7 @@ impl Remote {
         };
         let store: Arc<dyn ObjectStore> = match url.scheme() {
             "s3" | "s3a" => Arc::new(
-                AmazonS3Builder::from_env()
+                s3_builder()
                     .with_url(url.as_str())
                     .with_retry(retry_config())
                     .build()
@@ -133,6 +134,26 @@ impl Remote {
             url: self.display.clone(),
             message: one_line(error),
         }
+    }
+}
+
+/// Makes ring rustls's process-wide provider (once; a provider already installed stays).
+fn install_tls_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// S3 from the environment, with conditional puts (`If-None-Match`, which AWS S3, MinIO, R2
+/// and moto honour) unless `AWS_CONDITIONAL_PUT` chooses: a Delta log commit is a
+/// put-if-absent (`crate::team::delta`).
+fn s3_builder() -> AmazonS3Builder {
+    let builder = AmazonS3Builder::from_env();
+    if std::env::var_os("AWS_CONDITIONAL_PUT").is_some() {
+        builder
+    } else {
+        builder.with_conditional_put(S3ConditionalPut::ETagMatch)
     }
 }
 

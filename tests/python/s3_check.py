@@ -5,6 +5,7 @@ Usage: s3_check.py ENDPOINT COMMAND [ARGS...]
   objects BUCKET              {key: [last_modified, etag]} of every object, as JSON
   all-objects                 every object of every bucket, as a JSON list of "bucket/key"
   manifest-files BUCKET KEY   the number of files an esker manifest names
+  manifest BUCKET KEY         an esker manifest, as JSON
   pyarrow-counts PREFIX T...  {table: {machine: rows}} read with pyarrow's S3 filesystem and
                               hive partitioning (an engine esker did not write)
 """
@@ -76,6 +77,8 @@ def main():
     elif command == "manifest-files":
         body = s3.get_object(Bucket=args[0], Key=args[1])["Body"].read()
         result = len(json.loads(body)["files"])
+    elif command == "manifest":
+        result = json.loads(s3.get_object(Bucket=args[0], Key=args[1])["Body"].read())
     elif command == "pyarrow-counts":
         result = pyarrow_counts(endpoint, args[0], args[1:])
     else:

@@ -5,11 +5,12 @@ dataset (docs/TEAM.md, "Spark").
 Usage: spark_check.py ESKER_BIN DATASET_DIR QUERIES_DIR TEAM_MD STORE_FORMAT[,STORE_FORMAT...]
 
 The tables are registered by the pyspark statements docs/TEAM.md (TEAM_MD) shows, run as
-written: from exactly the files the machines' manifests (`DATASET_DIR/_manifests/<machine>.json`,
-src/team/manifest.rs) name, never from a listing of the directories, so a file no manifest
-names (an old generation's, one of a publish in progress) is not read. Machines whose manifest
-records another store format than the given ones are left out, as esker's readers leave them
-out (with a warning).
+written: each table from the files of its Delta table's latest version (read with `deltalake`),
+never from a listing of the directories, so a file no version holds (an old generation's, one
+of a publish in progress) is not read. Those files must be exactly the files the machines'
+manifests (`DATASET_DIR/_manifests/<machine>.json`, src/team/manifest.rs) name; a machine
+whose manifest records another store format than the given ones (one that never wrote a Delta
+log) is left out, as esker's readers leave it out (with a warning).
 
 Prints one line per statement, then a JSON summary line ({"statements": n, "rows": total}).
 Exits 1 at the first statement whose rows differ, printing both sides.
@@ -33,19 +34,19 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql.types import DoubleType, FloatType, TimestampType  # noqa: E402
 
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
 
 
 # --- Loading the dataset: the statements docs/TEAM.md shows -------------------------------
 
 
 def manifest_files(root, store_formats):
-    """{table: [absolute file path]} of the manifests whose store format is readable."""
+    """{table: [absolute file path]} of the manifests whose store format is readable: the
+    files the Delta tables' latest versions must hold (each publish commits its files to the
+    Delta logs and names them in its manifest)."""
     tables = {}
     for manifest_path in sorted((Path(root) / "_manifests").glob("*.json")):
         manifest = json.loads(manifest_path.read_text())
-        if manifest["manifest_format"] != MANIFEST_FORMAT:
-            raise SystemExit(f"{manifest_path}: manifest format {manifest['manifest_format']}")
         if manifest["store_format"] not in store_formats:
             print(
                 f"left out: machine {manifest['machine']} published store format "
@@ -53,6 +54,8 @@ def manifest_files(root, store_formats):
                 file=sys.stderr,
             )
             continue
+        if manifest["manifest_format"] != MANIFEST_FORMAT:
+            raise SystemExit(f"{manifest_path}: manifest format {manifest['manifest_format']}")
         for file in manifest["files"]:
             table = file["path"].split("/", 1)[0]
             tables.setdefault(table, []).append(f"{root}/{file['path']}")
@@ -80,25 +83,15 @@ def register_tables_as_documented(spark, docs, root, store_formats):
     if namespace.get("spark") is not spark:
         raise SystemExit("the documented statements did not use the running SparkSession")
     expected = manifest_files(root, store_formats)
-    if namespace["files"] != expected:
-        raise SystemExit(f"docs/TEAM.md's statements read {namespace['files']}, not {expected}")
-    if namespace["TIMESTAMPS"] != declared_timestamps():
-        raise SystemExit(
-            f"docs/TEAM.md's TIMESTAMPS {namespace['TIMESTAMPS']} are not the timestamp "
-            f"columns of tables/*.sql {declared_timestamps()}"
-        )
+    read = {table: sorted(map(local_path, paths)) for table, paths in namespace["files"].items()}
+    if read != {table: sorted(paths) for table, paths in expected.items()}:
+        raise SystemExit(f"docs/TEAM.md's statements read {read}, not {expected}")
     return expected
 
 
-def declared_timestamps():
-    """{table: [column]} of the TIMESTAMP columns tables/*.sql declares, in order."""
-    columns = {}
-    for ddl in sorted((QUERIES.parent / "tables").glob("*.sql")):
-        for line in ddl.read_text().splitlines():
-            words = line.split()
-            if len(words) > 1 and words[1] == "TIMESTAMP" and not line.lstrip().startswith("--"):
-                columns.setdefault(ddl.stem, []).append(words[0])
-    return columns
+def local_path(uri):
+    """A file URI or path of deltalake's `file_uris()` as a plain absolute path."""
+    return os.path.normpath(uri.removeprefix("file://"))
 
 
 def spark_session():

@@ -130,6 +130,11 @@ impl Moto {
             .expect("a file count") as usize
     }
 
+    /// The esker manifest at `key`.
+    pub fn manifest(&self, bucket: &str, key: &str) -> Value {
+        self.check(&["manifest", bucket, key])
+    }
+
     /// `{table: {machine: rows}}` as pyarrow reads the bucket; `None` without pyarrow.
     pub fn pyarrow_counts(
         &self,

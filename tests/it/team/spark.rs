@@ -1,6 +1,7 @@
 //! Issue #54, "run on an existing distributed engine": two machines publish to one directory,
 //! then Spark (pyspark, local mode; `tests/python/spark_check.py`) registers the tables from
-//! the files the manifests name and runs counts, token sums, whole-table reads and some of
+//! the files of each Delta table's latest version (which must be those the manifests name)
+//! and runs counts, token sums, whole-table reads and some of
 //! esker's named queries, each compared row for row with `esker query` over the same dataset.
 //! Skipped with a message without Java, or without pyspark unless `ESKER_REQUIRE_PYTHON=1`
 //! (set by `.ci/run`, which installs both).
@@ -46,8 +47,8 @@ fn manifest_file(dataset: &std::path::Path, machine: &str, prefix: &str) -> Stri
 }
 
 #[test]
-fn spark_reads_the_manifests_files_with_the_rows_esker_query_gives() {
-    if !java_present() || !python_has("pyspark") {
+fn spark_reads_the_delta_tables_with_the_rows_esker_query_gives() {
+    if !java_present() || !python_has("pyspark") || !python_has("deltalake") {
         return;
     }
     let team = Team::new();
