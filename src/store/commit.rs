@@ -86,15 +86,14 @@ const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
     row_group_rows: pio::ROW_GROUP_ROWS,
 };
 
-/// The file layout of a table's Parquet files (`memories` is laid out by
-/// `crate::memory::table::LAYOUT`).
+/// The file layout of a store table's Parquet files (`memories`, a layer above, has its
+/// own in `memory::table`).
 pub fn table_layout(table: &str) -> Option<FileLayout<'static>> {
     match table {
         "events" => Some(EVENTS_LAYOUT),
         "turns" => Some(TURNS_LAYOUT),
         "sessions" => Some(SESSIONS_LAYOUT),
         "file_touches" => Some(TOUCHES_LAYOUT),
-        "memories" => Some(crate::memory::table::LAYOUT),
         _ => None,
     }
 }

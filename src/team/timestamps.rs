@@ -14,9 +14,18 @@ use datafusion::arrow::record_batch::{RecordBatch, RecordBatchReader};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::TeamError;
+use crate::memory;
 use crate::store::StoreError;
-use crate::store::commit::table_layout;
+use crate::store::commit;
 use crate::store::parquet_io as pio;
+
+/// The file layout of `table`'s Parquet files: the store's tables and the memories table.
+fn table_layout(table: &str) -> Option<pio::FileLayout<'static>> {
+    match table {
+        "memories" => Some(memory::table::LAYOUT),
+        store_table => commit::table_layout(store_table),
+    }
+}
 
 /// Rows per batch read and written.
 const BATCH_ROWS: usize = 8192;
