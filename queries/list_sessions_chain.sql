@@ -4,7 +4,7 @@
 -- mode, keyset-paginated on (started_at, session_id).
 -- $1: slug; $2, $3: start and end; $4: mode or '' for any; $5: whether a cursor is given;
 -- $6, $7: the cursor's started_at and session id; $8: rows to fetch; $9: source or '' for any.
--- $10: whether the server is project-only; $11: the project's roots pattern (cwd).
+-- $10: whether the server is scoped; $11: its session set's name (in_session_set).
 SELECT
   session_id,
   title,
@@ -33,6 +33,6 @@ WHERE (chain_slug = $1
   AND ($4 = '' OR mode = $4)
   AND (NOT $5 OR started_at > $6 OR (started_at = $6 AND session_id > $7))
   AND ($9 = '' OR source = $9)
-  AND (NOT $10 OR regexp_like(cwd, $11))
+  AND (NOT $10 OR in_session_set(session_id, $11))
 ORDER BY started_at ASC, session_id ASC
 LIMIT $8

@@ -2,7 +2,7 @@
 -- started_at < end), optionally of one mode, keyset-paginated on (updated_at, session_id).
 -- $1, $2: start and end; $3: mode or '' for any; $4: whether a cursor is given;
 -- $5, $6: the cursor's updated_at and session id; $7: rows to fetch; $8: source or '' for any.
--- $9: whether the server is project-only; $10: the project's roots pattern (cwd).
+-- $9: whether the server is scoped; $10: its session set's name (in_session_set).
 SELECT
   session_id,
   title,
@@ -29,6 +29,6 @@ WHERE updated_at >= $1
   AND ($3 = '' OR mode = $3)
   AND (NOT $4 OR updated_at < $5 OR (updated_at = $5 AND session_id < $6))
   AND ($8 = '' OR source = $8)
-  AND (NOT $9 OR regexp_like(cwd, $10))
+  AND (NOT $9 OR in_session_set(session_id, $10))
 ORDER BY updated_at DESC, session_id DESC
 LIMIT $7

@@ -3,8 +3,8 @@
 -- continue, so they start together, src/store/chains.rs — then id): the members of the chain of that slug, the members of the slug-less
 -- chain whose id is $2 (relay slug "chain:<source>-<native id>"), or the one session that
 -- carries the slug alone (not a sub-agent); under --project-only, only the members inside the
--- project. $1: slug; $2: chain id or ''; $3, $4: whether the server is project-scoped and the
--- pattern cwd must match.
+-- project. $1: slug; $2: chain id or ''; $3, $4: whether the server is project-scoped and its
+-- session set's name (in_session_set).
 SELECT
   session_id,
   native_id,
@@ -27,5 +27,5 @@ WHERE (
     OR (chain_slug IS NULL AND chain_id = $2)
     OR (chain_id IS NULL AND parent_session_id IS NULL AND session_slug = $1)
   )
-  AND (NOT $3 OR regexp_like(cwd, $4))
+  AND (NOT $3 OR in_session_set(session_id, $4))
 ORDER BY started_at, updated_at, session_id

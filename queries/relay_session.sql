@@ -1,6 +1,6 @@
 -- relay get_conversation: the session an exact id names (a native id or an esker session id).
 -- month is its events partition (the UTC month of its start). $1: the id; $2, $3: whether the
--- server is project-scoped and the pattern cwd must match (src/service/project_scope.rs).
+-- server is project-scoped and its session set's name (in_session_set) (src/service/project_scope.rs).
 SELECT
   session_id,
   native_id,
@@ -19,6 +19,6 @@ SELECT
   parent_session_id
 FROM sessions
 WHERE (session_id = $1 OR native_id = $1)
-  AND (NOT $2 OR regexp_like(cwd, $3))
+  AND (NOT $2 OR in_session_set(session_id, $3))
 ORDER BY session_id
 LIMIT 1

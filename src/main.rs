@@ -105,8 +105,15 @@ enum Command {
     /// Serve the MCP tools over stdio (or streamable HTTP with --http), keeping the index of
     /// the default locations fresh in the background (file watching, with a periodic full pass).
     Serve {
-        #[arg(long, value_name = "DIR")]
+        /// A data dir, or a published dataset's URL (s3://bucket/prefix, gs://, az://,
+        /// file://): pulled into a local cache store (only new files are downloaded) and pulled
+        /// again every --pull-every seconds; nothing is indexed locally.
+        #[arg(long, value_name = "DIR|URL")]
         data_dir: Option<PathBuf>,
+        /// Seconds between pulls when --data-dir is a dataset URL.
+        #[arg(long, value_name = "SECS", default_value_t = 60,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        pull_every: u64,
         /// Do not index at all (serve the store as it is).
         #[arg(long)]
         no_index: bool,
@@ -878,6 +885,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Memory { command } => finish(run_memory(command).await),
         Command::Serve {
             data_dir,
+            pull_every,
             no_index,
             no_watch,
             full_pass_every,
@@ -911,7 +919,20 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .then(|| project_scope_here(&profiles))
                 .transpose()?;
             let requested_dir = resolve_data_dir(data_dir.as_deref());
-            let plan = if no_index {
+            let dataset_url = requested_dir
+                .to_str()
+                .filter(|text| esker::team::is_dataset_url(text))
+                .map(str::to_owned);
+            // A dataset is served from its pulled cache store, never indexed locally.
+            let no_index = no_index || dataset_url.is_some();
+            let plan = if let Some(url) = &dataset_url {
+                let every = Duration::from_secs(pull_every);
+                let cache = esker::cli::team::serve_dataset(url, every).await?;
+                IndexPlan {
+                    paths: Vec::new(),
+                    location: reading_location(&cache),
+                }
+            } else if no_index {
                 IndexPlan {
                     paths: Vec::new(),
                     location: reading_location(&requested_dir),

@@ -1,5 +1,5 @@
-//! `esker publish`, `esker pull` and the `--data-dir URL` of `query`, `search` and `sessions`:
-//! the command-line side of [`crate::team`].
+//! `esker publish`, `esker pull` and the `--data-dir URL` of `query`, `search`, `sessions`
+//! and `serve`: the command-line side of [`crate::team`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -119,6 +119,41 @@ pub async fn open_reader_with(
         cache.display()
     );
     Reader::open_with(&cache, semantic).await
+}
+
+/// `esker serve --data-dir URL`: the dataset pulled into its cache store ([`cache_dir`]),
+/// then pulled again every `every` in the background while the server answers from that
+/// store (each pull that changes something is one commit, which the server reads from its
+/// next request on; a failed pull is logged and the last pulled generation stays served).
+/// Returns the cache store's directory.
+pub async fn serve_dataset(url: &str, every: Duration) -> Result<PathBuf, CliError> {
+    let remote = Remote::open(url)?;
+    let cache = cache_dir(&remote.display);
+    let store = Store::open(&cache)?;
+    let summary = pull(&store, &remote, PULL_WAIT).await?;
+    eprintln!(
+        "esker serve: pulled {} into {}: {summary}; pulling again every {} s",
+        remote.display,
+        cache.display(),
+        every.as_secs()
+    );
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            match pull(&store, &remote, PULL_WAIT).await {
+                Ok(summary) if summary.generation.is_some() => {
+                    tracing::info!(dataset = %remote.display, "pulled: {summary}");
+                }
+                Ok(_) => tracing::debug!(dataset = %remote.display, "up to date"),
+                Err(error) => tracing::warn!(
+                    dataset = %remote.display,
+                    %error,
+                    "pull failed; serving the last pulled generation"
+                ),
+            }
+        }
+    });
+    Ok(cache)
 }
 
 /// The local cache store of a dataset: `$XDG_CACHE_HOME/esker/datasets/<hash of the URL>`.

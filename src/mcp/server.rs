@@ -127,10 +127,10 @@ impl ServerHandler for EskerServer {
     }
 }
 
-/// The profiles' instructions; a project-only catalog's scope is named in them.
+/// The profiles' instructions; a scoped catalog's scope (project, machines) is named in them.
 fn instructions_for(profiles: &ProfileSet, catalog: &Catalog) -> String {
     let mut instructions = profiles.instructions();
-    if let Some(scope) = catalog.project_scope() {
+    if let Some(scope) = catalog.serving_scope() {
         instructions.push_str("\n\n");
         instructions.push_str(&scope.instructions());
     }

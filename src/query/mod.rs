@@ -9,6 +9,7 @@ pub mod page_index_reader;
 pub mod prepared;
 pub mod serving;
 pub mod session_bucket;
+pub mod session_set;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,8 +66,17 @@ pub async fn context_for(snapshot: &Snapshot) -> Result<SessionContext, QueryErr
 /// analytic queries (`esker query`: DataFusion's defaults, two partitions).
 pub async fn context_at(root: &Path) -> Result<SessionContext, QueryError> {
     let context = SessionContext::new_with_config(session_config());
+    register_functions(&context);
     register_tables(&context, root).await?;
     Ok(context)
+}
+
+/// esker's SQL functions, so the named queries run in every context that reads the tables
+/// (`esker query`, a published dataset's, the serving ones): `session_bucket(session_id)` and
+/// `in_session_set(session_id, name)` with no named set (a serving catalog registers its own).
+pub fn register_functions(context: &SessionContext) {
+    context.register_udf(session_bucket::session_bucket_udf());
+    context.register_udf(session_set::in_session_set_udf(Default::default()));
 }
 
 /// A serving context for `snapshot` (the MCP server's named lookups) on the process-wide
@@ -87,7 +97,7 @@ pub async fn serving_context_with(
     config: SessionConfig,
 ) -> Result<SessionContext, QueryError> {
     let context = SessionContext::new_with_config_rt(config, Arc::clone(&runtime.env));
-    context.register_udf(session_bucket::session_bucket_udf());
+    register_functions(&context);
     register_tables(&context, &snapshot.root).await?;
     for (table_name, key_column, bucketed_by_key) in KEYED_TABLES {
         let listing = context.table_provider(table_name).await?;

@@ -26,6 +26,7 @@ use crate::indexer::status::IngestMonitor;
 use crate::model::EventType;
 use crate::query::prepared::PreparedPlan;
 use crate::query::serving::{ServingRuntime, serving_runtime};
+use crate::query::session_set::{SessionSets, in_session_set_udf};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
 use crate::search::cancel::Cancellation;
@@ -36,7 +37,7 @@ use crate::service::directory::{
 };
 use crate::service::envelope::ToolError;
 use crate::service::keyed_table::RowCollector;
-use crate::service::project_scope::{self, ProjectScope};
+use crate::service::project_scope::{self, ProjectScope, ServingScope};
 use crate::service::rows::{RowError, Rows};
 use crate::store::commit::{TURN_BUCKETS, changed_buckets};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
@@ -66,6 +67,8 @@ pub enum CatalogError {
     DirectoryTask(String),
     #[error(transparent)]
     Directory(#[from] DirectoryError),
+    #[error("the sessions of the server's scope could not be read: {0}")]
+    Scope(String),
 }
 
 impl From<CatalogError> for ToolError {
@@ -102,8 +105,9 @@ pub struct Catalog {
     ingest: IngestMonitor,
     /// The semantic search leg (issue #23), when it is on and has a model.
     semantic: Option<Arc<crate::semantic::Leg>>,
-    /// `esker serve --project-only`: the project every answer is limited to (issue #13).
-    scope: Option<Arc<ProjectScope>>,
+    /// `esker serve --project-only`: the project every answer is limited to (issue #13); a
+    /// team server's token: its projects and machines (issue #54).
+    scope: Option<Arc<ServingScope>>,
     /// The current generation's sessions inside `scope`, read on first use, per generation.
     scope_sessions: std::sync::Mutex<Option<ScopeSessions>>,
 }
@@ -132,8 +136,8 @@ pub struct WarmSnapshot {
     readers: Arc<GenerationReaders>,
     /// The catalog's semantic leg, fused into [`WarmSnapshot::search`].
     semantic: Option<Arc<crate::semantic::Leg>>,
-    /// The catalog's project scope; every search of this snapshot is limited to its sessions.
-    scope: Option<Arc<ProjectScope>>,
+    /// The catalog's scope; every answer of this snapshot is limited to its sessions.
+    scope: Option<Arc<ServingScope>>,
     /// The ids of this generation's sessions inside `scope`, read on first use.
     sessions_in_scope: InScopeCell,
 }
@@ -158,6 +162,9 @@ pub struct GenerationReaders {
     index: SearchIndex,
     /// `session_index` and `turn_index` as registered in `context`.
     index_tables: IndexTables,
+    /// The session sets of the scopes reading this generation, by [`ServingScope::key`]
+    /// (`in_session_set` in `context`).
+    session_sets: Arc<SessionSets>,
     /// Whether the index tables are loaded into memory (the answer path is `Fastest`).
     in_memory: bool,
     /// Carried over from the replaced generation's (requests wait for that up to
@@ -230,14 +237,14 @@ impl Catalog {
 
     /// The catalog answering only for sessions inside `scope` (`None`: every session).
     pub fn with_project_scope(mut self, scope: Option<ProjectScope>) -> Catalog {
-        self.scope = scope.map(Arc::new);
+        self.scope = scope.map(|project| Arc::new(ServingScope::of_project(project)));
         self.scope_sessions = std::sync::Mutex::new(None);
         self
     }
 
     /// This catalog's store, readers, indexer and semantic leg seen through `scope`: the warm
     /// generation is opened (and its directory loaded) once for every scope.
-    pub fn scoped(&self, scope: Option<ProjectScope>) -> Catalog {
+    pub fn scoped(&self, scope: Option<ServingScope>) -> Catalog {
         Catalog {
             shared: Arc::clone(&self.shared),
             ingest: self.ingest.clone(),
@@ -247,8 +254,14 @@ impl Catalog {
         }
     }
 
-    /// The project this catalog is limited to, when the server is project-only.
+    /// The project this catalog is limited to, when the server is project-only (or a token's
+    /// scope names projects).
     pub fn project_scope(&self) -> Option<&ProjectScope> {
+        self.scope.as_deref().and_then(ServingScope::project)
+    }
+
+    /// Everything this catalog is limited to (a project, a token's machines).
+    pub fn serving_scope(&self) -> Option<&ServingScope> {
         self.scope.as_deref()
     }
 
@@ -388,6 +401,8 @@ impl GenerationReaders {
         let index_snapshot = snapshot.clone();
         let index = tokio::task::spawn_blocking(move || SearchIndex::open(&index_snapshot));
         let context = serving_context_for(snapshot, runtime).await?;
+        let session_sets = Arc::new(SessionSets::default());
+        context.register_udf(in_session_set_udf(Arc::clone(&session_sets)));
         let index_tables =
             register_index_tables(&context)
                 .await
@@ -404,6 +419,7 @@ impl GenerationReaders {
             plans: std::sync::Mutex::new(HashMap::new()),
             index,
             index_tables,
+            session_sets,
             in_memory: path == AnswerPath::Fastest,
             directory: tokio::sync::OnceCell::new(),
             refresh: std::sync::OnceLock::new(),
@@ -714,11 +730,16 @@ impl GenerationReaders {
 impl WarmSnapshot {
     /// The project answers are limited to, when the server is project-only.
     pub fn project_scope(&self) -> Option<&ProjectScope> {
-        self.scope.as_deref()
+        self.scope.as_deref().and_then(ServingScope::project)
     }
 
-    /// The ids of this generation's sessions inside the project scope (read once per
-    /// generation); `None` when the server is not project-only.
+    /// The generation's directory (its tables, index and pull record).
+    pub fn generation_root(&self) -> &Path {
+        &self.readers.pin.root
+    }
+
+    /// The ids of this generation's sessions inside the scope (read once per generation, and
+    /// registered as the scope's session set for SQL); `None` when the server is not scoped.
     pub async fn sessions_in_scope(&self) -> Result<Option<Arc<HashSet<String>>>, CatalogError> {
         let Some(scope) = self.scope.as_deref() else {
             return Ok(None);
@@ -726,12 +747,28 @@ impl WarmSnapshot {
         let sessions = self
             .sessions_in_scope
             .get_or_try_init(|| async {
-                project_scope::sessions_in_scope(self, scope)
-                    .await
-                    .map(Arc::new)
+                let sessions = Arc::new(project_scope::sessions_in_scope(self, scope).await?);
+                self.readers
+                    .session_sets
+                    .insert(scope.key(), Arc::clone(&sessions));
+                Ok::<_, CatalogError>(sessions)
             })
             .await?;
         Ok(Some(Arc::clone(sessions)))
+    }
+
+    /// The two SQL parameters of a query's scope filter,
+    /// `(NOT $n OR in_session_set(session_id, $n+1))`: whether the server is scoped, and the
+    /// name of the scope's session set (registered here first).
+    pub async fn scope_parameters(&self) -> Result<[ScalarValue; 2], CatalogError> {
+        let Some(scope) = self.scope.as_deref() else {
+            return Ok([ScalarValue::Boolean(Some(false)), text_parameter("")]);
+        };
+        self.sessions_in_scope().await?;
+        Ok([
+            ScalarValue::Boolean(Some(true)),
+            text_parameter(scope.key()),
+        ])
     }
 
     /// Runs a BM25 search, fused with the semantic leg when there is one, on the blocking pool.

@@ -19,7 +19,6 @@ use crate::service::cursor::{self, CursorError, KeysetPosition};
 use crate::service::envelope::{SlaTarget, ToolError, ToolName, ToolSuccess};
 use crate::service::handler::ToolHandler;
 use crate::service::origin::{Contradictory, OriginFilter};
-use crate::service::project_scope::scope_parameters;
 use crate::service::rows::{Row, RowError};
 use crate::service::text::{format_timestamp, plain};
 use crate::service::usage::{usage_json, usage_of};
@@ -257,7 +256,7 @@ async fn page_by_sql(snapshot: &WarmSnapshot, request: &ListRequest) -> Result<V
         (None, Sort::Desc) => (NEWEST_FIRST, parameters(request)),
         (None, Sort::Asc) => (OLDEST_FIRST, parameters(request)),
     };
-    parameters.extend(scope_parameters(snapshot.project_scope()));
+    parameters.extend(snapshot.scope_parameters().await?);
     let rows = snapshot.run(query, parameters).await?;
     let listed: Vec<ListedSession<'_>> = rows
         .iter()

@@ -1,13 +1,15 @@
-//! `esker serve --project-only` (issue #13): the launch project every tool is scoped to, and
-//! the one predicate that decides whether a session is inside it (its working directory is a
-//! root of the project, a checkout or linked worktree of the same repository, or lies below
-//! one). SQL applies the predicate as `regexp_like(cwd, pattern)`; the tantivy search and
-//! `open` read the set of in-scope session ids a generation computes with the same pattern.
+//! `esker serve --project-only` (issue #13) and a team server's token scopes (issue #54): what
+//! a scoped server answers for. [`ProjectScope`] is a project (the session's working directory
+//! is a root of the project, a checkout or linked worktree of the same repository, or lies
+//! below one); [`ServingScope`] adds the machines a token may read in a pulled team store.
+//! A generation's in-scope session ids are computed once ([`sessions_in_scope`]): the tantivy
+//! search and `open` read that set, and SQL reads the same set through
+//! `in_session_set(session_id, $n)` (`query::session_set`), registered under the scope's
+//! [`ServingScope::key`].
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use datafusion::scalar::ScalarValue;
 use regex::Regex;
 use serde_json::Value;
 
@@ -17,6 +19,7 @@ use crate::service::directory::TURN_BY_ID;
 use crate::service::envelope::ToolError;
 use crate::service::file_attention::tail::{LaunchProject, launch_project, roots_pattern};
 use crate::service::validate::{IdKind, McpId};
+use crate::team::pull::sessions_of_machines;
 
 /// The sessions whose working directory matches the scope's pattern.
 pub const SESSIONS_IN_SCOPE: NamedQuery = NamedQuery {
@@ -26,7 +29,7 @@ pub const SESSIONS_IN_SCOPE: NamedQuery = NamedQuery {
 
 /// The profiles whose every tool answers through the scoped service layer: the tantivy search
 /// (the in-scope session set), `open` ([`admits`]) and the SQL of their listings and id lookups
-/// ([`scope_parameters`]).
+/// ([`WarmSnapshot::scope_parameters`]).
 pub const SCOPED_PROFILES: [&str; 3] = ["moraine", "agtrace", "relay"];
 
 /// Why the scope could not be established.
@@ -127,6 +130,83 @@ impl ProjectScope {
     }
 }
 
+/// What a scoped server answers for: sessions inside a project (or of every project) and, on
+/// a team server, published by one of the machines a token may read (or by any).
+#[derive(Debug, Clone)]
+pub struct ServingScope {
+    project: Option<ProjectScope>,
+    /// Sorted and deduplicated machine names.
+    machines: Option<Vec<String>>,
+    /// [`ServingScope::key`], computed once.
+    key: String,
+}
+
+impl ServingScope {
+    /// The scope of `project` and `machines`; `None` when neither limits anything.
+    pub fn new(
+        project: Option<ProjectScope>,
+        machines: Option<Vec<String>>,
+    ) -> Option<ServingScope> {
+        let machines = machines.map(|mut machines| {
+            machines.sort();
+            machines.dedup();
+            machines
+        });
+        if project.is_none() && machines.is_none() {
+            return None;
+        }
+        let key = format!(
+            "cwd:{}|machines:{}",
+            project.as_ref().map_or("*", ProjectScope::cwd_pattern),
+            machines
+                .as_ref()
+                .map_or("*".to_owned(), |names| names.join("\u{1f}"))
+        );
+        Some(ServingScope {
+            project,
+            machines,
+            key,
+        })
+    }
+
+    /// A project's scope (`esker serve --project-only`).
+    pub fn of_project(project: ProjectScope) -> ServingScope {
+        ServingScope::new(Some(project), None).expect("a project limits the scope")
+    }
+
+    /// The project answers are limited to, if any.
+    pub fn project(&self) -> Option<&ProjectScope> {
+        self.project.as_ref()
+    }
+
+    /// The machines answers are limited to, if any.
+    pub fn machines(&self) -> Option<&[String]> {
+        self.machines.as_deref()
+    }
+
+    /// The name of the scope's session set in SQL (`in_session_set(session_id, key)`): the
+    /// same for two scopes that admit the same sessions.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// What the server instructions add: the scope, named.
+    pub fn instructions(&self) -> String {
+        match (&self.project, &self.machines) {
+            (Some(project), None) => project.instructions(),
+            (project, Some(machines)) => format!(
+                "{}This server answers only sessions published by the machine(s) {}; sessions of other machines are not found.",
+                project.as_ref().map_or(String::new(), |project| format!(
+                    "{} ",
+                    project.instructions()
+                )),
+                machines.join(", ")
+            ),
+            (None, None) => String::new(),
+        }
+    }
+}
+
 /// Refuses a profile that `--project-only` cannot scope (its tools would answer for every
 /// project).
 pub fn check_profiles(names: &[&str]) -> Result<(), ProjectScopeError> {
@@ -136,23 +216,46 @@ pub fn check_profiles(names: &[&str]) -> Result<(), ProjectScopeError> {
     }
 }
 
-/// The two SQL parameters of a query's scope filter, `(NOT $n OR regexp_like(cwd, $n+1))`:
-/// whether the server is scoped, and the pattern.
-pub fn scope_parameters(scope: Option<&ProjectScope>) -> [ScalarValue; 2] {
-    [
-        ScalarValue::Boolean(Some(scope.is_some())),
-        text_parameter(scope.map_or("", ProjectScope::cwd_pattern)),
-    ]
-}
-
 /// The ids of a generation's sessions inside `scope` ([`WarmSnapshot::sessions_in_scope`]
-/// keeps them for the generation).
+/// keeps them for the generation): those whose working directory is inside the project,
+/// among those the scope's machines published (read from the pulled store's record; a store
+/// that was not pulled has no machine's sessions).
 pub async fn sessions_in_scope(
     snapshot: &WarmSnapshot,
-    scope: &ProjectScope,
+    scope: &ServingScope,
+) -> Result<HashSet<String>, CatalogError> {
+    let of_project = match scope.project() {
+        Some(project) => Some(sessions_in_project(snapshot, project).await?),
+        None => None,
+    };
+    let of_machines = match scope.machines() {
+        Some(machines) => {
+            let root = snapshot.generation_root().to_path_buf();
+            let machines = machines.to_vec();
+            let read = tokio::task::spawn_blocking(move || sessions_of_machines(&root, &machines))
+                .await
+                .map_err(|error| CatalogError::SearchTask(error.to_string()))?;
+            Some(read.map_err(|error| CatalogError::Scope(error.to_string()))?)
+        }
+        None => None,
+    };
+    Ok(match (of_project, of_machines) {
+        (Some(project), Some(machines)) => project.intersection(&machines).cloned().collect(),
+        (Some(sessions), None) | (None, Some(sessions)) => sessions,
+        (None, None) => HashSet::new(),
+    })
+}
+
+/// The sessions whose working directory is inside `project` (`queries/project_sessions.sql`).
+async fn sessions_in_project(
+    snapshot: &WarmSnapshot,
+    project: &ProjectScope,
 ) -> Result<HashSet<String>, CatalogError> {
     let rows = snapshot
-        .run(SESSIONS_IN_SCOPE, vec![text_parameter(scope.cwd_pattern())])
+        .run(
+            SESSIONS_IN_SCOPE,
+            vec![text_parameter(project.cwd_pattern())],
+        )
         .await?;
     rows.iter()
         .map(|row| row.string("session_id").map(str::to_owned))
@@ -293,13 +396,24 @@ mod tests {
     }
 
     #[test]
-    fn the_sql_parameters_say_whether_a_server_is_scoped() {
-        let scope = scope_of(&["/a/proj"]);
-        let [on, pattern] = scope_parameters(Some(&scope));
-        assert_eq!(on, ScalarValue::Boolean(Some(true)));
-        assert_eq!(pattern, text_parameter(scope.cwd_pattern()));
-        let [off, _] = scope_parameters(None);
-        assert_eq!(off, ScalarValue::Boolean(Some(false)));
+    fn a_serving_scope_is_named_by_what_it_admits() {
+        assert!(ServingScope::new(None, None).is_none());
+        let project = ServingScope::of_project(scope_of(&["/a/proj"]));
+        assert_eq!(project.project().map(ProjectScope::root), Some("/a/proj"));
+        assert_eq!(project.machines(), None);
+        let machines = |names: &[&str]| Some(names.iter().map(|name| (*name).to_owned()).collect());
+        let two = ServingScope::new(None, machines(&["b", "a", "b"])).unwrap();
+        assert_eq!(two.machines(), Some(&["a".to_owned(), "b".to_owned()][..]));
+        let same = ServingScope::new(None, machines(&["a", "b"])).unwrap();
+        assert_eq!(two.key(), same.key());
+        let both = ServingScope::new(Some(scope_of(&["/a/proj"])), machines(&["a", "b"])).unwrap();
+        let keys = [project.key(), two.key(), both.key()];
+        assert_eq!(
+            keys.iter().collect::<HashSet<_>>().len(),
+            3,
+            "distinct scopes share no key: {keys:?}"
+        );
+        assert!(both.instructions().contains("/a/proj") && both.instructions().contains("a, b"));
     }
 
     #[test]

@@ -239,6 +239,36 @@ fn wanted_record(remote: &Remote, manifests: &BTreeMap<String, Manifest>) -> Pul
     }
 }
 
+/// The ids of the sessions a pulled generation holds from `machines` (a team server's token
+/// scope), read from the generation's pull record and those machines' `sessions` files; none
+/// for a generation that was not pulled or a machine it does not hold.
+pub fn sessions_of_machines(
+    generation_root: &Path,
+    machines: &[String],
+) -> Result<HashSet<String>, TeamError> {
+    let record = PullRecord::load(generation_root);
+    let mut sessions = HashSet::new();
+    for pulled in machines.iter().filter_map(|name| record.machines.get(name)) {
+        for local in pulled.files.values() {
+            if local.starts_with("sessions/") {
+                sessions.extend(read_string_column(
+                    &generation_root.join(local),
+                    "session_id",
+                )?);
+            }
+        }
+    }
+    Ok(sessions)
+}
+
+/// The machines a pulled generation holds (none for a store that was not pulled).
+pub fn pulled_machines(generation_root: &Path) -> Vec<String> {
+    PullRecord::load(generation_root)
+        .machines
+        .into_keys()
+        .collect()
+}
+
 /// `events/machine=a/source=codex/month=2026-04/part-H.parquet` ->
 /// `events/source=codex/month=2026-04/pulled-a-H.parquet` (the local layout; not a
 /// `part-bNN-` name, so the turn lookup reads pulled `turns` through SQL).

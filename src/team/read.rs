@@ -25,6 +25,7 @@ pub async fn dataset_context(
         .map(|file| remote.path(&file.path))
         .collect();
     let context = SessionContext::new_with_config(session_config());
+    crate::query::register_functions(&context);
     context.runtime_env().register_object_store(
         &remote.store_url,
         Arc::new(ManifestView::new(remote.store.clone(), visible)),

@@ -2,8 +2,8 @@
 //! loopback per test and stopped after) from two data dirs as two machines, then `esker query`
 //! over the bucket, pyarrow's S3 filesystem, idempotent re-publishing, a publish killed before
 //! its manifest, `esker pull` + `esker serve` (MCP round trip), `search`/`sessions` over the
-//! URL, and one-line errors for bad endpoints and buckets. Publishing to a local directory
-//! needs no Python and always runs. `spark` runs the team's SQL on Spark (issue #54).
+//! URL, `esker serve --data-dir URL` pulling again while it serves, and one-line errors for
+//! bad endpoints and buckets. Publishing to a local directory needs no Python and always runs. `spark` runs the team's SQL on Spark (issue #54).
 
 mod delta;
 mod moto;
@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
 
-use crate::mcp::client::EskerClient;
+use crate::mcp::client::{EskerClient, strings_at};
 use crate::python::python_has;
 use crate::support::{
     clear_harness_env, esker_bin, fixtures_dir, index_into, manifest_dir, query_rows,
@@ -508,6 +508,77 @@ fn distinctive_event(data_dir: &Path) -> (String, String, String) {
             ))
         })
         .expect("a user_input event with a long word")
+}
+
+/// The sorted session ids of the store at `data_dir`.
+fn session_ids(data_dir: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = query_rows(data_dir, "SELECT session_id FROM sessions")
+        .iter()
+        .map(|row| row["session_id"].as_str().expect("an id").to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `esker serve --data-dir URL` pulls the dataset into a cache store and serves it (here over
+/// stdio; `--http` serves the same store), then pulls again while it serves: a machine that
+/// publishes after the server started is answered without a restart.
+#[test]
+fn serve_over_a_dataset_url_keeps_pulling_what_machines_publish() {
+    let team = Team::new();
+    let dataset = team.cache.join("dataset");
+    let url = format!("file://{}", utf8(&dataset));
+    let publish_as = |machine: &str, data_dir: &Path| {
+        succeed(
+            &[
+                "publish",
+                "--data-dir",
+                utf8(data_dir),
+                "--machine",
+                machine,
+                utf8(&dataset),
+            ],
+            &[],
+            &team.cache,
+        );
+    };
+    publish_as("alpha", &team.alpha);
+    let alpha = session_ids(&team.alpha);
+    let mut both = [alpha.clone(), session_ids(&team.beta)].concat();
+    both.sort();
+    let home = team.cache.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let client =
+            EskerClient::start_with(Path::new(&url), &["--pull-every", "1"], utf8(&home)).await;
+        let listed = || async {
+            let window = json!({"start_datetime": "2000-01-01T00:00:00Z",
+                                "end_datetime": "2100-01-01T00:00:00Z", "limit": 50});
+            let mut ids = strings_at(&client.list(window).await["sessions"], "/id");
+            ids.sort();
+            ids
+        };
+        assert_eq!(listed().await, alpha, "the first pull holds alpha only");
+        publish_as("beta", &team.beta);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            let now = listed().await;
+            if now == both {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "beta's sessions never served: {now:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    });
+    assert!(
+        home.join(".cache").join("esker").join("datasets").is_dir()
+            || std::env::var_os("XDG_CACHE_HOME").is_some(),
+        "the dataset was pulled into the cache under HOME"
+    );
 }
 
 /// The `generation` of a machine's manifest in a dataset directory, once it exists.

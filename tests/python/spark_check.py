@@ -129,6 +129,8 @@ SPARK_DIALECT = [
         "encode(sha256(coalesce(cwd, source_path)), 'hex')",
         "sha2(coalesce(cwd, source_path), 256)",
     ),
+    # A scoped server's session set (src/query/session_set.rs); no set ('') admits every row.
+    ("in_session_set(session_id, '')", "true"),
 ]
 
 
@@ -238,10 +240,10 @@ def statements(tables):
     sql = bind(named("files_top"), {1: "100"})
     yield "files_top", sql, for_spark(sql)
 
-    # queries/relay_list_sessions.sql: cwd (or project) containing '/', cwd matching '^/'.
+    # queries/relay_list_sessions.sql: cwd (or project) containing '/', unscoped.
     sql = bind(
         named("relay_list_sessions"),
-        {1: "'/'", 2: "false", 3: NEVER, 4: "false", 5: NEVER, 6: "1000", 7: "true", 8: "'^/'"},
+        {1: "'/'", 2: "false", 3: NEVER, 4: "false", 5: NEVER, 6: "1000", 7: "false", 8: "''"},
     )
     yield "relay_list_sessions", sql, for_spark(sql)
 

@@ -4,13 +4,14 @@
 //! cover its whole answer.
 //!
 //! - [`tokens`]: `--tokens FILE`, bearer tokens (or their SHA-256) with the projects each
-//!   may read, or `all`.
+//!   may read, or `all`, and optionally the machines (of a pulled team store).
 //! - [`limits`]: per-token concurrency and rate, 429 with `Retry-After` past them.
 //! - [`gate`]: the endpoint: 401 with `WWW-Authenticate: Bearer` without a known token, the
 //!   token's limits, the MCP service of its scope, one log line per request.
 //!
-//! A token scoped to projects is answered as `--project-only` answers: one [`Catalog`] per
-//! distinct scope, all sharing one warm generation ([`Catalog::scoped`]). Without `--tokens`
+//! A token scoped to projects is answered as `--project-only` answers, a token scoped to
+//! machines only with the sessions those machines published: one [`Catalog`] per distinct
+//! scope, all sharing one warm generation ([`Catalog::scoped`]). Without `--tokens`
 //! only a loopback address is served (one local client, the default limits, Host checked
 //! against DNS rebinding). TLS is a reverse proxy's job (docs/TEAM.md).
 
@@ -36,7 +37,10 @@ use crate::mcp::http::tokens::{Projects, TokenError, TokenSpec};
 use crate::mcp::profiles::ProfileSet;
 use crate::mcp::server::EskerServer;
 use crate::service::catalog::{Catalog, CatalogError};
-use crate::service::project_scope::{ProjectScope, ProjectScopeError, check_profiles};
+use crate::service::project_scope::{
+    ProjectScope, ProjectScopeError, ServingScope, check_profiles,
+};
+use crate::team::pull::pulled_machines;
 
 /// How `esker serve --http` was asked to run.
 #[derive(Debug, Clone)]
@@ -139,17 +143,19 @@ pub fn access(
     };
     let specs = tokens::load(tokens_file, options.limits)?;
     check_scoped_profiles(&specs, &profiles)?;
+    warn_of_unknown_machines(&catalog, &specs);
     let unscoped = EskerServer::with_profiles(catalog.scoped(None), profiles);
-    let mut services: HashMap<Projects, McpService> = HashMap::new();
+    let mut services: HashMap<(Projects, Option<Vec<String>>), McpService> = HashMap::new();
     let mut digests = Vec::with_capacity(specs.len());
     let mut clients = Vec::with_capacity(specs.len());
     for spec in specs {
-        let service = match services.get(&spec.projects) {
+        let scope_key = (spec.projects.clone(), spec.machines.clone());
+        let service = match services.get(&scope_key) {
             Some(service) => service.clone(),
             None => {
                 let server = unscoped.with_catalog(catalog.scoped(scope_of(&spec)?));
                 let service = service_of(server, true);
-                services.insert(spec.projects.clone(), service.clone());
+                services.insert(scope_key, service.clone());
                 service
             }
         };
@@ -171,9 +177,13 @@ fn check_exposure(options: &HttpOptions) -> Result<(), HttpError> {
     Ok(())
 }
 
-/// A token scoped to projects needs profiles whose every tool is scoped (not `memory`).
+/// A token scoped to projects or machines needs profiles whose every tool is scoped (not
+/// `memory`).
 fn check_scoped_profiles(specs: &[TokenSpec], profiles: &ProfileSet) -> Result<(), HttpError> {
-    let Some(scoped) = specs.iter().find(|spec| spec.projects != Projects::All) else {
+    let Some(scoped) = specs
+        .iter()
+        .find(|spec| spec.projects != Projects::All || spec.machines.is_some())
+    else {
         return Ok(());
     };
     check_profiles(&profiles.names()).map_err(|source| HttpError::Scope {
@@ -182,16 +192,42 @@ fn check_scoped_profiles(specs: &[TokenSpec], profiles: &ProfileSet) -> Result<(
     })
 }
 
-fn scope_of(spec: &TokenSpec) -> Result<Option<ProjectScope>, HttpError> {
-    match &spec.projects {
-        Projects::All => Ok(None),
+fn scope_of(spec: &TokenSpec) -> Result<Option<ServingScope>, HttpError> {
+    let project = match &spec.projects {
+        Projects::All => None,
         Projects::Roots(roots) => {
-            ProjectScope::of_roots(roots)
-                .map(Some)
-                .map_err(|source| HttpError::Scope {
+            Some(
+                ProjectScope::of_roots(roots).map_err(|source| HttpError::Scope {
                     name: spec.name.clone(),
                     source,
-                })
+                })?,
+            )
+        }
+    };
+    Ok(ServingScope::new(project, spec.machines.clone()))
+}
+
+/// Warns of a token naming machines the store does not hold now (it answers nothing of them
+/// until a pull brings them; a store that was not pulled holds no machine's sessions).
+fn warn_of_unknown_machines(catalog: &Catalog, specs: &[TokenSpec]) {
+    let held = match catalog.store().current() {
+        Ok(current) => pulled_machines(&current.root),
+        Err(_) => Vec::new(),
+    };
+    for spec in specs {
+        let missing: Vec<&String> = spec
+            .machines
+            .iter()
+            .flatten()
+            .filter(|machine| !held.contains(machine))
+            .collect();
+        if !missing.is_empty() {
+            tracing::warn!(
+                token = %spec.name,
+                ?missing,
+                ?held,
+                "the token names machines this store does not hold (it was not pulled, or they never published); it reads none of their sessions until a pull brings them"
+            );
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The bearer tokens of `esker serve --http --tokens FILE` (issue #54): the TOML file, each
-//! token's name, digest, projects and limits, and the lookup of a request's
+//! token's name, digest, projects, machines and limits, and the lookup of a request's
 //! `Authorization: Bearer` header. Tokens are kept only as SHA-256 digests; the file may hold
 //! either the token or its digest.
 //!
@@ -8,6 +8,12 @@
 //! name = "alice"
 //! sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 //! projects = ["/home/alice/src/api", "/srv/checkouts/api"]
+//!
+//! [[tokens]]
+//! name = "auditor"
+//! token = "another-long-random-secret"
+//! projects = "all"
+//! machines = ["build-01", "build-02"]   # only what these machines published (a pulled store)
 //!
 //! [[tokens]]
 //! name = "ci"
@@ -57,6 +63,8 @@ pub enum TokenError {
     Duplicate(String, String),
     #[error("token {0:?}: limits must be at least 1")]
     Limit(String),
+    #[error("token {0:?}: `machines` must be a non-empty list of machine names")]
+    Machines(String),
 }
 
 /// What a token may read.
@@ -76,6 +84,9 @@ pub struct TokenSpec {
     /// SHA-256 of the token.
     pub digest: [u8; 32],
     pub projects: Projects,
+    /// The machines whose published sessions the token may read (sorted, deduplicated);
+    /// `None`: every machine.
+    pub machines: Option<Vec<String>>,
     pub limits: Limits,
 }
 
@@ -93,6 +104,7 @@ struct TokenEntry {
     token: Option<String>,
     sha256: Option<String>,
     projects: ProjectsEntry,
+    machines: Option<Vec<String>>,
     max_concurrent: Option<u32>,
     rate_per_second: Option<u32>,
 }
@@ -148,6 +160,17 @@ fn resolve(entry: TokenEntry, defaults: Limits) -> Result<TokenSpec, TokenError>
         }
         _ => return Err(TokenError::Projects(name)),
     };
+    let machines = match entry.machines {
+        None => None,
+        Some(mut machines) => {
+            if machines.is_empty() || machines.iter().any(|machine| machine.trim().is_empty()) {
+                return Err(TokenError::Machines(name));
+            }
+            machines.sort();
+            machines.dedup();
+            Some(machines)
+        }
+    };
     let limits = Limits {
         max_concurrent: entry.max_concurrent.unwrap_or(defaults.max_concurrent),
         rate_per_second: entry.rate_per_second.unwrap_or(defaults.rate_per_second),
@@ -159,6 +182,7 @@ fn resolve(entry: TokenEntry, defaults: Limits) -> Result<TokenSpec, TokenError>
         name,
         digest,
         projects,
+        machines,
         limits,
     })
 }
@@ -268,6 +292,7 @@ mod tests {
         assert_eq!(specs[0].limits.max_concurrent, 2);
         assert_eq!(specs[0].limits.rate_per_second, 50);
         assert_eq!(specs[1].projects, Projects::All);
+        assert_eq!(specs[1].machines, None);
         let digests: Vec<[u8; 32]> = specs.iter().map(|spec| spec.digest).collect();
         assert_eq!(find(&digests, "0123456789abcdef-alice"), Some(0));
         assert_eq!(find(&digests, "0123456789abcdef-bob"), Some(1));
@@ -313,6 +338,20 @@ mod tests {
                 rate_per_second = 0"#,
                 "at least 1",
             ),
+            (
+                r#"name = "a"
+                token = "0123456789abcdef"
+                projects = "all"
+                machines = []"#,
+                "non-empty list of machine names",
+            ),
+            (
+                r#"name = "a"
+                token = "0123456789abcdef"
+                projects = "all"
+                machines = ["ok", " "]"#,
+                "non-empty list of machine names",
+            ),
         ];
         for (entry, message) in cases {
             let error = load_text(&format!("[[tokens]]\n{entry}\n")).unwrap_err();
@@ -322,6 +361,24 @@ mod tests {
         let error = load_text(&format!("{twice}{}", twice.replace("\"a\"", "\"b\""))).unwrap_err();
         assert!(matches!(error, TokenError::Duplicate(..)), "{error}");
         assert!(matches!(load_text("").unwrap_err(), TokenError::Empty(_)));
+    }
+
+    #[test]
+    fn a_token_may_name_the_machines_it_reads() {
+        let specs = load_text(
+            r#"
+            [[tokens]]
+            name = "auditor"
+            token = "0123456789abcdef-auditor"
+            projects = ["/srv/api"]
+            machines = ["build-02", "build-01", "build-02"]
+            "#,
+        )
+        .unwrap();
+        assert_eq!(
+            specs[0].machines,
+            Some(vec!["build-01".to_owned(), "build-02".to_owned()])
+        );
     }
 
     #[test]

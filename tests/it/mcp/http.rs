@@ -1,8 +1,8 @@
 //! `esker serve --http` end to end (issue #54): the real binary on a free loopback port, driven
 //! by raw HTTP/1.1 over a `TcpStream` (status codes and headers as sent) and by the Python MCP
 //! SDK's streamable HTTP client. Bearer tokens from a TOML file, a token scoped to one project
-//! answered as `--project-only` answers, 429 past a token's limits, and request logs that name
-//! the call but never its content.
+//! answered as `--project-only` answers, a token scoped to machines over a pulled team store,
+//! 429 past a token's limits, and request logs that name the call but never its content.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 use super::client::strings_at;
 use super::project_only::{WORD, projects};
 use crate::python::{python_has, run_python};
-use crate::support::{BACKGROUND_WAIT, clear_harness_env, esker_bin, fixture_store};
+use crate::support::{
+    BACKGROUND_WAIT, clear_harness_env, esker_bin, fixture_store, fixtures_dir, index_into,
+    query_rows, run_esker, stderr_of,
+};
 
 /// The line `esker serve --http` prints once listening, before the URL.
 const LISTENING: &str = "esker serve: MCP over HTTP at ";
@@ -371,6 +374,95 @@ fn a_token_scoped_to_a_project_is_answered_as_project_only() {
         own["data"]["session"]["id"],
         projects.sessions_a[0].as_str()
     );
+}
+
+/// The session ids of the store at `data_dir`.
+fn session_ids(data_dir: &Path) -> Vec<String> {
+    let rows = query_rows(data_dir, "SELECT session_id FROM sessions");
+    sorted(
+        rows.iter()
+            .map(|row| row["session_id"].as_str().expect("an id").to_owned())
+            .collect(),
+    )
+}
+
+fn succeed(args: &[&str]) {
+    let output = run_esker(args);
+    assert!(
+        output.status.success(),
+        "esker {args:?}: {}",
+        stderr_of(&output)
+    );
+}
+
+/// A pulled team store of two machines (`alpha`: the Codex fixtures, `beta`: the Gemini
+/// ones), served with a token reading `alpha` only and one reading every machine.
+#[test]
+fn a_token_scoped_to_machines_reads_only_what_they_published() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dataset = root.path().join("dataset");
+    let pulled = root.path().join("pulled");
+    let mut machines = Vec::new();
+    for (machine, logs) in [("alpha", "codex"), ("beta", "gemini")] {
+        let data_dir = root.path().join(machine);
+        index_into(&data_dir, &[&fixtures_dir().join(logs)]);
+        succeed(&[
+            "publish",
+            "--data-dir",
+            text(&data_dir),
+            "--machine",
+            machine,
+            text(&dataset),
+        ]);
+        machines.push(session_ids(&data_dir));
+    }
+    let [alpha, beta] = [machines[0].clone(), machines[1].clone()];
+    assert!(!alpha.is_empty() && !beta.is_empty());
+    succeed(&["pull", "--data-dir", text(&pulled), text(&dataset)]);
+    let digest = esker::mcp::http::tokens::hex_digest(TOKEN_ALL);
+    let tokens = token_file(&format!(
+        "[[tokens]]\nname = \"alpha-only\"\ntoken = \"{TOKEN_A}\"\nprojects = \"all\"\n\
+         machines = [\"alpha\", \"gamma\"]\n\n\
+         [[tokens]]\nname = \"everyone\"\nsha256 = \"{digest}\"\nprojects = \"all\"\n"
+    ));
+    let server = HttpServer::start(&pulled, &["--tokens", text(&tokens)]);
+    // A machine the store does not hold is named at start, not refused.
+    assert!(server.stderr().contains("gamma"), "{}", server.stderr());
+    let every = sorted([alpha.clone(), beta.clone()].concat());
+
+    let listed = |token: &str| {
+        let window = json!({"start_datetime": "2000-01-01T00:00:00Z",
+                            "end_datetime": "2100-01-01T00:00:00Z", "limit": 50});
+        let envelope = call_tool(server.address, token, "list_sessions", window);
+        sorted(strings_at(&envelope["data"]["sessions"], "/id"))
+    };
+    assert_eq!(listed(TOKEN_A), alpha);
+    assert_eq!(listed(TOKEN_ALL), every);
+
+    let searched = |token: &str, query: &str| {
+        let arguments = json!({"query": query, "n_hits": 50});
+        let envelope = call_tool(server.address, token, "search_sessions", arguments);
+        sorted(strings_at(&envelope["data"]["results"], "/session/id"))
+    };
+    for query in ["the", "file"] {
+        let everyone = searched(TOKEN_ALL, query);
+        assert!(
+            everyone.iter().any(|id| beta.contains(id)),
+            "{query}: the everyone token finds beta's sessions: {everyone:?}"
+        );
+        let alpha_only = searched(TOKEN_A, query);
+        assert!(
+            !alpha_only.is_empty() && alpha_only.iter().all(|id| alpha.contains(id)),
+            "{query}: {alpha_only:?}"
+        );
+    }
+
+    let hidden = call_tool(server.address, TOKEN_A, "open", json!({"id": beta[0]}));
+    assert_eq!(hidden["error"]["code"], "not_found", "{hidden}");
+    let seen = call_tool(server.address, TOKEN_ALL, "open", json!({"id": beta[0]}));
+    assert_eq!(seen["data"]["session"]["id"], beta[0].as_str(), "{seen}");
+    let own = call_tool(server.address, TOKEN_A, "open", json!({"id": alpha[0]}));
+    assert_eq!(own["data"]["session"]["id"], alpha[0].as_str(), "{own}");
 }
 
 #[test]

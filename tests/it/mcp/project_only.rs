@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use esker::mcp::server::EskerServer;
 use esker::service::catalog::{AnswerPath, Catalog};
-use esker::service::project_scope::{ProjectScope, SCOPED_PROFILES};
+use esker::service::project_scope::{ProjectScope, SCOPED_PROFILES, ServingScope};
 use serde_json::{Value, json};
 
 use super::client::{EskerClient, strings_at};
@@ -608,7 +608,9 @@ async fn scoped_catalogs_share_the_generation_and_keep_their_own_scope() {
     let projects = projects();
     let everything = Catalog::open(&projects.data).expect("store opens");
     let roots = vec![text(&projects.project_a)];
-    let project_a = everything.scoped(Some(ProjectScope::of_roots(&roots).expect("scope")));
+    let project_a = everything.scoped(Some(ServingScope::of_project(
+        ProjectScope::of_roots(&roots).expect("scope"),
+    )));
     let unscoped = everything.snapshot().await.expect("generation opens");
     let scoped = project_a.snapshot().await.expect("generation opens");
     assert!(

@@ -13,7 +13,6 @@ use super::reply::AgError;
 use super::steps::session_totals;
 use super::{AgTool, Context};
 use crate::service::catalog::{NamedQuery, text_parameter, timestamp_parameter};
-use crate::service::project_scope::scope_parameters;
 use crate::service::rows::RowError;
 use crate::service::text::{collapse_whitespace, format_timestamp};
 use crate::service::validate::Arguments;
@@ -105,7 +104,7 @@ impl AgTool for ListSessions {
 
     async fn execute(context: &Context<'_>, request: &ListRequest) -> Result<Value, AgError> {
         let snapshot = &context.snapshot;
-        let mut parameters = scope_parameters(snapshot.project_scope()).to_vec();
+        let mut parameters = snapshot.scope_parameters().await?.to_vec();
         parameters.extend(list_parameters(request));
         let rows = snapshot.run(LIST, parameters).await?;
         let session_ids: Vec<&str> = rows
@@ -192,7 +191,7 @@ impl AgTool for ProjectInfo {
     }
 
     async fn execute(context: &Context<'_>, _request: &()) -> Result<Value, AgError> {
-        let scope = scope_parameters(context.snapshot.project_scope());
+        let scope = context.snapshot.scope_parameters().await?;
         let rows = context.snapshot.run(PROJECTS, scope.to_vec()).await?;
         let projects = rows
             .iter()

@@ -11,7 +11,6 @@ use serde_json::json;
 
 use super::reply::{AgError, AgErrorCode};
 use crate::service::catalog::{CatalogError, NamedQuery, WarmSnapshot};
-use crate::service::project_scope::scope_parameters;
 
 const SESSION_KEYS: NamedQuery = NamedQuery {
     name: "agtrace_session_keys",
@@ -46,7 +45,7 @@ pub struct SessionKeys {
 impl SessionKeys {
     /// Loads the keys of `snapshot`'s generation.
     pub async fn load(snapshot: &WarmSnapshot) -> Result<SessionKeys, CatalogError> {
-        let scope = scope_parameters(snapshot.project_scope());
+        let scope = snapshot.scope_parameters().await?;
         let rows = snapshot.run(SESSION_KEYS, scope.to_vec()).await?;
         let mut by_native = Vec::with_capacity(rows.len());
         for row in rows.iter() {

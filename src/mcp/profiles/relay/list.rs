@@ -14,7 +14,6 @@ use super::args::{
 use super::reply::{RelayError, Response, Shape};
 use super::sessions::{self, RelaySession};
 use crate::service::catalog::{NamedQuery, WarmSnapshot, text_parameter, timestamp_parameter};
-use crate::service::project_scope::scope_parameters;
 use crate::service::validate::Arguments;
 
 const RECENT: NamedQuery = NamedQuery {
@@ -90,7 +89,7 @@ impl RelayTool for ListSessions {
             }
             None => {
                 let mut parameters = parameters(request);
-                parameters.extend(scope_parameters(snapshot.project_scope()));
+                parameters.extend(snapshot.scope_parameters().await?);
                 let listed = sessions::run_sessions(snapshot, RECENT, parameters).await?;
                 (listed, false)
             }

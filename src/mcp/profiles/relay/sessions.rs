@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use super::reply::RelayError;
 use crate::service::catalog::{NamedQuery, WarmSnapshot, text_list_parameter, text_parameter};
-use crate::service::project_scope::scope_parameters;
 use crate::service::rows::{Row, RowError, Rows};
 use crate::service::text::format_timestamp;
 
@@ -129,7 +128,7 @@ fn sessions_of(rows: &Rows) -> Result<Vec<RelaySession>, RowError> {
 /// The session an exact id names: its native id, or its esker `session:` id.
 pub async fn by_id(snapshot: &WarmSnapshot, id: &str) -> Result<Option<RelaySession>, RelayError> {
     let mut parameters = vec![text_parameter(id)];
-    parameters.extend(scope_parameters(snapshot.project_scope()));
+    parameters.extend(snapshot.scope_parameters().await?);
     let rows = snapshot.run(BY_ID, parameters).await?;
     Ok(sessions_of(&rows)?.into_iter().next())
 }
@@ -141,7 +140,7 @@ pub async fn chain(snapshot: &WarmSnapshot, slug: &str) -> Result<Vec<RelaySessi
         .map(|rest| format!("{SESSION_ID_PREFIX}{rest}"))
         .unwrap_or_default();
     let mut parameters = vec![text_parameter(slug), text_parameter(&chain_id)];
-    parameters.extend(scope_parameters(snapshot.project_scope()));
+    parameters.extend(snapshot.scope_parameters().await?);
     let rows = snapshot.run(CHAIN, parameters).await?;
     Ok(sessions_of(&rows)?)
 }
