@@ -10,7 +10,8 @@
 //! corpus, default 20000; ESKER_BENCH_STORE=DIR serves an existing store, e.g. the 1M store of
 //! `benches/scale`, instead of indexing a corpus; ESKER_BENCH_MAX_CONCURRENT=M gives the token
 //! M requests in flight instead of N, so the clients past M get 429 and retry, as a team
-//! server's default limits would answer them).
+//! server's default limits would answer them; ESKER_BENCH_PROJECTS=DIR[:DIR...] scopes the
+//! token to those project directories, as a team token is).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -54,9 +55,13 @@ fn main() -> anyhow::Result<()> {
         }
     };
     let tokens = work_dir.path().join("tokens.toml");
+    let projects = match std::env::var("ESKER_BENCH_PROJECTS") {
+        Ok(dirs) => serde_json::to_string(&dirs.split(':').collect::<Vec<_>>())?,
+        Err(_) => "\"all\"".to_owned(),
+    };
     std::fs::write(
         &tokens,
-        format!("[[tokens]]\nname = \"bench\"\ntoken = \"{TOKEN}\"\nprojects = \"all\"\n"),
+        format!("[[tokens]]\nname = \"bench\"\ntoken = \"{TOKEN}\"\nprojects = {projects}\n"),
     )?;
     let mut server = Server::start(&data_dir, &tokens, max_concurrent)?;
     let started = Instant::now();
