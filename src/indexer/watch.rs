@@ -182,4 +182,5 @@ fn is_log_file(path: &Path) -> bool {
     name.ends_with(".jsonl")
         || (name.ends_with(".json") && !name.ends_with(".meta.json"))
         || name == crate::ingest::aider::HISTORY_FILE
+        || crate::ingest::windsurf_acp::is_event_log_path(path)
 }

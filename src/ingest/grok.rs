@@ -452,14 +452,7 @@ impl Parser {
         }
         let failed = update.get("status").and_then(Value::as_str) == Some("failed");
         let output = update.get("rawOutput").filter(|output| !output.is_null());
-        let mut text = update.get("content").map(result_text).unwrap_or_default();
-        if text.trim().is_empty() {
-            text = match output {
-                Some(Value::String(text)) => text.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
-        }
+        let text = update_result_text(update);
         let mut event = tool_response(
             format!("result.{call_id}"),
             line,
@@ -503,8 +496,8 @@ impl Parser {
     }
 }
 
-/// A result or a terminal status: `completed` or `failed`.
-fn is_terminal(update: &Value) -> bool {
+/// A result or a terminal status: `completed` or `failed` (also read by `ingest::windsurf_acp`).
+pub(crate) fn is_terminal(update: &Value) -> bool {
     matches!(
         update.get("status").and_then(Value::as_str),
         Some("completed" | "failed")
@@ -525,7 +518,7 @@ fn turn_usage(usage: &Value) -> Option<TokenUsage> {
 }
 
 /// Readable text of one ACP content block: text, a resource's text, a link's URI, `[image]`.
-fn chunk_text(content: &Value) -> String {
+pub(crate) fn chunk_text(content: &Value) -> String {
     match content.get("type").and_then(Value::as_str) {
         Some("text") | None => content
             .get("text")
@@ -579,8 +572,22 @@ fn result_text(content: &Value) -> String {
         .join("\n")
 }
 
+/// The text of a terminal ACP `tool_call_update`: its `content` ([`result_text`]), else its
+/// `rawOutput` (a string as is, anything else as JSON).
+pub(crate) fn update_result_text(update: &Value) -> String {
+    let text = update.get("content").map(result_text).unwrap_or_default();
+    if !text.trim().is_empty() {
+        return text;
+    }
+    match update.get("rawOutput").filter(|output| !output.is_null()) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
 /// A shell result's exit code in its `rawOutput` (`exit_code` / `exitCode`).
-fn exit_code(output: &Value) -> Option<i64> {
+pub(crate) fn exit_code(output: &Value) -> Option<i64> {
     ["exit_code", "exitCode"]
         .iter()
         .find_map(|field| output.get(field).and_then(Value::as_i64))

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts and encrypted Cascade history, Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts, encrypted Cascade history and ACP agent-window event logs (Windsurf, Windsurf Next, Devin Desktop), Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -40,8 +40,23 @@ pub const ENV_VARS: [&str; 28] = [
 ];
 
 /// VS Code and its forks whose `User` directory may hold Cline or Roo Code task folders and
-/// chat sessions.
-const VSCODE_PRODUCTS: [&str; 5] = ["Code", "Code - Insiders", "Cursor", "VSCodium", "Windsurf"];
+/// chat sessions. `Windsurf - Next` is Windsurf's Next channel; `Devin` and `Devin - Next` are
+/// Devin Desktop, Windsurf renamed (its "Migrate from Windsurf" copies the old `User`
+/// directory, so both may exist).
+const VSCODE_PRODUCTS: [&str; 8] = [
+    "Code",
+    "Code - Insiders",
+    "Cursor",
+    "VSCodium",
+    "Windsurf",
+    "Windsurf - Next",
+    "Devin",
+    "Devin - Next",
+];
+
+/// The products of [`VSCODE_PRODUCTS`] whose `User` directory may hold Windsurf's ACP
+/// agent-window event logs (`ingest::windsurf_acp`).
+const WINDSURF_PRODUCTS: [&str; 4] = ["Windsurf", "Windsurf - Next", "Devin", "Devin - Next"];
 
 /// Candidate directories (existing or not) under `home`, with `env` looking variables up.
 pub fn candidates(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
@@ -94,6 +109,12 @@ pub fn labelled_candidates(
             Source::Windsurf,
             home.join(".codeium").join("windsurf-next").join("cascade"),
         ),
+        (
+            Source::Windsurf,
+            home.join(".codeium")
+                .join("windsurf-insiders")
+                .join("cascade"),
+        ),
     ];
     // TRAE CLI 2.0 writes Codex rollouts under its own home (`ingest::trae`).
     candidates.extend(
@@ -132,6 +153,11 @@ pub fn labelled_candidates(
         vscode_chat_folders(home, &env)
             .into_iter()
             .map(label(Source::VscodeCopilot)),
+    );
+    candidates.extend(
+        windsurf_acp_folders(home, &env)
+            .into_iter()
+            .map(label(Source::Windsurf)),
     );
     candidates.extend(
         zed_thread_folders(home, &data_home, &env)
@@ -351,6 +377,22 @@ pub fn cursor_ide_stores(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> 
             [global.join("state.vscdb"), global.join("state.vscdb-wal")]
         })
         .filter(|file| file.is_file())
+        .collect()
+}
+
+/// `<user dir>/acp-events` of Windsurf, Windsurf Next and Devin Desktop: the ACP agent
+/// window's event logs, read with the global `state.vscdb` of the same `User` directory (only
+/// the folder is walked: the rest of the directory is the IDE's).
+fn windsurf_acp_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    vscode_user_dirs(home, env)
+        .into_iter()
+        .filter(|user| {
+            let product = user.parent().and_then(Path::file_name);
+            product
+                .and_then(|product| product.to_str())
+                .is_some_and(|product| WINDSURF_PRODUCTS.contains(&product))
+        })
+        .map(|user| user.join(super::windsurf_acp::EVENTS_FOLDER))
         .collect()
 }
 
@@ -589,6 +631,32 @@ mod tests {
         }
         let found = cursor_ide_stores(home.path(), |_| None);
         assert_eq!(found, [linux.join("state.vscdb"), mac.join("state.vscdb")]);
+    }
+
+    #[test]
+    fn windsurf_acp_event_folders_are_listed_for_every_windsurf_product() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| (name == "APPDATA").then(|| PathBuf::from("/w/Roaming"));
+        let found = labelled_candidates(home, env);
+        for path in [
+            "/home/u/.config/Windsurf/User/acp-events",
+            "/home/u/.config/Windsurf - Next/User/acp-events",
+            "/home/u/.config/Devin/User/acp-events",
+            "/home/u/Library/Application Support/Devin - Next/User/acp-events",
+            "/w/Roaming/Windsurf/User/acp-events",
+            "/home/u/.codeium/windsurf-insiders/cascade",
+        ] {
+            assert!(
+                found.contains(&(Source::Windsurf, PathBuf::from(path))),
+                "{path}"
+            );
+        }
+        assert!(
+            !found
+                .iter()
+                .any(|(_, path)| path.ends_with("Code/User/acp-events")),
+            "VS Code has no ACP event logs"
+        );
     }
 
     #[test]

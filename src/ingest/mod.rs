@@ -45,6 +45,7 @@ pub mod trae;
 pub mod vscode_copilot;
 pub mod warp;
 pub mod windsurf;
+pub mod windsurf_acp;
 pub mod zed;
 
 use std::path::Path;
@@ -111,6 +112,9 @@ pub enum Format {
     OpenClawDb,
     /// A Windsurf Cascade transcript, `~/.windsurf/transcripts/<trajectory>.jsonl`.
     WindsurfTranscript,
+    /// A Windsurf 2.x / Devin Desktop ACP agent-window event log,
+    /// `<User dir>/acp-events/<uuid>.ndjson` (read with the global `state.vscdb`'s ACP keys).
+    WindsurfAcp,
     /// A Hermes Agent session file read alone (no `state.db` beside it): a
     /// `sessions/session_<id>.json` log or a gateway `sessions/<id>.jsonl` transcript.
     HermesSession,
@@ -181,6 +185,7 @@ impl Format {
             Format::OpenClawSession => "openclaw_session",
             Format::OpenClawDb => "openclaw_db",
             Format::WindsurfTranscript => "windsurf_transcript",
+            Format::WindsurfAcp => "windsurf_acp",
             Format::HermesSession => "hermes_session",
             Format::HermesDb => "hermes_db",
             Format::TraeRollout => "trae_rollout",
@@ -266,6 +271,8 @@ pub fn line_format(split: &SplitLines) -> Option<Format> {
         Some(Format::Antigravity)
     } else if windsurf::sniff(&leading) {
         Some(Format::WindsurfTranscript)
+    } else if windsurf_acp::sniff(&leading) {
+        Some(Format::WindsurfAcp)
     } else if goose::sniff_jsonl(&leading) {
         Some(Format::GooseJsonl)
     } else if vscode_copilot::sniff_log(&leading) {
@@ -401,7 +408,8 @@ pub fn format_at(format: Format, path: &Path) -> Option<Format> {
 }
 
 /// The file beside a log of `format` that holds part of its session's metadata, as JSON:
-/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`, OpenClaw's `sessions.json`.
+/// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`, OpenClaw's `sessions.json`,
+/// the ACP keys of Windsurf's global `state.vscdb`.
 /// (Claude's sub-agent `.meta.json` is read by `indexer::run`.)
 pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
@@ -411,6 +419,7 @@ pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
         Format::KiroV3Session => kiro_v3::read_sidecar(path),
         Format::JunieSession => junie::read_sidecar(path),
         Format::GrokUpdates => grok::read_sidecar(path),
+        Format::WindsurfAcp => windsurf_acp::read_sidecar(path),
         Format::DevinTrajectory => devin::read_sidecar(path),
         Format::CoworkTranscript => claude_desktop::transcript_sidecar(path),
         Format::OpenClawSession => openclaw::read_index(path),
@@ -477,6 +486,9 @@ pub fn parse(
         (Format::HermesSession, Content::Lines(split)) => hermes::parse_jsonl(path, &split.lines),
         (Format::HermesSession, Content::Whole(value)) => hermes::parse_json(path, value),
         (Format::WindsurfTranscript, Content::Lines(split)) => windsurf::parse(path, &split.lines),
+        (Format::WindsurfAcp, Content::Lines(split)) => {
+            windsurf_acp::parse(path, &split.lines, sidecar)
+        }
         (Format::Antigravity, Content::Lines(split)) => {
             antigravity::parse_standalone(path, &split.lines)
         }
@@ -522,6 +534,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::OpenClawSession,
         Format::OpenClawDb,
         Format::WindsurfTranscript,
+        Format::WindsurfAcp,
         Format::HermesSession,
         Format::HermesDb,
         Format::TraeRollout,

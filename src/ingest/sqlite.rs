@@ -47,7 +47,7 @@ pub fn has_sqlite_header(bytes: &[u8]) -> bool {
 }
 
 /// Size and modification time of a file, `None` when it does not exist.
-fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+pub(crate) fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
     let metadata = fs::metadata(path).ok()?;
     Some((metadata.len(), metadata.modified().ok()?))
 }

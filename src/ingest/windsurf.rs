@@ -28,7 +28,8 @@
 //! An unknown step type is read as an action, never dropped. The transcript holds no token
 //! counts. Cascade's own history (`~/.codeium/windsurf/cascade/*.pb`) is encrypted:
 //! `indexer::grouped` counts those files as encrypted and never reads them; the IDE's
-//! `state.vscdb` keeps no documented chat record and is not read.
+//! `state.vscdb` keeps no documented Cascade chat record (only the ACP agent window's index,
+//! read with its event logs by `ingest::windsurf_acp`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -74,8 +75,8 @@ pub fn is_transcript_path(path: &Path) -> bool {
             .is_some_and(|name| name == ".windsurf")
 }
 
-/// A file of Cascade's own history, encrypted: `~/.codeium/<product>/cascade/<id>.pb` (and
-/// `cascade/implicit/<id>.pb`) of Windsurf or Windsurf Next.
+/// A file of Cascade's own history, encrypted: `~/.codeium/<channel>/cascade/<id>.pb` (and
+/// `cascade/implicit/<id>.pb`) of Windsurf, Windsurf Next or Windsurf Insiders.
 pub fn is_encrypted_history(path: &Path) -> bool {
     if path.extension().is_none_or(|extension| extension != "pb") {
         return false;
@@ -93,7 +94,10 @@ pub fn is_encrypted_history(path: &Path) -> bool {
     };
     let product = ancestors.get(cascade_at + 1).copied();
     let codeium = ancestors.get(cascade_at + 2).copied();
-    matches!(product, Some("windsurf" | "windsurf-next")) && codeium == Some(".codeium")
+    matches!(
+        product,
+        Some("windsurf" | "windsurf-next" | "windsurf-insiders")
+    ) && codeium == Some(".codeium")
 }
 
 /// A Cascade trajectory: steps whose `type` names the key holding their data.
@@ -438,6 +442,7 @@ mod tests {
             "/h/.codeium/windsurf/cascade/0b7e.pb",
             "/h/.codeium/windsurf/cascade/implicit/0b7e.pb",
             "/h/.codeium/windsurf-next/cascade/0b7e.pb",
+            "/h/.codeium/windsurf-insiders/cascade/0b7e.pb",
         ] {
             assert!(is_encrypted_history(Path::new(encrypted)), "{encrypted}");
         }

@@ -27,6 +27,7 @@ mod trae;
 mod vscode_copilot;
 mod warp;
 mod windsurf;
+mod windsurf_acp;
 mod zed;
 
 use std::fs;

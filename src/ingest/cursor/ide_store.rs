@@ -162,8 +162,9 @@ fn identifier_folder(value: &Value) -> Option<String> {
         })
 }
 
-/// The JSON of one `ItemTable` item, `None` when absent or not JSON.
-fn read_item(connection: &Connection, key: &str) -> rusqlite::Result<Option<Value>> {
+/// The JSON of one `ItemTable` item (TEXT or BLOB), `None` when absent or not JSON; also
+/// reads Windsurf's `windsurf.acp.*` keys (`ingest::windsurf_acp`).
+pub(crate) fn read_item(connection: &Connection, key: &str) -> rusqlite::Result<Option<Value>> {
     let values = rows_of(
         connection,
         include_str!("../../../queries/cursor_ide_item.sql"),
@@ -261,7 +262,7 @@ fn workspace_composers(database: &Path) -> Vec<String> {
 }
 
 /// A SQLite value as JSON (text or blob holding JSON); `None` when it is not JSON.
-fn json_of(value: ValueRef<'_>) -> Option<Value> {
+pub(crate) fn json_of(value: ValueRef<'_>) -> Option<Value> {
     match value {
         ValueRef::Text(bytes) | ValueRef::Blob(bytes) => serde_json::from_slice(bytes).ok(),
         _ => None,

@@ -1,0 +1,1086 @@
+//! Windsurf 2.x's and Devin Desktop's ACP agent-window sessions: one event log per session,
+//! `<user dir>/acp-events/<uuid>.ndjson`, read with the session's entries in the global
+//! `<user dir>/globalStorage/state.vscdb` beside it. `<user dir>` is the `User` directory of
+//! Windsurf, Windsurf Next, Devin Desktop or Devin Desktop Next (`ingest::locations`).
+//!
+//! The log is append-only, one ACP `session/update` notification a line: `{providerId?,
+//! notification: {sessionUpdate, content, toolCallId?, title?, kind?, status?, rawInput?,
+//! rawOutput?, _meta}}` (an envelope `notification: {sessionId, update: {...}}` is read too).
+//! Devin's facts are in `_meta`: `cognition.ai/timestamp` (ISO time), `cognition.ai/clientMessageId`
+//! (the user message a chunk belongs to), `cognition.ai/streamingMessageId` (the agent message or
+//! thought), `cognition.ai/inferenceToolName`, `cognition.ai/exitCode`. What is read:
+//! - `user_message_chunk` / `agent_message_chunk` / `agent_thought_chunk`: the prompt (opens a
+//!   turn), the reply, the reasoning. Chunks with the same message id are one event wherever they
+//!   are in the log (a prompt's blocks joined by line breaks, streamed pieces as they are); a
+//!   chunk without an id joins the chunk of its kind just before it;
+//! - `tool_call`: a call named by `cognition.ai/inferenceToolName`, else its `title`, with its
+//!   `rawInput` as arguments; the first `tool_call_update` of a call with status `completed` or
+//!   `failed` is its result (`failed`, or a non-zero exit code, is an error), its text the
+//!   update's `content`, else its `rawOutput` (the ACP helpers of `ingest::grok`);
+//! - `session_info_update {title}`: the title, when the store names none.
+//!
+//! `plan`, `usage_update` (context size and cost: no token counts), `current_mode_update` and
+//! `available_commands_update` are UI state, not read; a line of any other kind is skipped with
+//! one warning per kind. A half-written last line is held back and read once complete
+//! (`ingest::lines`); the file is re-read whole, its events keyed by line (messages by their
+//! first chunk's) and by call id, so an appended line adds only its own.
+//!
+//! The global store is read through `ingest::sqlite` (a private read-only copy with its `-wal`),
+//! and only these keys of its `ItemTable`, which also holds Windsurf's plaintext API key
+//! (`windsurfAuthStatus`): `windsurf.acp.eventLog.index` (`{<sessionId>: {uuid, eventCount,
+//! lastUpdated}}`: which log is whose), `windsurf.acp.metadataCache` (`{version, sessions:
+//! [{sessionId, providerId, title, cwd (a path or a `file://` URI), workspaceDirs, configOptions
+//! [{id: "model", currentValue}], _meta {"cognition.ai/createdAt"}}]}`), and the rows
+//! `windsurf.acp.sessioninfo.session.<sessionId>` (`{providerId, info {title, cwd, configOptions,
+//! _meta}}`) for a session the cache no longer lists. They give the session's id (its ACP
+//! `sessionId`, such as `acp/devin-cli/<name>`; else the log's uuid), title, cwd (else
+//! `workspaceDirs[0]`), model, start, and its ACP provider (`devin-cli`, `devin-cloud`, `codex`,
+//! `cascade`), kept as the session's agent name: every session is Windsurf's (a `devin-cli`
+//! session may also be read by `ingest::devin` from the CLI's own trajectory, under the CLI's id).
+//! The store's facts are read once per change of the store (not once per log) and kept for the
+//! process; a store that cannot be read leaves each log read alone, and read again with its
+//! facts once the store can be read (they are the log's sidecar, hashed in its checkpoint).
+//!
+//! Not read yet: current builds' `acp-messages/<uuid>.db` (SQLite `meta` and `messages
+//! (position, kind, payload)`, named by `windsurf.acp.messageStore.session.<sessionId>`, an LRU
+//! cache of 50 sessions), and the `devin.acp.*` keys one Devin Desktop script tries first.
+//!
+//! Sources: issue #49's research: the keys and value shapes as two independent public Devin
+//! Desktop readers (a TypeScript provider, a Rust reader) read them, and the Windsurf bundle's
+//! `acp-messages` store. No real log was available: the fixtures are hand-made in those shapes.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use serde_json::{Map, Value};
+
+use super::content::{
+    UNKNOWN_TOOL, mark_terminal_replies, plain_event, text_field, tool_call, tool_response,
+};
+use super::cursor::ide_store::{json_of, read_item};
+use super::grok::{chunk_text, exit_code, is_terminal, update_result_text};
+use super::lines::JsonLine;
+use super::sqlite::{StoreReadError, open_snapshot, rows_of, stamp, wal_path};
+use super::vscode_copilot::folder_of_uri;
+use crate::model::{
+    EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source,
+    parse_timestamp, tool_call_text,
+};
+
+/// The folder of a `User` directory holding the event logs.
+pub const EVENTS_FOLDER: &str = "acp-events";
+const EVENTS_EXTENSION: &str = "ndjson";
+
+/// The `ItemTable` keys read: the log index, the metadata cache, the session-info rows' prefix.
+const EVENT_LOG_INDEX_KEY: &str = "windsurf.acp.eventLog.index";
+const METADATA_KEY: &str = "windsurf.acp.metadataCache";
+const SESSION_INFO_PREFIX: &str = "windsurf.acp.sessioninfo.session.";
+/// The rows whose key starts with `?1` (the session-info prefix), and no other.
+const SESSION_INFO_SQL: &str =
+    "SELECT key, value FROM ItemTable WHERE substr(key, 1, length(?1)) = ?1";
+
+/// Devin's `_meta` fields.
+const TIMESTAMP: &str = "cognition.ai/timestamp";
+const CLIENT_MESSAGE_ID: &str = "cognition.ai/clientMessageId";
+const STREAMING_MESSAGE_ID: &str = "cognition.ai/streamingMessageId";
+const TOOL_NAME: &str = "cognition.ai/inferenceToolName";
+const EXIT_CODE: &str = "cognition.ai/exitCode";
+const CREATED_AT: &str = "cognition.ai/createdAt";
+
+/// Updates that are UI state: not read, not warned about.
+const UNREAD_UPDATES: [&str; 4] = [
+    "plan",
+    "usage_update",
+    "current_mode_update",
+    "available_commands_update",
+];
+
+/// Why a global store's ACP keys could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum AcpStoreError {
+    #[error(transparent)]
+    Snapshot(#[from] StoreReadError),
+    #[error("cannot read the ACP keys of {path}: {source}")]
+    Keys {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+/// An event log: a `.ndjson` file in an `acp-events` folder.
+pub fn is_event_log_path(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension == EVENTS_EXTENSION)
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|folder| folder == EVENTS_FOLDER)
+}
+
+/// The global store of the `User` directory an event log is in.
+pub fn global_store_of(log: &Path) -> Option<PathBuf> {
+    let user = log.parent()?.parent()?;
+    Some(user.join("globalStorage").join("state.vscdb"))
+}
+
+/// An ACP event log: lines whose `notification` names its `sessionUpdate`.
+pub fn sniff(lines: &[JsonLine]) -> bool {
+    lines.iter().any(|line| update_of(&line.value).is_some())
+}
+
+/// The update of a line and its `sessionUpdate` kind: the notification itself, or its `update`.
+fn update_of(record: &Value) -> Option<(&Value, &str)> {
+    let notification = record.get("notification")?;
+    let update = match notification.get("sessionUpdate") {
+        Some(_) => notification,
+        None => notification.get("update")?,
+    };
+    let kind = update.get("sessionUpdate")?.as_str()?;
+    Some((update, kind))
+}
+
+/// A field of a value's `_meta` (Devin's names hold `/`, so no JSON pointer).
+fn meta_value<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    value.get("_meta")?.get(name)
+}
+
+/// A text field of a value's `_meta`, trimmed, when not empty.
+fn meta_text(value: &Value, name: &str) -> Option<String> {
+    meta_value(value, name)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+        .map(str::to_string)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The global store
+
+/// The size and time of a store and of its `-wal` when its facts were read.
+type StoreStamp = [Option<(u64, SystemTime)>; 2];
+
+/// The session facts of one store by event-log uuid, as read at one stamp.
+struct CachedFacts {
+    stamp: StoreStamp,
+    sessions: Arc<HashMap<String, Value>>,
+}
+
+/// The facts of every global store read in this process, read again when the store changes.
+static FACTS: Mutex<BTreeMap<PathBuf, CachedFacts>> = Mutex::new(BTreeMap::new());
+
+/// The facts of the session whose log is at `path` (see [`facts_of`]), from the global store
+/// of its `User` directory; `None` when the store is missing, cannot be read or does not name
+/// the log.
+pub fn read_sidecar(path: &Path) -> Option<Value> {
+    let uuid = path.file_stem()?.to_str()?;
+    let database = global_store_of(path)?;
+    if !database.is_file() {
+        return None;
+    }
+    match store_facts(&database) {
+        Ok(sessions) => sessions.get(uuid).cloned(),
+        Err(error) => {
+            tracing::debug!(store = %database.display(), %error, "Windsurf ACP keys not read");
+            None
+        }
+    }
+}
+
+/// The facts of `database`: kept from an earlier read while the store and its `-wal` are
+/// unchanged, else read now.
+fn store_facts(database: &Path) -> Result<Arc<HashMap<String, Value>>, AcpStoreError> {
+    let now: StoreStamp = [stamp(database), stamp(&wal_path(database))];
+    let mut cache = FACTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(cached) = cache.get(database).filter(|cached| cached.stamp == now) {
+        return Ok(Arc::clone(&cached.sessions));
+    }
+    let sessions = Arc::new(read_store_facts(database)?);
+    cache.insert(
+        database.to_path_buf(),
+        CachedFacts {
+            stamp: now,
+            sessions: Arc::clone(&sessions),
+        },
+    );
+    Ok(sessions)
+}
+
+/// Reads the ACP keys of a private copy of `database` into each log's facts.
+fn read_store_facts(database: &Path) -> Result<HashMap<String, Value>, AcpStoreError> {
+    let snapshot = open_snapshot(database)?;
+    let keys_error = |source| AcpStoreError::Keys {
+        path: database.to_path_buf(),
+        source,
+    };
+    let connection = &snapshot.connection;
+    let logs = read_item(connection, EVENT_LOG_INDEX_KEY).map_err(keys_error)?;
+    let cache = read_item(connection, METADATA_KEY).map_err(keys_error)?;
+    let infos = read_session_infos(connection).map_err(keys_error)?;
+    Ok(session_facts(logs.as_ref(), cache.as_ref(), &infos))
+}
+
+/// The `windsurf.acp.sessioninfo.session.<sessionId>` rows that are JSON, by session id.
+fn read_session_infos(connection: &Connection) -> rusqlite::Result<HashMap<String, Value>> {
+    let rows = rows_of(connection, SESSION_INFO_SQL, SESSION_INFO_PREFIX, |row| {
+        Ok((row.get::<_, String>(0)?, json_of(row.get_ref(1)?)))
+    })?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let session_id = key.strip_prefix(SESSION_INFO_PREFIX)?;
+            Some((session_id.to_string(), value?))
+        })
+        .collect())
+}
+
+/// Each log's facts by its uuid: every session the log index names, with its metadata-cache
+/// entry and its session-info row.
+fn session_facts(
+    logs: Option<&Value>,
+    cache: Option<&Value>,
+    infos: &HashMap<String, Value>,
+) -> HashMap<String, Value> {
+    let cached: HashMap<&str, &Value> = cache
+        .and_then(|cache| cache.get("sessions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|session| Some((session.get("sessionId")?.as_str()?, session)))
+        .collect();
+    let Some(logs) = logs.and_then(Value::as_object) else {
+        return HashMap::new();
+    };
+    logs.iter()
+        .filter_map(|(session_id, log)| {
+            let uuid = log.get("uuid")?.as_str()?;
+            let entry = cached.get(session_id.as_str()).copied();
+            let facts = facts_of(session_id, entry, infos.get(session_id));
+            Some((uuid.to_string(), facts))
+        })
+        .collect()
+}
+
+/// What esker reads of one session, from its metadata-cache entry, else its session-info row:
+/// `{sessionId, providerId, title, cwd, model, createdAt}` (those known). Only these are kept,
+/// so the log's checkpoint changes only when they do.
+fn facts_of(session_id: &str, cached: Option<&Value>, info: Option<&Value>) -> Value {
+    let described: Vec<&Value> = cached
+        .into_iter()
+        .chain(info.and_then(|info| info.get("info")))
+        .collect();
+    let first =
+        |read: fn(&Value) -> Option<String>| described.iter().find_map(|&entry| read(entry));
+    let provider = first(|entry| text_field(entry, "providerId"))
+        .or_else(|| info.and_then(|info| text_field(info, "providerId")));
+    let mut facts = Map::new();
+    facts.insert("sessionId".to_string(), Value::from(session_id));
+    let texts = [
+        ("providerId", provider),
+        ("title", first(|entry| text_field(entry, "title"))),
+        ("cwd", first(session_cwd)),
+        ("model", first(model_of)),
+    ];
+    for (name, value) in texts {
+        if let Some(value) = value {
+            facts.insert(name.to_string(), Value::String(value));
+        }
+    }
+    let created = described
+        .iter()
+        .find_map(|&entry| meta_value(entry, CREATED_AT).filter(|time| !time.is_null()));
+    if let Some(created) = created {
+        facts.insert("createdAt".to_string(), created.clone());
+    }
+    Value::Object(facts)
+}
+
+/// A session's folder: its `cwd` (a path or a `file://` URI), else its first workspace folder.
+fn session_cwd(session: &Value) -> Option<String> {
+    let folders = session.get("workspaceDirs").and_then(Value::as_array);
+    text_field(session, "cwd")
+        .and_then(|cwd| path_of(&cwd))
+        .or_else(|| folders?.iter().filter_map(Value::as_str).find_map(path_of))
+}
+
+/// A folder given as a path or a URI, as a path.
+fn path_of(location: &str) -> Option<String> {
+    if location.contains("://") {
+        folder_of_uri(location)
+    } else {
+        Some(location.to_string()).filter(|path| !path.is_empty())
+    }
+}
+
+/// A session's model: the `currentValue` of its `configOptions` entry with id `model`.
+fn model_of(session: &Value) -> Option<String> {
+    session
+        .get("configOptions")?
+        .as_array()?
+        .iter()
+        .find(|option| option.get("id").and_then(Value::as_str) == Some("model"))
+        .and_then(|option| text_field(option, "currentValue"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The event log
+
+/// Parses one event log, with its session's facts ([`read_sidecar`]) when the store has them.
+pub fn parse(path: &Path, lines: &[JsonLine], sidecar: Option<&Value>) -> ParseOutput {
+    let facts = sidecar.filter(|facts| facts.is_object());
+    let fact = |name: &str| facts.and_then(|facts| text_field(facts, name));
+    let mut parser = Parser {
+        model: fact("model"),
+        ..Parser::default()
+    };
+    for line in lines {
+        parser.record(line);
+    }
+    parser.finish();
+    let meta = SessionMeta {
+        title: fact("title").or(parser.title.take()),
+        cwd: fact("cwd"),
+        model: parser.model.clone(),
+        agent_name: fact("providerId").or(parser.provider.take()),
+        started_at: facts
+            .and_then(|facts| facts.get("createdAt"))
+            .and_then(parse_timestamp),
+        ..SessionMeta::default()
+    };
+    let native_id = fact("sessionId")
+        .or(parser.session_id.take())
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .and_then(|stem| stem.to_str())
+                .unwrap_or("session")
+                .to_string()
+        });
+    ParseOutput {
+        sessions: vec![ParsedSession {
+            source: Source::Windsurf,
+            native_id,
+            meta,
+            events: parser.events,
+        }],
+        warnings: parser.warnings,
+    }
+}
+
+/// The kind of message a chunk belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Run {
+    Prompt,
+    Reply,
+    Thought,
+}
+
+impl Run {
+    fn of(kind: &str) -> Option<Run> {
+        match kind {
+            "user_message_chunk" => Some(Run::Prompt),
+            "agent_message_chunk" => Some(Run::Reply),
+            "agent_thought_chunk" => Some(Run::Thought),
+            _ => None,
+        }
+    }
+
+    fn event_type(self) -> EventType {
+        match self {
+            Run::Prompt => EventType::UserInput,
+            Run::Reply => EventType::AssistantResponse,
+            Run::Thought => EventType::Reasoning,
+        }
+    }
+
+    /// The `_meta` field naming the message a chunk belongs to.
+    fn id_field(self) -> &'static str {
+        match self {
+            Run::Prompt => CLIENT_MESSAGE_ID,
+            Run::Reply | Run::Thought => STREAMING_MESSAGE_ID,
+        }
+    }
+
+    /// What goes between two chunks' texts: a line break between a prompt's blocks, nothing
+    /// between streamed pieces.
+    fn separator(self) -> &'static str {
+        match self {
+            Run::Prompt => "\n",
+            Run::Reply | Run::Thought => "",
+        }
+    }
+}
+
+/// Where a record is: its line and its time.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    line: u64,
+    time: Option<DateTime<Utc>>,
+}
+
+#[derive(Default)]
+struct Parser {
+    events: Vec<RawEvent>,
+    warnings: Vec<ParseWarning>,
+    /// The event of each message, by its kind and id.
+    messages: HashMap<(Run, String), usize>,
+    /// The event the last chunk without a message id went to.
+    loose: Option<(Run, usize)>,
+    /// Call id -> (tool name, index of its call event).
+    calls: HashMap<String, (String, usize)>,
+    /// Call ids whose result was read.
+    answered: HashSet<String>,
+    /// What was skipped (warned about once each).
+    skipped: HashSet<String>,
+    /// The session's model (the store's).
+    model: Option<String>,
+    /// The first `providerId` of the log's lines.
+    provider: Option<String>,
+    /// The first `sessionId` of the log's notifications.
+    session_id: Option<String>,
+    /// The newest `session_info_update` title.
+    title: Option<String>,
+}
+
+impl Parser {
+    fn record(&mut self, line: &JsonLine) {
+        let record = &line.value;
+        if self.provider.is_none() {
+            self.provider = text_field(record, "providerId");
+        }
+        let Some((update, kind)) = update_of(record) else {
+            self.skip(line.number, "line without an ACP notification");
+            return;
+        };
+        if self.session_id.is_none() {
+            self.session_id = record
+                .get("notification")
+                .and_then(|notification| text_field(notification, "sessionId"));
+        }
+        let at = At {
+            line: line.number,
+            time: meta_value(update, TIMESTAMP)
+                .or_else(|| meta_value(record, TIMESTAMP))
+                .and_then(parse_timestamp),
+        };
+        if let Some(run) = Run::of(kind) {
+            self.chunk(run, update, at);
+            return;
+        }
+        match kind {
+            "tool_call" => self.call(update, at),
+            "tool_call_update" => self.call_update(update, at),
+            "session_info_update" => {
+                if let Some(title) = text_field(update, "title") {
+                    self.title = Some(title);
+                }
+            }
+            kind if UNREAD_UPDATES.contains(&kind) => {}
+            kind => self.skip(line.number, &format!("ACP update {kind:?}")),
+        }
+    }
+
+    /// Warns once about each kind of thing skipped.
+    fn skip(&mut self, line: u64, what: &str) {
+        if self.skipped.insert(what.to_string()) {
+            self.warnings.push(ParseWarning {
+                line,
+                message: format!("{what} skipped"),
+            });
+        }
+    }
+
+    /// A chunk: added to its message's event, or the first of a new message.
+    fn chunk(&mut self, run: Run, update: &Value, at: At) {
+        let text = content_text(update.get("content").unwrap_or(&Value::Null));
+        let id = meta_text(update, run.id_field());
+        let joined = match &id {
+            Some(id) => self.messages.get(&(run, id.clone())).copied(),
+            None => self
+                .loose
+                .filter(|&(open, index)| open == run && index + 1 == self.events.len())
+                .map(|(_, index)| index),
+        };
+        if let Some(event) = joined.and_then(|index| self.events.get_mut(index)) {
+            append(&mut event.text, &text, run.separator());
+            return;
+        }
+        let index = self.events.len();
+        let key = format!("line.{}", at.line);
+        let mut event = plain_event(key, run.event_type(), at.line, at.time, text, None);
+        event.originating_model = self.model.clone();
+        match run {
+            Run::Prompt => event.starts_turn = true,
+            Run::Reply | Run::Thought => event.model = self.model.clone(),
+        }
+        self.events.push(event);
+        match id {
+            Some(id) => {
+                self.messages.insert((run, id), index);
+                self.loose = None;
+            }
+            None => self.loose = Some((run, index)),
+        }
+    }
+
+    /// A `tool_call`: the call (a call sent again is read as an update), and its result when
+    /// it arrives finished.
+    fn call(&mut self, update: &Value, at: At) {
+        let Some(call_id) = text_field(update, "toolCallId") else {
+            self.skip(at.line, "tool_call without a toolCallId");
+            return;
+        };
+        if self.calls.contains_key(&call_id) {
+            self.call_update(update, at);
+            return;
+        }
+        let name = meta_text(update, TOOL_NAME)
+            .or_else(|| text_field(update, "title"))
+            .unwrap_or_else(|| UNKNOWN_TOOL.to_string());
+        let input = update.get("rawInput").cloned().unwrap_or(Value::Null);
+        let key = format!("call.{call_id}");
+        let mut event = tool_call(key, at.line, at.time, &name, Some(&call_id), input);
+        event.originating_model = self.model.clone();
+        self.calls.insert(call_id, (name, self.events.len()));
+        self.events.push(event);
+        if is_terminal(update) {
+            self.call_update(update, at);
+        }
+    }
+
+    /// A `tool_call_update`: arguments the call lacked, and the call's result when finished.
+    fn call_update(&mut self, update: &Value, at: At) {
+        let Some(call_id) = text_field(update, "toolCallId") else {
+            return;
+        };
+        let Some((name, index)) = self.calls.get(&call_id).cloned() else {
+            if is_terminal(update) {
+                self.skip(at.line, "result of a tool call not in the log");
+            }
+            return;
+        };
+        self.fill_input(index, &name, update);
+        if !is_terminal(update) || !self.answered.insert(call_id.clone()) {
+            return;
+        }
+        let failed = update.get("status").and_then(Value::as_str) == Some("failed");
+        let text = update_result_text(update);
+        let key = format!("result.{call_id}");
+        let mut event = tool_response(key, at.line, at.time, &name, Some(&call_id), text, failed);
+        event.exit_code = meta_value(update, EXIT_CODE)
+            .and_then(Value::as_i64)
+            .or_else(|| update.get("rawOutput").and_then(exit_code));
+        if event.exit_code.is_some_and(|code| code != 0) {
+            event.subtype = Some("error".to_string());
+        }
+        event.originating_model = self.model.clone();
+        self.events.push(event);
+    }
+
+    /// The arguments of a call that had none, from a later update's `rawInput`.
+    fn fill_input(&mut self, index: usize, name: &str, update: &Value) {
+        let Some(input) = update.get("rawInput").filter(|input| !input.is_null()) else {
+            return;
+        };
+        if let Some(event) = self.events.get_mut(index)
+            && event.payload.is_none()
+        {
+            event.text = tool_call_text(name, input);
+            event.payload = Some(input.clone());
+        }
+    }
+
+    /// Trims the messages, drops those whose chunks held no text, marks the replies that end
+    /// their turns.
+    fn finish(&mut self) {
+        for event in self
+            .events
+            .iter_mut()
+            .filter(|event| is_message(event.kind))
+        {
+            event.text = event.text.trim().to_string();
+        }
+        self.events
+            .retain(|event| !is_message(event.kind) || !event.text.is_empty());
+        mark_terminal_replies(&mut self.events);
+    }
+}
+
+/// A prompt, reply or reasoning (an event made of chunks).
+fn is_message(kind: EventType) -> bool {
+    matches!(
+        kind,
+        EventType::UserInput | EventType::AssistantResponse | EventType::Reasoning
+    )
+}
+
+/// The text of a chunk's `content`: one ACP content block, an array of them (joined by line
+/// breaks), or a string.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(chunk_text)
+            .filter(|text| !text.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        block => chunk_text(block),
+    }
+}
+
+/// Adds a chunk's text to its message's, `separator` between two non-empty texts.
+fn append(text: &mut String, chunk: &str, separator: &str) {
+    if !text.is_empty() && !chunk.is_empty() {
+        text.push_str(separator);
+    }
+    text.push_str(chunk);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::lines::split_json_lines;
+    use crate::model::TurnEnd;
+    use rusqlite::params;
+    use serde_json::json;
+
+    const CADET: &str = "acp/devin-cli/brindle-cadet";
+    const CADET_LOG: &str = "0b7e2c1a-5d7e-4c1f-9a55-3f0c2d9e8a11";
+    const OTTER: &str = "acp/devin-cli/quiet-otter";
+    const OTTER_LOG: &str = "5c2d9e8a-11aa-4b7e-8c1f-0b7e2c1a3f0c";
+
+    /// A line of a `devin-cli` session's log.
+    fn line(notification: Value) -> Value {
+        json!({"providerId": "devin-cli", "notification": notification})
+    }
+
+    /// The first session, exactly as the research notes give it: a prompt, a reasoning chunk,
+    /// a call and its failed result, a reply.
+    fn cadet_lines() -> Vec<Value> {
+        vec![
+            line(json!({"sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": "Why does test_io flake?"},
+                "_meta": {"cognition.ai/timestamp": "2026-06-07T03:09:53.000Z",
+                    "cognition.ai/clientMessageId": "m1"}})),
+            line(json!({"sessionUpdate": "agent_thought_chunk",
+                "content": {"type": "text", "text": "Check the fixture."},
+                "_meta": {"cognition.ai/timestamp": "2026-06-07T03:09:55.000Z",
+                    "cognition.ai/streamingMessageId": "t1"}})),
+            line(
+                json!({"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Run pytest",
+                "kind": "execute", "status": "in_progress",
+                "rawInput": {"command": "pytest tests/test_io.py"},
+                "_meta": {"cognition.ai/timestamp": "2026-06-07T03:09:56.000Z",
+                    "cognition.ai/inferenceToolName": "run_command"}}),
+            ),
+            line(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": "c1",
+                "status": "failed",
+                "content": [{"type": "content", "content": {"type": "text", "text": "1 failed"}}],
+                "_meta": {"cognition.ai/timestamp": "2026-06-07T03:10:00.000Z"}}),
+            ),
+            line(json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "It races on tmp_path."},
+                "_meta": {"cognition.ai/timestamp": "2026-06-07T03:10:03.000Z",
+                    "cognition.ai/streamingMessageId": "a1"}})),
+        ]
+    }
+
+    /// `_meta` with a time and, when given, a message id field.
+    fn meta(second: u32, id: Option<(&str, &str)>) -> Value {
+        let mut meta =
+            json!({"cognition.ai/timestamp": format!("2026-06-08T10:00:{second:02}.000Z")});
+        if let Some((field, value)) = id {
+            meta[field] = json!(value);
+        }
+        meta
+    }
+
+    fn text(text: &str) -> Value {
+        json!({"type": "text", "text": text})
+    }
+
+    /// The second session: every message split over several lines (a reply's chunks around a
+    /// tool call), with UI updates between them.
+    fn otter_lines() -> Vec<Value> {
+        let user = |id| Some((CLIENT_MESSAGE_ID, id));
+        let agent = |id| Some((STREAMING_MESSAGE_ID, id));
+        let chunk = |kind: &str, content: Value, fields: Value| {
+            line(json!({"sessionUpdate": kind, "content": content, "_meta": fields}))
+        };
+        vec![
+            chunk(
+                "user_message_chunk",
+                text("Rename load_cfg to load_config."),
+                meta(1, user("u1")),
+            ),
+            chunk(
+                "user_message_chunk",
+                json!({"type": "resource", "resource": {"uri": "file:///home/u/app/src/config.rs",
+                    "text": "fn load_cfg() {}"}}),
+                meta(1, user("u1")),
+            ),
+            chunk(
+                "agent_thought_chunk",
+                text("Find the "),
+                meta(2, agent("t1")),
+            ),
+            chunk(
+                "agent_thought_chunk",
+                text("callers."),
+                meta(2, agent("t1")),
+            ),
+            chunk(
+                "agent_message_chunk",
+                text("I'll rename "),
+                meta(3, agent("a1")),
+            ),
+            line(
+                json!({"sessionUpdate": "tool_call", "toolCallId": "c7", "title": "Search",
+                "kind": "search", "status": "pending", "rawInput": {"pattern": "load_cfg"},
+                "_meta": {"cognition.ai/timestamp": "2026-06-08T10:00:04.000Z",
+                    "cognition.ai/inferenceToolName": "grep_search"}}),
+            ),
+            chunk(
+                "agent_message_chunk",
+                text("it in two files."),
+                meta(4, agent("a1")),
+            ),
+            line(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": "c7",
+                "status": "in_progress", "_meta": meta(5, None)}),
+            ),
+            line(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": "c7",
+                "status": "completed",
+                "content": [{"type": "content", "content": text("src/config.rs:1")}],
+                "_meta": meta(6, None)}),
+            ),
+            line(json!({"sessionUpdate": "session_info_update", "title": "Rename load_cfg"})),
+            line(json!({"sessionUpdate": "plan",
+                "entries": [{"content": "Rename", "status": "completed"}]})),
+            line(
+                json!({"sessionUpdate": "usage_update", "used": 5120, "size": 200000,
+                "cost": {"amount": 0.02, "currency": "USD"}}),
+            ),
+            chunk("agent_message_chunk", text("Done: "), meta(7, agent("a2"))),
+            chunk(
+                "agent_message_chunk",
+                text("renamed."),
+                meta(7, agent("a2")),
+            ),
+        ]
+    }
+
+    fn ndjson(values: &[Value]) -> String {
+        values.iter().map(|value| format!("{value}\n")).collect()
+    }
+
+    /// A `User` directory holding both logs and a global store with their ACP keys, beside
+    /// the plaintext API key no reader may touch.
+    fn user_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let events = dir.path().join(EVENTS_FOLDER);
+        std::fs::create_dir_all(&events).expect("mkdir");
+        for (uuid, lines) in [(CADET_LOG, cadet_lines()), (OTTER_LOG, otter_lines())] {
+            std::fs::write(events.join(format!("{uuid}.ndjson")), ndjson(&lines)).expect("log");
+        }
+        let global = dir.path().join("globalStorage");
+        std::fs::create_dir_all(&global).expect("mkdir");
+        let store = Connection::open(global.join("state.vscdb")).expect("store");
+        store
+            .execute_batch(
+                "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)",
+            )
+            .expect("table");
+        let cache = json!({"version": 11, "sessions": [{"sessionId": CADET,
+            "providerId": "devin-cli", "status": "end_turn", "title": "Fix flaky test",
+            "cwd": "file:///home/u/proj", "workspaceDirs": ["/home/u/proj"],
+            "updatedAt": "2026-06-07T03:10:03.000Z",
+            "configOptions": [{"id": "model", "currentValue": "swe-1-6"}],
+            "_meta": {"cognition.ai/createdAt": "2026-06-07T03:09:52.477Z",
+                "cognition.ai/isArchived": false}}]});
+        let index = json!({
+            CADET: {"uuid": CADET_LOG, "eventCount": 5, "lastUpdated": 1_780_801_814_955_i64},
+            OTTER: {"uuid": OTTER_LOG, "eventCount": 14, "lastUpdated": 1_780_900_000_000_i64}});
+        let info = json!({"providerId": "devin-cli", "info": {"sessionId": OTTER,
+            "title": "Rename the config loader", "cwd": "/home/u/app",
+            "configOptions": [{"id": "model", "currentValue": "swe-1-5"}],
+            "_meta": {"cognition.ai/createdAt": "2026-06-08T10:00:00.000Z"}}});
+        let auth = json!({"apiKey": "devin-session-token$never-read"});
+        let insert = "INSERT INTO ItemTable (key, value) VALUES (?1, ?2)";
+        store
+            .execute(insert, params![METADATA_KEY, cache.to_string()])
+            .expect("cache");
+        store
+            .execute(
+                insert,
+                params![EVENT_LOG_INDEX_KEY, index.to_string().into_bytes()],
+            )
+            .expect("index as a blob");
+        let info_key = format!("{SESSION_INFO_PREFIX}{OTTER}");
+        store
+            .execute(insert, params![info_key, info.to_string()])
+            .expect("info");
+        store
+            .execute(insert, params!["windsurfAuthStatus", auth.to_string()])
+            .expect("auth");
+        dir
+    }
+
+    fn log_path(user: &Path, uuid: &str) -> PathBuf {
+        user.join(EVENTS_FOLDER).join(format!("{uuid}.ndjson"))
+    }
+
+    /// A log's lines as the indexer gives them, parsed with its facts from the store.
+    fn parse_log(user: &Path, uuid: &str) -> ParseOutput {
+        let path = log_path(user, uuid);
+        let bytes = std::fs::read(&path).expect("log");
+        let split = split_json_lines(&bytes);
+        assert!(sniff(&split.lines), "sniffed");
+        parse(&path, &split.lines, read_sidecar(&path).as_ref())
+    }
+
+    fn kinds(session: &ParsedSession) -> Vec<EventType> {
+        session.events.iter().map(|event| event.kind).collect()
+    }
+
+    fn count(session: &ParsedSession, kind: EventType) -> usize {
+        session
+            .events
+            .iter()
+            .filter(|event| event.kind == kind)
+            .count()
+    }
+
+    #[test]
+    fn the_store_names_each_log_and_only_its_acp_keys_are_read() {
+        let user = user_dir();
+        let cadet = read_sidecar(&log_path(user.path(), CADET_LOG)).expect("facts");
+        assert_eq!(
+            cadet,
+            json!({"sessionId": CADET, "providerId": "devin-cli", "title": "Fix flaky test",
+                "cwd": "/home/u/proj", "model": "swe-1-6",
+                "createdAt": "2026-06-07T03:09:52.477Z"})
+        );
+        let otter = read_sidecar(&log_path(user.path(), OTTER_LOG)).expect("facts");
+        assert_eq!(
+            otter["title"], "Rename the config loader",
+            "from its session info"
+        );
+        assert_eq!(otter["model"], "swe-1-5");
+        for facts in [&cadet, &otter] {
+            assert!(!facts.to_string().contains("never-read"), "{facts}");
+        }
+        let unlisted = log_path(user.path(), "ffffffff-0000-4000-8000-000000000000");
+        assert_eq!(read_sidecar(&unlisted), None);
+    }
+
+    #[test]
+    fn a_session_reads_its_prompt_reasoning_failed_call_and_reply() {
+        let user = user_dir();
+        let output = parse_log(user.path(), CADET_LOG);
+        assert!(output.warnings.is_empty(), "{:?}", output.warnings);
+        assert_eq!(output.sessions.len(), 1);
+        let session = &output.sessions[0];
+        assert_eq!(
+            kinds(session),
+            [
+                EventType::UserInput,
+                EventType::Reasoning,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::AssistantResponse,
+            ]
+        );
+        assert_eq!(count(session, EventType::UserInput), 1, "prompts");
+        assert_eq!(count(session, EventType::ToolCall), 1, "tool calls");
+        assert_eq!(count(session, EventType::ToolResponse), 1, "tool results");
+        assert_eq!(count(session, EventType::AssistantResponse), 1, "replies");
+
+        assert_eq!(session.source, Source::Windsurf);
+        assert_eq!(session.native_id, CADET);
+        assert_eq!(session.meta.title.as_deref(), Some("Fix flaky test"));
+        assert_eq!(
+            session.meta.cwd.as_deref(),
+            Some("/home/u/proj"),
+            "file:// stripped"
+        );
+        assert_eq!(session.meta.model.as_deref(), Some("swe-1-6"));
+        assert_eq!(session.meta.agent_name.as_deref(), Some("devin-cli"));
+        assert_eq!(
+            session.meta.started_at,
+            parse_timestamp(&json!("2026-06-07T03:09:52.477Z"))
+        );
+
+        let events = &session.events;
+        assert_eq!(events[0].text, "Why does test_io flake?");
+        assert!(events[0].starts_turn);
+        assert_eq!(
+            events[0].timestamp,
+            parse_timestamp(&json!("2026-06-07T03:09:53Z"))
+        );
+        assert_eq!(events[1].text, "Check the fixture.");
+        assert_eq!(events[2].tool_name.as_deref(), Some("run_command"));
+        assert_eq!(events[2].tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(
+            events[2].payload,
+            Some(json!({"command": "pytest tests/test_io.py"}))
+        );
+        let result = &events[3];
+        assert_eq!(result.tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(result.tool_name.as_deref(), Some("run_command"));
+        assert_eq!(result.text, "1 failed");
+        assert_eq!(
+            result.subtype.as_deref(),
+            Some("error"),
+            "failed is an error"
+        );
+        assert_eq!(events[4].text, "It races on tmp_path.");
+        assert_eq!(events[4].model.as_deref(), Some("swe-1-6"));
+        assert_eq!(events[4].turn_end, Some(TurnEnd::Terminal));
+    }
+
+    #[test]
+    fn chunks_of_one_message_join_across_lines() {
+        let user = user_dir();
+        let output = parse_log(user.path(), OTTER_LOG);
+        assert!(
+            output.warnings.is_empty(),
+            "UI updates are no warnings: {:?}",
+            output.warnings
+        );
+        let session = &output.sessions[0];
+        assert_eq!(
+            kinds(session),
+            [
+                EventType::UserInput,
+                EventType::Reasoning,
+                EventType::AssistantResponse,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::AssistantResponse,
+            ]
+        );
+        let texts: Vec<&str> = session
+            .events
+            .iter()
+            .map(|event| event.text.as_str())
+            .collect();
+        assert_eq!(
+            texts[0],
+            "Rename load_cfg to load_config.\nfn load_cfg() {}"
+        );
+        assert_eq!(texts[1], "Find the callers.");
+        assert_eq!(
+            texts[2], "I'll rename it in two files.",
+            "joined around the call"
+        );
+        assert_eq!(texts[4], "src/config.rs:1");
+        assert_eq!(texts[5], "Done: renamed.");
+        assert_eq!(
+            session.events[2].key, "line.5",
+            "a message keeps its first line's key"
+        );
+        assert_eq!(session.events[3].tool_name.as_deref(), Some("grep_search"));
+        assert_eq!(session.events[4].subtype, None);
+        assert_eq!(session.native_id, OTTER);
+        assert_eq!(
+            session.meta.title.as_deref(),
+            Some("Rename the config loader")
+        );
+        assert_eq!(session.meta.cwd.as_deref(), Some("/home/u/app"));
+
+        // Without the store: the log's own title, provider and the file's uuid.
+        let path = log_path(user.path(), OTTER_LOG);
+        let bytes = std::fs::read(&path).expect("log");
+        let alone = parse(&path, &split_json_lines(&bytes).lines, None);
+        let session = &alone.sessions[0];
+        assert_eq!(session.native_id, OTTER_LOG);
+        assert_eq!(session.meta.title.as_deref(), Some("Rename load_cfg"));
+        assert_eq!(session.meta.agent_name.as_deref(), Some("devin-cli"));
+        assert_eq!(session.meta.model, None);
+        assert_eq!(session.events.len(), 6);
+    }
+
+    #[test]
+    fn a_half_written_last_line_is_held_back_then_read_once_complete() {
+        let complete = ndjson(&cadet_lines());
+        let next = line(json!({"sessionUpdate": "user_message_chunk",
+            "content": {"type": "text", "text": "Now fix it."},
+            "_meta": {"cognition.ai/timestamp": "2026-06-07T03:11:00.000Z",
+                "cognition.ai/clientMessageId": "m2"}}));
+        let whole = format!("{complete}{next}\n");
+        let path = Path::new("/u/User/acp-events/0b7e2c1a-5d7e-4c1f-9a55-3f0c2d9e8a11.ndjson");
+
+        let cut = whole.len() - 12;
+        let partial = split_json_lines(&whole.as_bytes()[..cut]);
+        assert!(partial.held_back, "the half-written line is held back");
+        assert!(partial.malformed.is_empty(), "and not counted as malformed");
+        assert_eq!(partial.lines.len(), 5);
+        assert_eq!(
+            partial.complete_offset,
+            complete.len() as u64,
+            "read again from there"
+        );
+        let before = parse(path, &partial.lines, None);
+        assert_eq!(before.sessions[0].events.len(), 5);
+
+        let read = split_json_lines(whole.as_bytes());
+        assert!(!read.held_back);
+        assert_eq!(read.lines.len(), 6);
+        let after = parse(path, &read.lines, None);
+        let events = &after.sessions[0].events;
+        assert_eq!(events.len(), 6);
+        assert_eq!(events[5].text, "Now fix it.");
+        assert!(events[5].starts_turn);
+        let keys = |output: &ParseOutput| -> Vec<String> {
+            output.sessions[0]
+                .events
+                .iter()
+                .map(|event| event.key.clone())
+                .collect()
+        };
+        assert_eq!(
+            keys(&before)[..],
+            keys(&after)[..5],
+            "earlier events keep their keys"
+        );
+
+        // A torn line followed by others is skipped and counted.
+        let torn = format!("{}\n{complete}", &whole[..40]);
+        let split = split_json_lines(torn.as_bytes());
+        assert_eq!(split.malformed.len(), 1);
+        assert_eq!(split.lines.len(), 5);
+    }
+
+    #[test]
+    fn logs_are_told_by_their_folder_and_their_lines() {
+        assert!(is_event_log_path(Path::new(
+            "/u/User/acp-events/0b7e.ndjson"
+        )));
+        assert!(!is_event_log_path(Path::new(
+            "/u/User/acp-events/0b7e.jsonl"
+        )));
+        assert!(!is_event_log_path(Path::new(
+            "/u/User/acp-messages/0b7e.ndjson"
+        )));
+        assert_eq!(
+            global_store_of(Path::new("/u/User/acp-events/0b7e.ndjson")),
+            Some(PathBuf::from("/u/User/globalStorage/state.vscdb"))
+        );
+        let text = ndjson(&cadet_lines());
+        let split = split_json_lines(text.as_bytes());
+        assert_eq!(
+            crate::ingest::line_format(&split),
+            Some(crate::ingest::Format::WindsurfAcp)
+        );
+        let grok = json!({"method": "session/update", "params": {"sessionId": "s",
+            "update": {"sessionUpdate": "user_message_chunk"}}});
+        let split = split_json_lines(format!("{grok}\n").as_bytes());
+        assert!(!sniff(&split.lines), "Grok's envelopes are Grok's");
+    }
+}

@@ -1,0 +1,308 @@
+//! Windsurf's ACP agent window (`windsurf`, format `windsurf_acp`): a home holding
+//! `tests/standalone-fixtures/windsurf-acp` as `~/.config/Windsurf` (two `acp-events/*.ndjson`
+//! logs and the global `state.vscdb` naming them), indexed with no PATH from the default
+//! locations. Every count is also taken from the raw logs by this test's own reading (a message
+//! is the chunks of one kind sharing a `cognition.ai/clientMessageId` or
+//! `cognition.ai/streamingMessageId`; a call a `tool_call`; a result the first `completed` or
+//! `failed` update of a call); the session facts come from the store's metadata cache or
+//! session-info row, the torn line is a counted malformed line, the store's API key is never
+//! read, a title changed in the store alone re-reads its log, and a half-written last line is
+//! held back and adds exactly its event once complete.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::{
+    Counts, assert_rest_adds, assert_tools_paired, doctor_location, index_home, indexed_counts,
+    number, rows, texts,
+};
+use crate::support::{copy_tree, standalone_fixture};
+
+const CADET: &str = "acp/devin-cli/brindle-cadet";
+const CADET_LOG: &str = "0b7e2c1a-5d7e-4c1f-9a55-3f0c2d9e8a11";
+const OTTER: &str = "acp/devin-cli/quiet-otter";
+/// Windsurf's sessions in the store.
+const WINDSURF: &str = "source = 'windsurf'";
+
+fn home_with_fixture() -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("temp dir");
+    copy_tree(
+        &standalone_fixture("windsurf-acp").join("Windsurf"),
+        &home.path().join(".config/Windsurf"),
+    );
+    home
+}
+
+fn user_dir(home: &Path) -> PathBuf {
+    home.join(".config/Windsurf/User")
+}
+
+fn logs(home: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(user_dir(home).join("acp-events"))
+        .expect("acp-events")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// This test's own reading of the raw logs; also returns the malformed lines it met.
+fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
+    let mut counts = Counts::default();
+    let mut malformed = 0;
+    for file in files {
+        counts.sessions += 1;
+        let mut messages = HashSet::new();
+        let mut calls = HashSet::new();
+        let mut answered = HashSet::new();
+        for line in fs::read_to_string(file).expect("log").lines() {
+            let Ok(record) = serde_json::from_str::<Value>(line) else {
+                malformed += 1;
+                continue;
+            };
+            let update = &record["notification"];
+            let kind = update["sessionUpdate"].as_str().unwrap_or("");
+            let meta = &update["_meta"];
+            let message = |field: &str| meta[field].as_str().unwrap_or("").to_string();
+            match kind {
+                "user_message_chunk" => {
+                    let id = message("cognition.ai/clientMessageId");
+                    counts.prompts += i64::from(messages.insert((kind.to_string(), id)));
+                }
+                "agent_message_chunk" | "agent_thought_chunk" => {
+                    let id = message("cognition.ai/streamingMessageId");
+                    let new = i64::from(messages.insert((kind.to_string(), id)));
+                    if kind == "agent_message_chunk" {
+                        counts.replies += new;
+                    } else {
+                        counts.reasoning += new;
+                    }
+                }
+                "tool_call" => {
+                    let id = update["toolCallId"].as_str().unwrap_or("").to_string();
+                    counts.calls += i64::from(calls.insert(id));
+                }
+                "tool_call_update" => {
+                    let status = update["status"].as_str().unwrap_or("");
+                    let id = update["toolCallId"].as_str().unwrap_or("").to_string();
+                    if matches!(status, "completed" | "failed") && answered.insert(id) {
+                        counts.results += 1;
+                        counts.failed += i64::from(status == "failed");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (counts, malformed)
+}
+
+/// The rows of `sql` as arrays of `names` (a null column is absent from a row).
+fn columns(dir: &Path, sql: &str, names: &[&str]) -> Vec<Value> {
+    rows(dir, sql)
+        .iter()
+        .map(|row| {
+            Value::Array(
+                names
+                    .iter()
+                    .map(|name| row.get(*name).cloned().unwrap_or(Value::Null))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn windsurf_acp_sessions_are_read_from_their_logs_with_the_stores_facts() {
+    let home = home_with_fixture();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+
+    let (raw, malformed) = raw_counts(&logs(home.path()));
+    assert_eq!(
+        (raw, malformed),
+        (
+            Counts {
+                sessions: 2,
+                prompts: 2,
+                replies: 3,
+                reasoning: 2,
+                calls: 2,
+                results: 2,
+                failed: 1,
+            },
+            1
+        ),
+        "the fixture, as this test reads it"
+    );
+    for expected in [
+        "windsurf_acp=2",
+        "sessions: 2;",
+        "events: 11 new",
+        "malformed lines: 1;",
+        "parser warnings: 0;",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    assert_eq!(
+        indexed_counts(dir, WINDSURF),
+        raw,
+        "every message read once"
+    );
+    assert_tools_paired(dir);
+
+    // The metadata cache gives the first session's facts, a session-info row the second's.
+    let facts = columns(
+        dir,
+        "SELECT native_id, title, cwd, model, agent_name FROM sessions \
+         WHERE source = 'windsurf' ORDER BY native_id",
+        &["native_id", "title", "cwd", "model", "agent_name"],
+    );
+    assert_eq!(
+        facts,
+        [
+            json!([
+                CADET,
+                "Fix flaky test",
+                "/home/u/proj",
+                "swe-1-6",
+                "devin-cli"
+            ]),
+            json!([
+                OTTER,
+                "Rename the config loader",
+                "/home/u/app",
+                "swe-1-5",
+                "devin-cli"
+            ]),
+        ]
+    );
+
+    // Chunks of one message are one event, wherever they are in the log.
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE type = 'assistant_response' ORDER BY timestamp"
+        ),
+        [
+            "It races on tmp_path.",
+            "I'll rename it in two files.",
+            "Done: renamed."
+        ]
+    );
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE type = 'user_input' ORDER BY timestamp"
+        ),
+        [
+            "Why does test_io flake?",
+            "Rename load_cfg to load_config.\nfn load_cfg() {}"
+        ]
+    );
+    let failed = rows(
+        dir,
+        "SELECT tool_name, text FROM events WHERE type = 'tool_response' AND subtype = 'error'",
+    );
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["tool_name"], "run_command");
+    assert_eq!(failed[0]["text"], "1 failed");
+
+    // Nothing of the store but the ACP keys is read.
+    assert_eq!(
+        number(
+            dir,
+            "SELECT count(*) FROM events WHERE text LIKE '%fixture-never-read%'"
+        ),
+        Some(0)
+    );
+
+    // `esker doctor` lists the event-log folder; the torn line is its one skipped line.
+    let folder = user_dir(home.path()).join("acp-events");
+    let location = doctor_location(home.path(), dir, &folder);
+    assert_eq!(location["harness"], "windsurf");
+    assert_eq!(location["sessions"].as_u64(), Some(2), "{location:#}");
+}
+
+/// A title changed in the store while the log stays as it was is read on the next pass (the
+/// store's facts are the log's sidecar, hashed in its checkpoint); no event is written twice.
+#[test]
+fn a_title_changed_in_the_store_re_reads_its_log() {
+    let home = home_with_fixture();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+    let before = indexed_counts(dir, WINDSURF);
+
+    let store = user_dir(home.path()).join("globalStorage/state.vscdb");
+    let connection = rusqlite::Connection::open(&store).expect("open the store");
+    let cache: String = connection
+        .query_row(
+            "SELECT value FROM ItemTable WHERE key = 'windsurf.acp.metadataCache'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("the metadata cache");
+    let mut cache: Value = serde_json::from_str(&cache).expect("JSON");
+    cache["sessions"][0]["title"] = json!("Fix the flaky test_io");
+    connection
+        .execute(
+            "UPDATE ItemTable SET value = ?1 WHERE key = 'windsurf.acp.metadataCache'",
+            [cache.to_string()],
+        )
+        .expect("rename");
+    drop(connection);
+
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr.contains("windsurf_acp=1"),
+        "only the renamed log: {stderr}"
+    );
+    assert_eq!(
+        texts(
+            dir,
+            &format!("SELECT title FROM sessions WHERE native_id = '{CADET}'")
+        ),
+        ["Fix the flaky test_io"]
+    );
+    assert_eq!(indexed_counts(dir, WINDSURF), before, "no event twice");
+}
+
+/// A prompt line caught half-written is held back (no event, no malformed line) and read once
+/// complete, adding exactly its event.
+#[test]
+fn a_half_written_last_line_is_read_once_complete() {
+    let home = home_with_fixture();
+    let live = logs(home.path())
+        .into_iter()
+        .find(|path| path.to_string_lossy().contains(CADET_LOG))
+        .expect("the first session's log");
+    let text = fs::read_to_string(&live).expect("log");
+    let prompt = json!({"providerId": "devin-cli", "notification": {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "text", "text": "Now fix the race."},
+        "_meta": {"cognition.ai/timestamp": "2026-06-07T03:11:00.000Z",
+            "cognition.ai/clientMessageId": "m2"}}})
+    .to_string();
+    let whole = format!("{text}{prompt}\n");
+    let head = format!("{text}{}", &prompt[..prompt.len() / 2]);
+    let (data, added) = assert_rest_adds(
+        home.path(),
+        &live,
+        (&head, &whole),
+        WINDSURF,
+        |dir, events| assert_eq!(events, 11, "the half-written line adds nothing: {dir:?}"),
+    );
+    assert_eq!(added, 1, "the completed line is one prompt");
+    assert_eq!(
+        number(
+            data.path(),
+            &format!("SELECT turn_count FROM sessions WHERE native_id = '{CADET}'")
+        ),
+        Some(2)
+    );
+}
