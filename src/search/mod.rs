@@ -14,6 +14,7 @@ pub mod positional;
 pub mod prefix;
 pub mod query;
 pub mod script;
+pub mod session_filter;
 pub mod stem_cache;
 pub mod type_filter;
 pub mod writer;
@@ -22,7 +23,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, NumericOptions, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
@@ -197,8 +198,9 @@ pub struct SearchQuery<'a> {
     pub event_types: &'a [EventType],
     /// Only events of this source.
     pub source: Option<&'a str>,
-    /// Only events of these sessions (`esker serve --project-only`, issue #13).
-    pub sessions: Option<&'a std::collections::HashSet<String>>,
+    /// Only events of these sessions (`esker serve --project-only`, issue #13; a team
+    /// token's scope, issue #54).
+    pub sessions: Option<&'a session_filter::ScopeSessions>,
     pub limit: usize,
     /// Stops the search once raised (`None`: runs to its end).
     pub cancel: Option<&'a cancel::Cancellation>,
@@ -269,6 +271,8 @@ pub struct SearchIndex {
     /// Each segment's document types, read on a segment's first search (the reader never
     /// reloads, so its segments never change).
     types: Arc<type_filter::TypeTables>,
+    /// Each searched scope's documents per segment, found on the scope's first search of it.
+    scopes: Arc<session_filter::ScopeBitsets>,
 }
 
 /// How many documents are locator-only (`unknown` events, no text).
@@ -357,6 +361,7 @@ impl SearchIndex {
             fields,
             unknown: OnceLock::new(),
             types: Arc::default(),
+            scopes: Arc::default(),
         })
     }
 
@@ -559,11 +564,15 @@ impl SearchIndex {
         if let Some(source) = query.source {
             clauses.push((Occur::Must, self.term_query(self.fields.source, source)));
         }
-        if let Some(sessions) = query.sessions {
-            let terms = sessions
-                .iter()
-                .map(|session_id| Term::from_field_text(self.fields.session_id, session_id));
-            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+        if let Some(scope) = query.sessions {
+            clauses.push((
+                Occur::Must,
+                Box::new(session_filter::ScopeQuery::new(
+                    self.fields.session_id,
+                    scope.clone(),
+                    Arc::clone(&self.scopes),
+                )),
+            ));
         }
         Ok(BooleanQuery::new(clauses))
     }
@@ -834,7 +843,7 @@ mod tests {
             event("event:a2", "session:a2", "the widget again"),
             event("event:b", "session:b", "the widget elsewhere"),
         ]);
-        let search = |sessions: Option<&std::collections::HashSet<String>>| {
+        let search_scores = |sessions: Option<&session_filter::ScopeSessions>| {
             let query = SearchQuery {
                 text: "widget",
                 session_id: None,
@@ -846,21 +855,52 @@ mod tests {
                 cancel: None,
             };
             let results = index.search(&query).expect("search");
-            let mut ids: Vec<String> = results.hits.into_iter().map(|hit| hit.event_id).collect();
-            ids.sort();
-            (ids, results.total_matches)
+            let mut hits: Vec<(String, f32)> = results
+                .hits
+                .into_iter()
+                .map(|hit| (hit.event_id, hit.raw_score))
+                .collect();
+            hits.sort_by(|a, b| a.0.cmp(&b.0));
+            (hits, results.total_matches)
         };
-        let in_scope = ["session:a", "session:a2"].map(String::from).into();
+        let search = |sessions| {
+            let (hits, total) = search_scores(sessions);
+            let ids: Vec<String> = hits.into_iter().map(|(id, _)| id).collect();
+            (ids, total)
+        };
+        let scope = |name: &str, ids: &[&str]| session_filter::ScopeSessions {
+            name: name.to_owned(),
+            ids: Arc::new(ids.iter().map(|id| (*id).to_owned()).collect()),
+        };
+        let in_scope = scope("a", &["session:a", "session:a2"]);
         assert_eq!(
             search(Some(&in_scope)),
             (vec!["event:a".into(), "event:a2".into()], 2)
         );
         assert_eq!(
-            search(Some(&Default::default())),
-            (vec![], 0),
-            "no session: no hit"
+            search(Some(&in_scope)),
+            (vec!["event:a".into(), "event:a2".into()], 2),
+            "the scope's cached documents answer again"
         );
+        let other = scope("b", &["session:b"]);
+        assert_eq!(
+            search(Some(&other)),
+            (vec!["event:b".into()], 1),
+            "another scope has its own documents"
+        );
+        let empty = scope("none", &[]);
+        assert_eq!(search(Some(&empty)), (vec![], 0), "no session: no hit");
         assert_eq!(search(None).1, 3);
+        // The scope adds a constant 1 to every score, as the `TermSetQuery` it replaced did,
+        // so the order and the scores' scale are those of a scoped search before.
+        let unscoped = search_scores(None).0;
+        for (id, score) in search_scores(Some(&in_scope)).0 {
+            let (_, plain) = unscoped.iter().find(|(other, _)| *other == id).unwrap();
+            assert!(
+                (score - (plain + 1.0)).abs() < 1e-6,
+                "{id}: {score} vs {plain}"
+            );
+        }
     }
 
     #[test]

@@ -182,7 +182,7 @@ fn in_scope(row: &VectorRow, query: &SearchQuery<'_>) -> bool {
         && query.source.is_none_or(|source| source == row.source)
         && query
             .sessions
-            .is_none_or(|sessions| sessions.contains(&row.session_id))
+            .is_none_or(|scope| scope.contains(&row.session_id))
 }
 
 fn hit_of(row: &VectorRow) -> SearchHit {
@@ -253,7 +253,10 @@ mod tests {
             source: "claude".into(),
             timestamp_micros: None,
         };
-        let in_project: std::collections::HashSet<String> = ["session:a".to_owned()].into();
+        let in_project = crate::search::session_filter::ScopeSessions {
+            name: "project".to_owned(),
+            ids: std::sync::Arc::new(["session:a".to_owned()].into()),
+        };
         let query = SearchQuery {
             text: "x",
             session_id: None,

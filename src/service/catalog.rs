@@ -30,6 +30,7 @@ use crate::query::session_set::{SessionSets, in_session_set_udf};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
 use crate::search::cancel::Cancellation;
+use crate::search::session_filter::ScopeSessions;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
 use crate::service::directory::{
     Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
@@ -109,7 +110,7 @@ pub struct Catalog {
     /// team server's token: its projects and machines (issue #54).
     scope: Option<Arc<ServingScope>>,
     /// The current generation's sessions inside `scope`, read on first use, per generation.
-    scope_sessions: std::sync::Mutex<Option<ScopeSessions>>,
+    scope_sessions: std::sync::Mutex<Option<ScopeSessionsCell>>,
 }
 
 /// What every scope of one store shares: the store, its answer path, the warm readers of the
@@ -127,7 +128,7 @@ struct SharedReaders {
 type InScopeCell = Arc<tokio::sync::OnceCell<Arc<HashSet<String>>>>;
 
 /// The generation a scope's session ids were read for, and the cell holding them.
-type ScopeSessions = (u64, InScopeCell);
+type ScopeSessionsCell = (u64, InScopeCell);
 
 /// One generation as one scope sees it: the generation's shared readers (every method of
 /// [`GenerationReaders`] is reachable through `Deref`), the catalog's semantic leg and its
@@ -757,6 +758,19 @@ impl WarmSnapshot {
         Ok(Some(Arc::clone(sessions)))
     }
 
+    /// The scope's session ids as the search index filters by them (named by the scope, so
+    /// the index finds each segment's documents of the scope once).
+    async fn scope_sessions(&self) -> Result<Option<ScopeSessions>, CatalogError> {
+        let Some(scope) = self.scope.as_deref() else {
+            return Ok(None);
+        };
+        let ids = self.sessions_in_scope().await?.unwrap_or_default();
+        Ok(Some(ScopeSessions {
+            name: scope.key().to_owned(),
+            ids,
+        }))
+    }
+
     /// The two SQL parameters of a query's scope filter,
     /// `(NOT $n OR in_session_set(session_id, $n+1))`: whether the server is scoped, and the
     /// name of the scope's session set (registered here first).
@@ -778,7 +792,7 @@ impl WarmSnapshot {
         search: IndexSearch,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
-        let sessions = self.sessions_in_scope().await?;
+        let sessions = self.scope_sessions().await?;
         cancellable_search(move |cancel| {
             let leg = snapshot.semantic.as_deref();
             crate::semantic::hybrid_search(
@@ -790,7 +804,7 @@ impl WarmSnapshot {
                     turn_id: search.turn_id.as_deref(),
                     event_types: &search.event_types,
                     source: search.source.as_deref(),
-                    sessions: sessions.as_deref(),
+                    sessions: sessions.as_ref(),
                     limit: search.limit,
                     cancel: Some(cancel),
                 },
@@ -809,7 +823,7 @@ impl WarmSnapshot {
         limit: usize,
     ) -> Result<SearchResults, CatalogError> {
         let snapshot = Arc::clone(self);
-        let sessions = self.sessions_in_scope().await?;
+        let sessions = self.scope_sessions().await?;
         cancellable_search(move |cancel| {
             let scope = SearchQuery {
                 text: "",
@@ -817,7 +831,7 @@ impl WarmSnapshot {
                 turn_id: None,
                 event_types: &event_types,
                 source: None,
-                sessions: sessions.as_deref(),
+                sessions: sessions.as_ref(),
                 limit,
                 cancel: Some(cancel),
             };
