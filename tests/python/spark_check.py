@@ -3,6 +3,7 @@ directory and compares every result row for row with `esker query --format json`
 dataset (docs/TEAM.md, "Spark").
 
 Usage: spark_check.py ESKER_BIN DATASET_DIR QUERIES_DIR TEAM_MD STORE_FORMAT[,STORE_FORMAT...]
+(with ESKER_CHECK_URL set, `esker query` reads that URL, the bucket DATASET_DIR mounts)
 
 The tables are registered by the pyspark statements docs/TEAM.md (TEAM_MD) shows, run as
 written: each table from the files of its Delta table's latest version (read with `deltalake`),
@@ -349,7 +350,9 @@ def main():
     esker, root, queries, docs, formats = sys.argv[1:6]
     ESKER = esker
     root = str(Path(root).resolve())
-    DATASET_URL = f"file://{root}"
+    # ESKER_CHECK_URL: where `esker query` reads the same dataset (the S3 bucket that
+    # DATASET_DIR mounts), else the directory itself.
+    DATASET_URL = os.environ.get("ESKER_CHECK_URL") or f"file://{root}"
     QUERIES = Path(queries)
     store_formats = {int(value) for value in formats.split(",")}
 
