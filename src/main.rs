@@ -390,6 +390,11 @@ enum Command {
         /// Keep running: publish again after every commit.
         #[arg(long)]
         watch: bool,
+        /// Seconds the files a publish replaces stay in the dataset (listed as retired in the
+        /// manifest) before a later publish deletes them, for readers still on an older Delta
+        /// version or manifest.
+        #[arg(long, value_name = "SECS", default_value_t = esker::team::publish::DEFAULT_KEEP_REPLACED.as_secs())]
+        keep_replaced: u64,
         /// Where the dataset lives. Credentials come from the cloud's standard environment.
         url: String,
     },
@@ -680,6 +685,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             data_dir,
             machine,
             watch,
+            keep_replaced,
             url,
         } => finish(
             esker::cli::team::run_publish(
@@ -687,6 +693,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &url,
                 machine.as_deref(),
                 watch,
+                Duration::from_secs(keep_replaced),
             )
             .await,
         ),

@@ -22,6 +22,7 @@ pub async fn run_publish(
     url: &str,
     machine: Option<&str>,
     watch: bool,
+    keep_replaced: Duration,
 ) -> Result<Outcome, CliError> {
     let store = Store::open_existing(data_dir)?;
     store.verify()?;
@@ -32,14 +33,20 @@ pub async fn run_publish(
             "esker publish: publishing {} as machine {machine} after every commit; Ctrl-C to stop",
             remote.display
         );
-        publish_watch(&store, &remote, &machine, |outcome| match outcome {
-            Ok(summary) => eprintln!("esker publish: {summary}"),
-            Err(error) => eprintln!("esker publish: {error}"),
-        })
+        publish_watch(
+            &store,
+            &remote,
+            &machine,
+            keep_replaced,
+            |outcome| match outcome {
+                Ok(summary) => eprintln!("esker publish: {summary}"),
+                Err(error) => eprintln!("esker publish: {error}"),
+            },
+        )
         .await?;
         return Ok(Outcome::Found);
     }
-    let summary = publish(&store, &remote, &machine).await?;
+    let summary = publish(&store, &remote, &machine, keep_replaced).await?;
     eprintln!("esker publish: {} -> {}", summary, remote.display);
     Ok(Outcome::Found)
 }

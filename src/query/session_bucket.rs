@@ -48,7 +48,7 @@ impl ScalarUDFImpl for SessionBucket {
         let [argument] = take_function_args(SESSION_BUCKET, &args.args)?;
         match argument {
             ColumnarValue::Scalar(value) => Ok(ColumnarValue::Scalar(ScalarValue::Int64(
-                scalar_text(value)?.map(bucket),
+                scalar_text(SESSION_BUCKET, value)?.map(bucket),
             ))),
             ColumnarValue::Array(array) => Ok(ColumnarValue::Array(buckets(array)?)),
         }
@@ -80,12 +80,17 @@ fn buckets_of<'a>(ids: impl ArrayAccessor<Item = &'a str>) -> ArrayRef {
     Arc::new(values)
 }
 
-fn scalar_text(value: &ScalarValue) -> DataFusionResult<Option<&str>> {
+/// The text of a string scalar (`None` for a null), or an error naming `function`.
+pub(crate) fn scalar_text<'a>(
+    function: &str,
+    value: &'a ScalarValue,
+) -> DataFusionResult<Option<&'a str>> {
     match value {
         ScalarValue::Utf8(text) | ScalarValue::Utf8View(text) | ScalarValue::LargeUtf8(text) => {
             Ok(text.as_deref())
         }
-        other => exec_err!("{SESSION_BUCKET} takes a string, not {}", other.data_type()),
+        ScalarValue::Null => Ok(None),
+        other => exec_err!("{function} takes strings, not {}", other.data_type()),
     }
 }
 

@@ -16,6 +16,8 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
+use super::session_bucket::scalar_text;
+
 /// The function's SQL name.
 pub const IN_SESSION_SET: &str = "in_session_set";
 
@@ -90,7 +92,7 @@ impl ScalarUDFImpl for InSessionSet {
         let ColumnarValue::Scalar(name) = name else {
             return exec_err!("{IN_SESSION_SET} takes the set's name as a constant");
         };
-        let set = match scalar_text(name)? {
+        let set = match scalar_text(IN_SESSION_SET, name)? {
             None | Some("") => None,
             Some(name) => match self.sets.get(name) {
                 Some(set) => Some(set),
@@ -99,7 +101,7 @@ impl ScalarUDFImpl for InSessionSet {
         };
         match ids {
             ColumnarValue::Scalar(id) => {
-                let id = scalar_text(id)?;
+                let id = scalar_text(IN_SESSION_SET, id)?;
                 Ok(ColumnarValue::Scalar(ScalarValue::Boolean(Some(admitted(
                     set.as_deref(),
                     id,
@@ -139,16 +141,6 @@ fn membership_of<'a>(
         .map(|id| Some(admitted(set, id)))
         .collect();
     Arc::new(values)
-}
-
-fn scalar_text(value: &ScalarValue) -> DataFusionResult<Option<&str>> {
-    match value {
-        ScalarValue::Utf8(text) | ScalarValue::Utf8View(text) | ScalarValue::LargeUtf8(text) => {
-            Ok(text.as_deref())
-        }
-        ScalarValue::Null => Ok(None),
-        other => exec_err!("{IN_SESSION_SET} takes strings, not {}", other.data_type()),
-    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,18 @@ pub struct Manifest {
     pub published_at: String,
     /// Sorted by path.
     pub files: Vec<ManifestFile>,
+    /// Files of earlier publishes this one replaced, kept in the dataset for readers still on
+    /// an older Delta version or manifest until `since` is older than the publisher's
+    /// retention (`esker publish --keep-replaced`); a later publish deletes them. Sorted by path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired: Vec<RetiredFile>,
+}
+
+/// A file no longer named by its machine's manifest, and since when (RFC 3339).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetiredFile {
+    pub path: String,
+    pub since: String,
 }
 
 impl Manifest {
@@ -45,9 +57,12 @@ impl Manifest {
         format!("{MANIFEST_DIR}/{machine}.json")
     }
 
-    /// Whether both name the same files (the publish time and generation aside).
+    /// Whether both name the same files, live and retired (the publish time and generation
+    /// aside).
     pub fn same_files(&self, other: &Manifest) -> bool {
-        self.files == other.files && self.store_format == other.store_format
+        self.files == other.files
+            && self.retired == other.retired
+            && self.store_format == other.store_format
     }
 
     /// The unit of the timestamps in its files (a store's are nanoseconds).

@@ -2,7 +2,7 @@
 //! names (only those not already there), then replaces the machine's manifest, then removes
 //! the machine's files the new manifest no longer names.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
@@ -20,7 +20,7 @@ use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 
 use super::TeamError;
 use super::delta::{self, TableFile};
-use super::manifest::{MANIFEST_FORMAT, Manifest, ManifestFile, read_manifest};
+use super::manifest::{MANIFEST_FORMAT, Manifest, ManifestFile, RetiredFile, read_manifest};
 use super::remote::Remote;
 use super::timestamps::rewrite_timestamps;
 use crate::store::faults::crash_point;
@@ -45,6 +45,8 @@ pub struct PublishSummary {
     pub uploaded_files: usize,
     pub uploaded_bytes: u64,
     pub removed_files: usize,
+    /// Replaced files kept for readers of an older version (`--keep-replaced`).
+    pub retired_files: usize,
     /// Tables whose Delta log got a commit.
     pub delta_commits: usize,
     pub manifest_written: bool,
@@ -55,7 +57,7 @@ impl fmt::Display for PublishSummary {
         write!(
             formatter,
             "machine {}, generation {}: {} file(s), uploaded {} ({} bytes), {} already there, \
-             removed {} stale; {} Delta table commit(s); manifest {}",
+             removed {} stale, {} replaced kept; {} Delta table commit(s); manifest {}",
             self.machine,
             self.generation,
             self.files,
@@ -63,6 +65,7 @@ impl fmt::Display for PublishSummary {
             self.uploaded_bytes,
             self.files - self.uploaded_files,
             self.removed_files,
+            self.retired_files,
             self.delta_commits,
             if self.manifest_written {
                 "written"
@@ -94,11 +97,17 @@ struct PublishedFile {
     rows: u64,
 }
 
-/// Publishes the current generation of `store` as `machine`.
+/// How long a replaced file stays in the dataset by default (`esker publish --keep-replaced`):
+/// long enough for a query that planned on the previous Delta version or manifest to finish.
+pub const DEFAULT_KEEP_REPLACED: Duration = Duration::from_secs(3600);
+
+/// Publishes the current generation of `store` as `machine`; the files it replaces stay
+/// `keep_replaced` before a later publish deletes them.
 pub async fn publish(
     store: &Store,
     remote: &Remote,
     machine: &str,
+    keep_replaced: Duration,
 ) -> Result<PublishSummary, TeamError> {
     // Reached first: a wrong endpoint, bucket or credentials fail before anything is written.
     let previous = read_manifest(remote, machine).await?;
@@ -132,12 +141,13 @@ pub async fn publish(
     }
     summary.delta_commits =
         commit_delta_tables(remote, machine, pinned.generation, &files, &published).await?;
-    let manifest = Manifest {
+    let now = chrono::Utc::now();
+    let mut manifest = Manifest {
         manifest_format: MANIFEST_FORMAT,
         machine: machine.to_string(),
         store_format: FORMAT_VERSION,
         generation: pinned.generation,
-        published_at: chrono::Utc::now().to_rfc3339(),
+        published_at: now.to_rfc3339(),
         files: files
             .iter()
             .zip(&published)
@@ -146,13 +156,62 @@ pub async fn publish(
                 size: published.size,
             })
             .collect(),
+        retired: Vec::new(),
     };
+    let (retired, expired) = retire(&existing, &manifest, previous.as_ref(), keep_replaced, now);
+    manifest.retired = retired;
+    summary.retired_files = manifest.retired.len();
     if previous.is_none_or(|previous| !previous.same_files(&manifest)) {
         manifest.write(remote).await?;
         summary.manifest_written = true;
     }
-    summary.removed_files = remove_stale(remote, &existing, &manifest).await?;
+    summary.removed_files = remove(remote, &expired).await?;
     Ok(summary)
+}
+
+/// The machine's objects that `manifest` does not name, split into those kept (retired now,
+/// or since an earlier publish and for less than `keep`) and those to delete.
+fn retire(
+    existing: &HashMap<String, u64>,
+    manifest: &Manifest,
+    previous: Option<&Manifest>,
+    keep: Duration,
+    now: chrono::DateTime<chrono::Utc>,
+) -> (Vec<RetiredFile>, Vec<String>) {
+    let named: HashSet<&str> = manifest
+        .files
+        .iter()
+        .map(|file| file.path.as_str())
+        .collect();
+    let retired_since: HashMap<&str, &str> = previous
+        .map(|previous| previous.retired.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|file| (file.path.as_str(), file.since.as_str()))
+        .collect();
+    let mut kept = Vec::new();
+    let mut expired = Vec::new();
+    let mut paths: Vec<&String> = existing
+        .keys()
+        .filter(|path| !named.contains(path.as_str()))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let since = retired_since
+            .get(path.as_str())
+            .and_then(|since| chrono::DateTime::parse_from_rfc3339(since).ok())
+            .map_or(now, |since| since.with_timezone(&chrono::Utc));
+        let held = (now - since).to_std().unwrap_or_default();
+        if held >= keep {
+            expired.push(path.clone());
+        } else {
+            kept.push(RetiredFile {
+                path: path.clone(),
+                since: since.to_rfc3339(),
+            });
+        }
+    }
+    (kept, expired)
 }
 
 /// One commit per table that holds (or held) the machine's files; returns how many tables
@@ -237,13 +296,14 @@ pub async fn publish_watch(
     store: &Store,
     remote: &Remote,
     machine: &str,
+    keep_replaced: Duration,
     mut report: impl FnMut(Result<PublishSummary, TeamError>),
 ) -> Result<(), TeamError> {
     let mut published: Option<u64> = None;
     loop {
         let generation = store.current()?.generation;
         if published != Some(generation) {
-            let outcome = publish(store, remote, machine).await;
+            let outcome = publish(store, remote, machine, keep_replaced).await;
             if outcome.is_ok() {
                 published = Some(generation);
             }
@@ -299,23 +359,11 @@ async fn upload(remote: &Remote, local: &Path, relative: &str) -> Result<u64, Te
     }
 }
 
-/// Deletes the machine's objects that the new manifest does not name (older generations'
-/// files, uploads of a publish that died before its manifest).
-async fn remove_stale(
-    remote: &Remote,
-    existing: &HashMap<String, u64>,
-    manifest: &Manifest,
-) -> Result<usize, TeamError> {
-    let named: std::collections::HashSet<&str> = manifest
-        .files
-        .iter()
-        .map(|file| file.path.as_str())
-        .collect();
+/// Deletes the machine's objects no manifest names any more and whose retention ended
+/// (older generations' files, uploads of a publish that died before its manifest).
+async fn remove(remote: &Remote, expired: &[String]) -> Result<usize, TeamError> {
     let mut removed = 0;
-    for relative in existing.keys() {
-        if named.contains(relative.as_str()) {
-            continue;
-        }
+    for relative in expired {
         match remote.store.delete(&remote.path(relative)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => removed += 1,
             Err(error) => return Err(remote.failure(&error)),

@@ -58,6 +58,21 @@ pub fn rows(data_dir: &Path, sql: &str) -> Vec<Map<String, Value>> {
 }
 
 /// One text column of `sql`, in order (null as "").
+/// The rows of `sql` as arrays of `names` (a null column is absent from a row).
+pub fn columns(data_dir: &Path, sql: &str, names: &[&str]) -> Vec<Value> {
+    rows(data_dir, sql)
+        .iter()
+        .map(|row| {
+            Value::Array(
+                names
+                    .iter()
+                    .map(|name| row.get(*name).cloned().unwrap_or(Value::Null))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 pub fn texts(data_dir: &Path, sql: &str) -> Vec<String> {
     rows(data_dir, sql)
         .into_iter()

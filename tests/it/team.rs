@@ -410,8 +410,11 @@ fn a_publish_killed_before_its_manifest_leaves_readers_on_the_previous_one() {
         "readers must stay on the previous manifest"
     );
 
-    // The next publish completes it and removes what no manifest names.
-    succeed(&publish_args, &env, &cache);
+    // The next publish completes it and removes what no manifest names (no retention here:
+    // `replaced_files_stay_for_readers_until_their_retention_ends` tests the default).
+    let mut at_once = publish_args.to_vec();
+    at_once.extend(["--keep-replaced", "0"]);
+    succeed(&at_once, &env, &cache);
     let local = event_ids(utf8(&data_dir), &[], &cache);
     assert!(local.len() > published.len());
     assert_eq!(event_ids(url, &env, &cache), local);
@@ -579,6 +582,85 @@ fn serve_over_a_dataset_url_keeps_pulling_what_machines_publish() {
             || std::env::var_os("XDG_CACHE_HOME").is_some(),
         "the dataset was pulled into the cache under HOME"
     );
+}
+
+/// The files a publish replaces stay in the dataset, listed as `retired` in the manifest, for
+/// readers still on the previous Delta version or manifest (an hour by default); a publish
+/// with `--keep-replaced 0` deletes them.
+#[test]
+fn replaced_files_stay_for_readers_until_their_retention_ends() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let logs = root.path().join("logs");
+    crate::support::copy_tree(&fixtures_dir().join("codex"), &logs);
+    let (data_dir, dataset, cache) = (
+        root.path().join("data"),
+        root.path().join("dataset"),
+        root.path().join("cache"),
+    );
+    index_into(&data_dir, &[&logs]);
+    let publish_args = [
+        "publish",
+        "--data-dir",
+        utf8(&data_dir),
+        "--machine",
+        "m1",
+        utf8(&dataset),
+    ];
+    succeed(&publish_args, &[], &cache);
+    let first = manifest_paths(&dataset, "files");
+
+    // A session grows (its last line again): the files holding its rows are rewritten.
+    let rollout = walkdir::WalkDir::new(&logs)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|entry| entry.into_path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .expect("a rollout");
+    let text = std::fs::read_to_string(&rollout).expect("rollout");
+    let last = text.lines().last().expect("a line").to_owned();
+    std::fs::write(&rollout, format!("{text}{last}\n")).expect("appended");
+    index_into(&data_dir, &[&logs]);
+    succeed(&publish_args, &[], &cache);
+    let live = manifest_paths(&dataset, "files");
+    let retired = manifest_paths(&dataset, "retired");
+    let replaced: Vec<String> = first
+        .iter()
+        .filter(|path| !live.contains(path))
+        .cloned()
+        .collect();
+    assert!(!replaced.is_empty(), "the growing session rewrote no file");
+    assert_eq!(retired, replaced, "every replaced file is kept and listed");
+    for path in live.iter().chain(&retired) {
+        assert!(dataset.join(path).is_file(), "{path} is gone");
+    }
+
+    let mut at_once = publish_args.to_vec();
+    at_once.extend(["--keep-replaced", "0"]);
+    succeed(&at_once, &[], &cache);
+    assert!(manifest_paths(&dataset, "retired").is_empty());
+    assert_eq!(manifest_paths(&dataset, "files"), live);
+    for path in &retired {
+        assert!(
+            !dataset.join(path).exists(),
+            "{path} was kept past its retention"
+        );
+    }
+}
+
+/// The sorted paths of a machine-`m1` manifest's `field` (`files` or `retired`).
+fn manifest_paths(dataset: &Path, field: &str) -> Vec<String> {
+    let text = std::fs::read(dataset.join("_manifests").join("m1.json")).expect("manifest");
+    let manifest: Value = serde_json::from_slice(&text).expect("manifest JSON");
+    let mut paths: Vec<String> = manifest[field]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|file| file["path"].as_str().expect("a path").to_owned())
+        .collect();
+    paths.sort();
+    paths
 }
 
 /// The `generation` of a machine's manifest in a dataset directory, once it exists.

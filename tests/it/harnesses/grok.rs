@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{
-    Counts, assert_rest_adds, assert_tools_paired, count_events, doctor_location, head_lines,
-    index_home, indexed_counts, number, resume_line, rows, texts,
+    Counts, assert_rest_adds, assert_tools_paired, columns, count_events, doctor_location,
+    head_lines, index_home, indexed_counts, number, resume_line, rows, texts,
 };
 use crate::support::{copy_tree, standalone_fixture};
 
@@ -118,21 +118,6 @@ fn grok_counts(dir: &Path) -> GrokCounts {
         base: indexed_counts(dir, GROK),
         turns_with_usage: count_events(dir, GROK, "input_tokens IS NOT NULL"),
     }
-}
-
-/// The rows of `sql` as arrays of `names` (a null column is absent from a row).
-fn columns(dir: &Path, sql: &str, names: &[&str]) -> Vec<Value> {
-    rows(dir, sql)
-        .iter()
-        .map(|row| {
-            Value::Array(
-                names
-                    .iter()
-                    .map(|name| row.get(*name).cloned().unwrap_or(Value::Null))
-                    .collect(),
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{
-    Counts, assert_rest_adds, assert_tools_paired, doctor_location, index_home, indexed_counts,
-    number, rows, texts,
+    Counts, assert_rest_adds, assert_tools_paired, columns, doctor_location, index_home,
+    indexed_counts, number, rows, texts,
 };
 use crate::support::{copy_tree, standalone_fixture};
 
@@ -98,21 +98,6 @@ fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
         }
     }
     (counts, malformed)
-}
-
-/// The rows of `sql` as arrays of `names` (a null column is absent from a row).
-fn columns(dir: &Path, sql: &str, names: &[&str]) -> Vec<Value> {
-    rows(dir, sql)
-        .iter()
-        .map(|row| {
-            Value::Array(
-                names
-                    .iter()
-                    .map(|name| row.get(*name).cloned().unwrap_or(Value::Null))
-                    .collect(),
-            )
-        })
-        .collect()
 }
 
 #[test]
