@@ -13,7 +13,8 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::{DataType as ArrowType, SchemaRef};
 use deltalake_core::kernel::transaction::{CommitBuilder, CommitProperties, TransactionError};
 use deltalake_core::kernel::{
-    Action, Add, DataType, Remove, StructField, Transaction as AppTransaction,
+    Action, Add, DataType, MetadataExt, Remove, StructField, StructType,
+    Transaction as AppTransaction,
 };
 use deltalake_core::logstore::{LogStoreRef, StorageConfig, default_logstore};
 use deltalake_core::operations::create::CreateBuilder;
@@ -180,6 +181,9 @@ pub async fn prepare<'a>(
         .map(|file| Action::Add(add_action(file, now)))
         .collect();
     let added = actions.len();
+    if let Some(metadata) = evolved_metadata(remote, table, &delta).await? {
+        actions.push(Action::Metadata(metadata));
+    }
     let mut removed = 0;
     for (path, remove) in present {
         if !wanted.contains(path.as_str()) {
@@ -313,6 +317,38 @@ async fn open_or_create(
     let mut delta = DeltaTable::new(store);
     delta.load().await.map_err(failed)?;
     Ok(delta)
+}
+
+/// The table's metadata with the declared columns it lacks added (nullable: the files
+/// already in it have no values for them), or `None` when it has them all: how a table
+/// follows esker's schema when a newer esker publishes new columns. Columns are only added,
+/// never dropped or retyped (an esker that changes a column's type changes its store format,
+/// and readers leave such machines out).
+async fn evolved_metadata(
+    remote: &Remote,
+    table: &str,
+    delta: &DeltaTable,
+) -> Result<Option<deltalake_core::kernel::Metadata>, TeamError> {
+    let failed = |error: DeltaTableError| delta_failure(remote, table, error);
+    let snapshot = delta.snapshot().map_err(failed)?;
+    let current = snapshot.schema();
+    let missing: Vec<StructField> = delta_columns(table)
+        .await?
+        .into_iter()
+        .filter(|column| current.field(column.name()).is_none())
+        .map(|column| StructField::new(column.name(), column.data_type().clone(), true))
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let evolved = StructType::try_new(current.fields().cloned().chain(missing))
+        .map_err(|error| failed(DeltaTableError::from(error)))?;
+    let metadata = snapshot
+        .metadata()
+        .clone()
+        .with_schema(&evolved)
+        .map_err(|error| failed(DeltaTableError::from(error)))?;
+    Ok(Some(metadata))
 }
 
 /// The Delta columns of `table`: the declared ones (`tables/<table>.sql`, timestamps as
@@ -463,6 +499,60 @@ mod tests {
             .unwrap();
         assert_eq!((again.added, again.removed), (0, 0));
         assert_eq!(again.version, second.version);
+    }
+
+    /// A table an older esker created (here without `cwd`) gains the column at the next
+    /// publish, nullable, its files and partitioning kept; a publish with nothing new adds no
+    /// metadata again.
+    #[tokio::test]
+    async fn a_table_missing_a_declared_column_gains_it_at_the_next_publish() {
+        let dir = tempfile::tempdir().unwrap();
+        let remote = Remote::open(dir.path().to_str().unwrap()).unwrap();
+        let store = log_store(&remote, "sessions").unwrap();
+        let older: Vec<StructField> = delta_columns("sessions")
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|column| column.name() != "cwd")
+            .collect();
+        CreateBuilder::new()
+            .with_log_store(store.clone())
+            .with_columns(older)
+            .with_partition_columns(partition_columns("sessions"))
+            .await
+            .unwrap();
+        let schema_now = || async {
+            let mut delta = DeltaTable::new(log_store(&remote, "sessions").unwrap());
+            delta.load().await.unwrap();
+            let snapshot = delta.snapshot().unwrap();
+            (
+                snapshot.schema(),
+                snapshot.metadata().partition_columns().to_vec(),
+            )
+        };
+        assert!(schema_now().await.0.field("cwd").is_none());
+        commit_machine_files(&remote, "sessions", "a", 1, &[file("a", "1")])
+            .await
+            .unwrap();
+        let (schema, partitions) = schema_now().await;
+        let cwd = schema.field("cwd").expect("the new column");
+        assert!(cwd.is_nullable());
+        assert_eq!(partitions, partition_columns("sessions"));
+        let declared = delta_columns("sessions").await.unwrap();
+        assert_eq!(schema.fields().count(), declared.len());
+        let files = files_by_machine(&remote, "sessions")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(files["a"], ["machine=a/part-1.parquet"]);
+        let mut delta = DeltaTable::new(store);
+        delta.load().await.unwrap();
+        assert!(
+            evolved_metadata(&remote, "sessions", &delta)
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[tokio::test]
