@@ -151,6 +151,16 @@ pub fn query_rows(data_dir: &Path, sql: &str) -> Vec<Map<String, Value>> {
         .collect()
 }
 
+/// The session ids of the store at `data_dir`, sorted.
+pub fn session_ids(data_dir: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = query_rows(data_dir, "SELECT session_id FROM sessions")
+        .iter()
+        .map(|row| row["session_id"].as_str().expect("an id").to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// Runs SQL that returns a single integer (first column of the first row).
 pub fn query_count(data_dir: &Path, sql: &str) -> i64 {
     let rows = query_rows(data_dir, sql);

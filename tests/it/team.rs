@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::mcp::client::{EskerClient, strings_at};
 use crate::python::python_has;
 use crate::support::{
-    clear_harness_env, esker_bin, fixtures_dir, index_into, manifest_dir, query_rows,
+    clear_harness_env, esker_bin, fixtures_dir, index_into, manifest_dir, query_rows, session_ids,
 };
 use moto::Moto;
 
@@ -511,16 +511,6 @@ fn distinctive_event(data_dir: &Path) -> (String, String, String) {
             ))
         })
         .expect("a user_input event with a long word")
-}
-
-/// The sorted session ids of the store at `data_dir`.
-fn session_ids(data_dir: &Path) -> Vec<String> {
-    let mut ids: Vec<String> = query_rows(data_dir, "SELECT session_id FROM sessions")
-        .iter()
-        .map(|row| row["session_id"].as_str().expect("an id").to_owned())
-        .collect();
-    ids.sort();
-    ids
 }
 
 /// `esker serve --data-dir URL` pulls the dataset into a cache store and serves it (here over

@@ -18,7 +18,7 @@ use super::project_only::{WORD, projects};
 use crate::python::{python_has, run_python};
 use crate::support::{
     BACKGROUND_WAIT, clear_harness_env, esker_bin, fixture_store, fixtures_dir, index_into,
-    query_rows, run_esker, stderr_of,
+    run_esker, session_ids, stderr_of,
 };
 
 /// The line `esker serve --http` prints once listening, before the URL.
@@ -374,16 +374,6 @@ fn a_token_scoped_to_a_project_is_answered_as_project_only() {
         own["data"]["session"]["id"],
         projects.sessions_a[0].as_str()
     );
-}
-
-/// The session ids of the store at `data_dir`.
-fn session_ids(data_dir: &Path) -> Vec<String> {
-    let rows = query_rows(data_dir, "SELECT session_id FROM sessions");
-    sorted(
-        rows.iter()
-            .map(|row| row["session_id"].as_str().expect("an id").to_owned())
-            .collect(),
-    )
 }
 
 fn succeed(args: &[&str]) {
