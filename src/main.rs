@@ -549,11 +549,30 @@ struct IngestArgs {
     /// gitleaks.toml); a rule with a built-in id replaces it.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
+    /// Keep indexing under this much resident memory, in MB (default 2048; at least 256):
+    /// batches shrink with it, and a batch is committed early when memory nears it.
+    #[arg(long, value_name = "MB", env = "ESKER_MEMORY_LIMIT_MB")]
+    memory_limit: Option<u64>,
 }
 
 impl IngestArgs {
     fn redactor(&self) -> anyhow::Result<std::sync::Arc<Redactor>> {
         redactor_with(self.rules.as_deref())
+    }
+
+    /// `--memory-limit` in bytes, checked.
+    fn memory_limit(&self) -> anyhow::Result<u64> {
+        let Some(megabytes) = self.memory_limit else {
+            return Ok(esker::indexer::run::DEFAULT_MEMORY_LIMIT);
+        };
+        let bytes = megabytes.saturating_mul(1 << 20);
+        anyhow::ensure!(
+            bytes >= esker::indexer::run::MIN_MEMORY_LIMIT,
+            "--memory-limit {megabytes}: at least {} MB is needed (the search writer's buffers \
+             and the store's state alone take about that)",
+            esker::indexer::run::MIN_MEMORY_LIMIT >> 20
+        );
+        Ok(bytes)
     }
 }
 
@@ -656,6 +675,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 redact: !ingest.no_redact,
                 redactor: ingest.redactor()?,
                 batch_bytes: batch_bytes.unwrap_or(IndexOptions::default().batch_bytes),
+                memory_limit: ingest.memory_limit()?,
                 ..IndexOptions::default()
             };
             if watch {
@@ -975,6 +995,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     writer_role: "esker serve (background indexer)".to_string(),
                     redact: !ingest.no_redact,
                     redactor,
+                    memory_limit: ingest.memory_limit()?,
                     ..IndexOptions::default()
                 };
                 let watch = (!no_watch).then(|| WatchOptions {
@@ -1325,6 +1346,7 @@ async fn run_ui(
             writer_role: "esker ui (background indexer)".to_string(),
             redact: !ingest.no_redact,
             redactor: ingest.redactor()?,
+            memory_limit: ingest.memory_limit()?,
             ..IndexOptions::default()
         };
         spawn_background_index(store, index_options, watch, semantic.clone())?;

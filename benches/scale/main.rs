@@ -135,6 +135,13 @@ fn parse_options() -> anyhow::Result<Options> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // `ESKER_LOG=esker=info` shows the library's step logs (commits, directory refreshes).
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("ESKER_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let options = parse_options()?;
     if options.generate_only {
         let out = options

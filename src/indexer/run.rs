@@ -41,6 +41,37 @@ pub(crate) const ENCRYPTED_FORMAT: &str = "encrypted";
 /// How many issues (malformed lines, parser warnings) are printed per file; all are counted.
 const ISSUES_SHOWN_PER_FILE: usize = 5;
 
+/// The memory an indexing pass keeps under unless told otherwise.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
+
+/// The smallest `--memory-limit` accepted: below it the store's own state and the search
+/// writer's buffers alone would pass it.
+pub const MIN_MEMORY_LIMIT: u64 = 256 << 20;
+
+/// A batch is committed for memory only once it holds this much (fewer, larger commits
+/// where the limit is tight), and memory is looked at again after this much more is read.
+const MEMORY_CHECK_BYTES: u64 = 4 << 20;
+
+impl IndexOptions {
+    /// The batch size the pass commits at: `batch_bytes`, at most a sixteenth of the memory
+    /// limit (a batch's parsed rows, tables and index buffers take ~10× its bytes at peak:
+    /// 1.2–1.5 GB for 128 MiB batches, PERFORMANCE.md).
+    pub fn effective_batch_bytes(&self) -> u64 {
+        self.batch_bytes.min(self.memory_limit / 16).max(1 << 20)
+    }
+}
+
+/// Whether this process's anonymous resident memory passed three quarters of `limit`.
+fn memory_is_high(limit: u64) -> bool {
+    crate::heap::Resident::read()
+        .is_some_and(|resident| past_memory_mark(resident.anonymous, limit))
+}
+
+/// Whether `anonymous` bytes of heap are past the mark a batch is committed early at.
+fn past_memory_mark(anonymous: u64, limit: u64) -> bool {
+    anonymous > limit / 4 * 3
+}
+
 /// Options of one indexing pass.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
@@ -66,6 +97,10 @@ pub struct IndexOptions {
     /// Commit after reading this many bytes of changed logs, so memory stays bounded and a
     /// crash loses at most one batch of work.
     pub batch_bytes: u64,
+    /// The resident memory (heap, not mapped files) the pass keeps under: batches are at most
+    /// a sixteenth of it, and a batch is committed early when the process's anonymous
+    /// memory passes three quarters of it (`--memory-limit`, default 2 GiB).
+    pub memory_limit: u64,
     pub limits: ReadLimits,
     /// Where the pass reports its progress and outcome (the server's `get_ingest_status`).
     pub monitor: Option<IngestMonitor>,
@@ -84,6 +119,7 @@ impl Default for IndexOptions {
             redact: true,
             redactor: Redactor::builtin(),
             batch_bytes: 128 << 20,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
             limits: ReadLimits::default(),
             monitor: None,
         }
@@ -114,6 +150,8 @@ pub struct IndexSummary {
     pub parser_warnings: u64,
     pub secrets_redacted: u64,
     pub commits: usize,
+    /// Commits made early because memory passed three quarters of the limit.
+    pub memory_commits: usize,
     pub bytes_read: u64,
     pub elapsed: Duration,
     pub generation: Option<u64>,
@@ -209,6 +247,13 @@ impl fmt::Display for IndexSummary {
             megabytes,
             throughput
         )?;
+        if self.memory_commits > 0 {
+            write!(
+                formatter,
+                "; {} of the commits early, for the memory limit",
+                self.memory_commits
+            )?;
+        }
         for line in self.unknown_record_lines() {
             write!(formatter, "\n{line}")?;
         }
@@ -432,7 +477,9 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     let redaction_changed =
         state.redacted != options.redact || state.redaction_rules != redaction_rules;
     let mut batch = Batch::default();
-    let mut commit_at = first_commit_bytes(options.batch_bytes);
+    let batch_bytes = options.effective_batch_bytes();
+    let mut commit_at = first_commit_bytes(batch_bytes);
+    let mut memory_checked_at = 0;
     let mut shared = SharedIndexes::default();
     let others = sources.encrypted.iter().map(PassSource::Encrypted);
     let groups = sources.groups.iter().map(PassSource::Group);
@@ -486,8 +533,21 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         if let Some(monitor) = &options.monitor {
             monitor.file_done(file_bytes);
         }
-        if batch.bytes >= commit_at {
-            commit_at = (commit_at.saturating_mul(2)).min(options.batch_bytes);
+        let memory_high = batch.bytes >= memory_checked_at + MEMORY_CHECK_BYTES && {
+            memory_checked_at = batch.bytes;
+            memory_is_high(options.memory_limit)
+        };
+        if batch.bytes >= commit_at || memory_high {
+            if memory_high && batch.bytes < commit_at {
+                tracing::info!(
+                    batch_bytes = batch.bytes,
+                    memory_limit_mib = options.memory_limit >> 20,
+                    "memory past three quarters of the limit: committing the batch early"
+                );
+                summary.memory_commits += 1;
+            }
+            memory_checked_at = 0;
+            commit_at = (commit_at.saturating_mul(2)).min(batch_bytes);
             if position + 1 < source_count
                 && let Some(search) = &batch.search
             {
@@ -498,6 +558,9 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
             batch.input.redaction_rules = Some(redaction_rules.clone());
             commit_batch(store, &mut state, std::mem::take(&mut batch), &mut summary).await?;
             report_commit(options, &summary);
+            if memory_high {
+                crate::heap::release_free_memory();
+            }
         }
     }
     progress.finish_and_clear();
@@ -1468,6 +1531,31 @@ mod tests {
         assert_eq!(first_commit_bytes(128 << 20), FIRST_COMMIT_BYTES);
         assert_eq!(first_commit_bytes(1000), 1000);
         assert!(FIRST_COMMIT_BYTES < IndexOptions::default().batch_bytes);
+    }
+
+    #[test]
+    fn the_memory_limit_bounds_the_batch_and_marks_when_to_commit_early() {
+        let with_limit = |memory_limit: u64| IndexOptions {
+            memory_limit,
+            ..IndexOptions::default()
+        };
+        assert_eq!(
+            with_limit(DEFAULT_MEMORY_LIMIT).effective_batch_bytes(),
+            128 << 20
+        );
+        assert_eq!(with_limit(512 << 20).effective_batch_bytes(), 32 << 20);
+        assert_eq!(
+            with_limit(MIN_MEMORY_LIMIT).effective_batch_bytes(),
+            16 << 20
+        );
+        assert_eq!(with_limit(1 << 20).effective_batch_bytes(), 1 << 20);
+        assert!(!past_memory_mark(1536 << 20, DEFAULT_MEMORY_LIMIT));
+        assert!(past_memory_mark((1536 << 20) + 1, DEFAULT_MEMORY_LIMIT));
+        assert!(
+            memory_is_high(1),
+            "this process has more than a byte of heap"
+        );
+        assert!(!memory_is_high(u64::MAX / 2));
     }
 
     #[test]

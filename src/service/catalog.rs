@@ -34,13 +34,14 @@ use crate::search::session_filter::ScopeSessions;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
 use crate::service::directory::{
     Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
-    SESSION_INDEX_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS, register_index_tables,
+    SESSION_INDEX_ROWS, SESSION_INDEX_SESSION_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS,
+    TURN_INDEX_SESSION_ROWS, register_index_tables,
 };
 use crate::service::envelope::ToolError;
 use crate::service::keyed_table::RowCollector;
 use crate::service::project_scope::{self, ProjectScope, ServingScope};
 use crate::service::rows::{RowError, Rows};
-use crate::store::commit::{TURN_BUCKETS, changed_buckets};
+use crate::store::commit::{ChangedRows, TURN_BUCKETS, changed_rows};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -180,11 +181,13 @@ pub struct GenerationReaders {
 }
 
 /// How a generation's directory was carried over from the generation it replaced: the
-/// buckets its commit rewrote, and the rows read again for them.
+/// buckets read again whole (a base file rewritten), the sessions read again alone (only a
+/// hot file rewritten), and the rows read for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirectoryRefresh {
     pub from_generation: u64,
     pub buckets: BTreeSet<u64>,
+    pub sessions: BTreeSet<String>,
     pub sessions_read: usize,
     pub turns_read: usize,
 }
@@ -367,6 +370,10 @@ impl SharedReaders {
     }
 }
 
+/// Session ids per lookup statement when a refresh reads sessions alone (the keyed scan pins
+/// at most 256 keys).
+const SESSIONS_PER_LOOKUP: usize = 256;
+
 /// How long a request waits for a new generation's directory to be carried over from the
 /// replaced one's before it is answered over Parquet.
 const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
@@ -467,10 +474,12 @@ impl GenerationReaders {
         true
     }
 
-    /// `previous`'s loaded directory with the rows of the buckets of `sessions` and `turns`
-    /// that differ between the two generations read again; `None` when there is nothing to
-    /// carry (no loaded directory, a file outside the bucket layout, or most buckets changed).
-    /// The sessions' merge runs beside the read of the turns, each merge on the blocking pool.
+    /// `previous`'s loaded directory with the rows of `sessions` and `turns` that differ
+    /// between the two generations read again ([`changed_rows`]: whole buckets where a base
+    /// file was rewritten, single sessions where only a hot file was); `None` when there is
+    /// nothing to carry (no loaded directory, a file outside the bucket layout, or most buckets
+    /// changed). The sessions' merge runs beside the read of the turns, each merge on the
+    /// blocking pool.
     async fn refreshed_directory(
         &self,
         previous: &Arc<GenerationReaders>,
@@ -479,41 +488,40 @@ impl GenerationReaders {
             return Ok(None);
         }
         let started = std::time::Instant::now();
-        let Some(buckets) = changed_buckets(&previous.pin.root, &self.pin.root)? else {
+        let Some(changed) = changed_rows(&previous.pin.root, &self.pin.root)? else {
             return Ok(None);
         };
-        if buckets.len() as u64 > TURN_BUCKETS / 2 {
+        if changed.buckets.len() as u64 > TURN_BUCKETS / 2 {
             return Ok(None);
         }
-        let listed = ScalarValue::List(ScalarValue::new_list_nullable(
-            &buckets
-                .iter()
-                .map(|bucket| ScalarValue::Int64(Some(*bucket as i64)))
-                .collect::<Vec<_>>(),
-            &datafusion::arrow::datatypes::DataType::Int64,
-        ));
+        let changed = Arc::new(changed);
         let mut sessions = self.index_tables.session_rows();
-        self.stream_into(
-            SESSION_INDEX_BUCKET_ROWS,
-            vec![listed.clone()],
+        self.stream_changed(
+            &changed,
+            [SESSION_INDEX_BUCKET_ROWS, SESSION_INDEX_SESSION_ROWS],
             &mut sessions,
         )
         .await?;
         let sessions_read = sessions.row_count();
         let merging_sessions =
-            merge_in_background(previous, &buckets, sessions, Directory::refreshed_sessions);
+            merge_in_background(previous, &changed, sessions, Directory::refreshed_sessions);
         let mut turns = self.index_tables.turn_rows();
-        self.stream_into(TURN_INDEX_BUCKET_ROWS, vec![listed], &mut turns)
-            .await?;
+        self.stream_changed(
+            &changed,
+            [TURN_INDEX_BUCKET_ROWS, TURN_INDEX_SESSION_ROWS],
+            &mut turns,
+        )
+        .await?;
         let turns_read = turns.row_count();
         let read_us = started.elapsed().as_micros() as u64;
         let turns =
-            merge_in_background(previous, &buckets, turns, Directory::refreshed_turns).await?;
+            merge_in_background(previous, &changed, turns, Directory::refreshed_turns).await?;
         let directory = Directory::from_refreshed(merging_sessions.await?, turns)?;
         tracing::info!(
             generation = self.generation,
             from_generation = previous.generation,
-            buckets = buckets.len(),
+            buckets = changed.buckets.len(),
+            sessions = changed.sessions.len(),
             sessions_read,
             turns_read,
             read_us,
@@ -522,11 +530,47 @@ impl GenerationReaders {
         );
         let refresh = DirectoryRefresh {
             from_generation: previous.generation,
-            buckets,
+            buckets: changed.buckets.clone(),
+            sessions: changed.sessions.clone(),
             sessions_read,
             turns_read,
         };
         Ok(Some((directory, refresh)))
+    }
+
+    /// Streams into `rows` the rows of `changed`: its buckets' through `by_bucket` and its
+    /// sessions' through `by_session`, [`SESSIONS_PER_LOOKUP`] ids at a time.
+    async fn stream_changed(
+        &self,
+        changed: &ChangedRows,
+        [by_bucket, by_session]: [NamedQuery; 2],
+        rows: &mut RowCollector,
+    ) -> Result<(), CatalogError> {
+        if !changed.buckets.is_empty() {
+            let buckets: Vec<ScalarValue> = changed
+                .buckets
+                .iter()
+                .map(|bucket| ScalarValue::Int64(Some(*bucket as i64)))
+                .collect();
+            let listed = ScalarValue::List(ScalarValue::new_list_nullable(
+                &buckets,
+                &datafusion::arrow::datatypes::DataType::Int64,
+            ));
+            self.stream_into(by_bucket, vec![listed], rows).await?;
+        }
+        let session_ids: Vec<ScalarValue> = changed
+            .sessions
+            .iter()
+            .map(|session_id| ScalarValue::Utf8(Some(session_id.clone())))
+            .collect();
+        for chunk in session_ids.chunks(SESSIONS_PER_LOOKUP) {
+            let listed = ScalarValue::List(ScalarValue::new_list_nullable(
+                chunk,
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            ));
+            self.stream_into(by_session, vec![listed], rows).await?;
+        }
+        Ok(())
     }
 
     /// Reads the index tables' rows (through their views) into memory. One table after the
@@ -903,17 +947,17 @@ pub fn text_list_parameter(values: &[&str]) -> ScalarValue {
 /// milliseconds of merging at a million documents).
 fn merge_in_background(
     previous: &Arc<GenerationReaders>,
-    buckets: &BTreeSet<u64>,
+    changed: &Arc<ChangedRows>,
     rows: RowCollector,
-    merge: fn(&Directory, &BTreeSet<u64>, RowCollector) -> Result<RefreshedTable, DirectoryError>,
+    merge: fn(&Directory, &ChangedRows, RowCollector) -> Result<RefreshedTable, DirectoryError>,
 ) -> impl std::future::Future<Output = Result<RefreshedTable, CatalogError>> {
     let previous = Arc::clone(previous);
-    let buckets = buckets.clone();
+    let changed = Arc::clone(changed);
     let task = tokio::task::spawn_blocking(move || {
         let directory = previous.directory.get().ok_or_else(|| {
             CatalogError::DirectoryTask("the replaced generation has no directory".to_owned())
         })?;
-        Ok(merge(directory, &buckets, rows)?)
+        Ok(merge(directory, &changed, rows)?)
     });
     async move {
         task.await

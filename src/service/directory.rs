@@ -7,10 +7,9 @@
 //! lookup. Until a generation's tables are loaded, each name is a view over its Parquet table
 //! (`queries/session_index.sql`, `queries/turn_index.sql`). A commit's new generation carries
 //! the replaced [`Directory`] over ([`Directory::refreshed_sessions`],
-//! [`Directory::refreshed_turns`]): only the rows of the buckets its commit rewrote are read
-//! again.
+//! [`Directory::refreshed_turns`]): only the rows its commit changed are read again (whole
+//! buckets where a base file was rewritten, single sessions where only a hot file was).
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
@@ -27,7 +26,7 @@ use datafusion::prelude::SessionContext;
 use crate::service::catalog::NamedQuery;
 use crate::service::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
 use crate::service::rows::RowError;
-use crate::store::commit::{turn_bucket, turn_buckets};
+use crate::store::commit::{ChangedRows, turn_bucket, turn_buckets};
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
 pub const SESSION_INDEX: &str = "session_index";
@@ -78,6 +77,16 @@ pub const SESSION_INDEX_BUCKET_ROWS: NamedQuery = NamedQuery {
 pub const TURN_INDEX_BUCKET_ROWS: NamedQuery = NamedQuery {
     name: "turn_index_bucket_rows",
     sql: include_str!("../../queries/turn_index_bucket_rows.sql"),
+};
+/// The rows of `session_index` of the sessions `$1` lists (at most 256 ids).
+pub const SESSION_INDEX_SESSION_ROWS: NamedQuery = NamedQuery {
+    name: "session_index_session_rows",
+    sql: include_str!("../../queries/session_index_session_rows.sql"),
+};
+/// The rows of `turn_index` of the sessions `$1` lists.
+pub const TURN_INDEX_SESSION_ROWS: NamedQuery = NamedQuery {
+    name: "turn_index_session_rows",
+    sql: include_str!("../../queries/turn_index_session_rows.sql"),
 };
 /// A turn's session and ordinal by its id, a key lookup in `turn_index`.
 pub const TURN_BY_ID: NamedQuery = NamedQuery {
@@ -266,25 +275,26 @@ impl Directory {
         }
     }
 
-    /// `session_index` with the rows of the sessions in `buckets` replaced by `rows`, those
-    /// buckets' rows in a later generation (`queries/session_index_bucket_rows.sql`): what a
-    /// commit that rewrote those buckets leaves, without reading the others again.
+    /// `session_index` with the rows of `changed` (its buckets' sessions and its single
+    /// sessions) replaced by `rows`, those rows in a later generation
+    /// (`queries/session_index_bucket_rows.sql`, `queries/session_index_session_rows.sql`):
+    /// what a commit leaves, without reading the rest again.
     pub fn refreshed_sessions(
         &self,
-        buckets: &BTreeSet<u64>,
+        changed: &ChangedRows,
         rows: RowCollector,
     ) -> Result<RefreshedTable, DirectoryError> {
-        RefreshedTable::of(&self.sessions, &self.session_buckets, buckets, rows)
+        RefreshedTable::of(&self.sessions, &self.session_buckets, changed, rows)
     }
 
-    /// `turn_index` with the rows of the sessions in `buckets` replaced by `rows`
-    /// (`queries/turn_index_bucket_rows.sql`).
+    /// `turn_index` with the rows of `changed` replaced by `rows`
+    /// (`queries/turn_index_bucket_rows.sql`, `queries/turn_index_session_rows.sql`).
     pub fn refreshed_turns(
         &self,
-        buckets: &BTreeSet<u64>,
+        changed: &ChangedRows,
         rows: RowCollector,
     ) -> Result<RefreshedTable, DirectoryError> {
-        RefreshedTable::of(&self.turns, &self.turn_buckets, buckets, rows)
+        RefreshedTable::of(&self.turns, &self.turn_buckets, changed, rows)
     }
 
     /// The directory over two refreshed tables.
@@ -317,17 +327,23 @@ pub struct RefreshedTable {
 }
 
 impl RefreshedTable {
-    /// `table` (whose rows are in `row_buckets`) without the rows of `buckets`, with `rows`.
+    /// `table` (whose rows are in `row_buckets`) without the rows of `changed`'s buckets and
+    /// sessions (found by the `session_id` key), with `rows`.
     fn of(
         table: &KeyedTable,
         row_buckets: &[u8],
-        buckets: &BTreeSet<u64>,
+        changed: &ChangedRows,
         rows: RowCollector,
     ) -> Result<RefreshedTable, DirectoryError> {
-        let keep: Vec<bool> = row_buckets
+        let mut keep: Vec<bool> = row_buckets
             .iter()
-            .map(|bucket| !buckets.contains(&u64::from(*bucket)))
+            .map(|bucket| !changed.buckets.contains(&u64::from(*bucket)))
             .collect();
+        for session_id in &changed.sessions {
+            for row in table.rows_with("session_id", session_id) {
+                keep[*row as usize] = false;
+            }
+        }
         let (table, origins) = table.refreshed(&keep, rows)?;
         let buckets = carried_buckets(row_buckets, &origins, &table)?;
         Ok(RefreshedTable { table, buckets })

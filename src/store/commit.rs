@@ -628,13 +628,31 @@ pub fn bucket_of_file(path: &Path) -> Option<u64> {
     name.strip_prefix("part-b")?.split_once('-')?.0.parse().ok()
 }
 
-/// The buckets of `sessions` and `turns` whose files differ between the generations at
-/// `previous` and `next` (a file is the same when its name, size and modification time are:
-/// a commit hard-links the files of the buckets it leaves alone); `None` when either holds a
-/// file outside the bucket layout. A session's rows live in one file of its bucket, so the
-/// other buckets hold the same rows in both generations.
-pub fn changed_buckets(previous: &Path, next: &Path) -> Result<Option<BTreeSet<u64>>, StoreError> {
-    let mut changed = BTreeSet::new();
+/// What differs between two generations' `sessions` and `turns`: the rows a later
+/// generation's in-memory directory must read again (src/service/catalog.rs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangedRows {
+    /// Buckets whose base files differ: read again whole.
+    pub buckets: BTreeSet<u64>,
+    /// Sessions of the hot files that differ in buckets whose base files did not: read again
+    /// alone (none of them is in `buckets`).
+    pub sessions: BTreeSet<String>,
+}
+
+/// Past this many sessions to read again one by one, their buckets are read whole.
+const MAX_CHANGED_SESSIONS: usize = 1024;
+
+/// The rows of `sessions` and `turns` that differ between the generations at `previous` and
+/// `next` (a file is the same when its name, size and modification time are: a commit
+/// hard-links the files it leaves alone); `None` when either holds a file outside the bucket
+/// layout. A session's rows live in one file of its bucket. Where a bucket's base files are
+/// the same in both generations, only its hot file changed, and the rows that may differ are
+/// those of the sessions in the old or the new hot file (a commit that moves a session out of
+/// the base rewrites the base): on most commits of an active session that is a few sessions,
+/// where its bucket is 1/16 of the store.
+pub fn changed_rows(previous: &Path, next: &Path) -> Result<Option<ChangedRows>, StoreError> {
+    let mut changed = ChangedRows::default();
+    let mut hot_files = Vec::new();
     for table in ["sessions", "turns"] {
         let (Some(before), Some(after)) = (
             bucket_files(&previous.join(table))?,
@@ -643,11 +661,49 @@ pub fn changed_buckets(previous: &Path, next: &Path) -> Result<Option<BTreeSet<u
             return Ok(None);
         };
         let buckets: BTreeSet<u64> = before.keys().chain(after.keys()).copied().collect();
-        changed.extend(
-            buckets
-                .into_iter()
-                .filter(|bucket| before.get(bucket) != after.get(bucket)),
-        );
+        let empty = BTreeSet::new();
+        for bucket in buckets {
+            let (old, new) = (
+                before.get(&bucket).unwrap_or(&empty),
+                after.get(&bucket).unwrap_or(&empty),
+            );
+            if old == new {
+                continue;
+            }
+            let base = |files: &BTreeSet<FileIdentity>| -> BTreeSet<FileIdentity> {
+                files
+                    .iter()
+                    .filter(|file| !is_hot_file(Path::new(&file.0)))
+                    .cloned()
+                    .collect()
+            };
+            if base(old) != base(new) {
+                changed.buckets.insert(bucket);
+                continue;
+            }
+            let differing = old.symmetric_difference(new).map(|file| {
+                let root = if old.contains(file) { previous } else { next };
+                root.join(table).join(&file.0)
+            });
+            hot_files.extend(differing.map(|path| (bucket, path)));
+        }
+    }
+    for (bucket, file) in hot_files {
+        if changed.buckets.contains(&bucket) {
+            continue;
+        }
+        changed
+            .sessions
+            .extend(pio::read_string_column(&file, "session_id")?);
+    }
+    changed
+        .sessions
+        .retain(|session_id| !changed.buckets.contains(&turn_bucket(session_id)));
+    if changed.sessions.len() > MAX_CHANGED_SESSIONS {
+        let sessions = std::mem::take(&mut changed.sessions);
+        changed
+            .buckets
+            .extend(sessions.iter().map(|session_id| turn_bucket(session_id)));
     }
     Ok(Some(changed))
 }

@@ -1424,3 +1424,40 @@ fn a_first_index_reads_the_newest_logs_first() {
         _ => panic!("both trees should be listed:\n{listing}"),
     }
 }
+
+#[test]
+fn a_memory_limit_below_the_floor_is_refused_and_a_tight_one_loses_nothing() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let data_dir = data.path().to_str().expect("utf-8 path");
+    let fixtures = fixtures_dir();
+    let fixtures = fixtures.to_str().expect("utf-8 path");
+    let refused = run_esker(&[
+        "index",
+        "--data-dir",
+        data_dir,
+        "--memory-limit",
+        "100",
+        fixtures,
+    ]);
+    assert!(!refused.status.success());
+    let stderr = stderr_of(&refused);
+    assert!(
+        stderr.contains("--memory-limit 100") && stderr.contains("at least 256 MB"),
+        "{stderr}"
+    );
+    let limited = run_esker(&[
+        "index",
+        "--data-dir",
+        data_dir,
+        "--memory-limit",
+        "256",
+        fixtures,
+    ]);
+    assert!(limited.status.success(), "{}", stderr_of(&limited));
+    let count = "SELECT count(*) AS n FROM events";
+    assert_eq!(
+        query_count(data.path(), count),
+        query_count(fixture_store(), count),
+        "a tight limit stores every event"
+    );
+}

@@ -53,6 +53,7 @@ pub fn run_esker(args: &[&str]) -> Output {
         .args(args)
         .env("HOME", "/nonexistent-esker-test-home")
         .env_remove("ESKER_DATA_DIR")
+        .env_remove("ESKER_MEMORY_LIMIT_MB")
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("GEMINI_CLI_HOME");

@@ -89,7 +89,52 @@ pub(super) fn scan_replay(
         }
     }
     scan.unterminated = replaying;
+    if scan.markers.is_empty()
+        && let (Some(meta), Some(start)) = (own_meta, own_start)
+        && let Some(parent) = str_field(records[meta].payload, "forked_from_id")
+    {
+        scan_truncated_copy(records, meta, start, parent, &mut scan);
+    }
     scan
+}
+
+/// A fork that copied only its parent's last turns (codex-rs `fork_turns`: the copy starts at
+/// the Nth-last user message, so the parent's `session_meta` is not in it). Such a copy is
+/// told by its turn ids, minted before this session's own id: the lines from after the own
+/// `session_meta` to this session's first own turn are the copy when they hold a turn of the
+/// parent's. Without that evidence nothing is marked.
+fn scan_truncated_copy(
+    records: &[Line<'_>],
+    own_meta: usize,
+    own_start: i64,
+    parent: &str,
+    scan: &mut ReplayScan,
+) {
+    let is_own_turn = |record: &Line<'_>| {
+        turn_id_of(record)
+            .and_then(uuid_v7_millis)
+            .map(|turn| turn >= own_start)
+    };
+    let after = own_meta + 1;
+    let first_own = (after..records.len())
+        .find(|index| is_own_turn(&records[*index]) == Some(true))
+        .unwrap_or(records.len());
+    let holds_parent_turn =
+        (after..first_own).any(|index| is_own_turn(&records[index]) == Some(false));
+    if !holds_parent_turn {
+        return;
+    }
+    let copied: Vec<usize> = (after..first_own)
+        .filter(|index| !scan.own_meta_repeats.contains(index))
+        .collect();
+    let Some(&first) = copied.first() else {
+        return;
+    };
+    for index in &copied {
+        scan.in_replay[*index] = true;
+    }
+    scan.markers.push((first, parent.to_string(), copied.len()));
+    scan.unterminated = first_own == records.len();
 }
 
 pub(super) fn meta_id(payload: &Value) -> String {

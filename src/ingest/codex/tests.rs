@@ -803,6 +803,105 @@ fn forked_rollout_skips_the_copied_parent_history() {
     );
 }
 
+/// A fork of the parent's last turn only (codex-rs `fork_turns`): no parent `session_meta`
+/// in the copy, which starts at the parent's user message; the parent's turn ids are older
+/// than the child's own id.
+fn truncated_fork(own_turn_id: &str) -> Vec<Value> {
+    let child = "019cec1c-3f24-74fd-b12a-abfe228f219e";
+    let parent_turn = "019cebc9-e972-71c1-b714-9d439536b321";
+    vec![
+        meta(
+            "11:30:00.118",
+            child,
+            json!({"forked_from_id": SID, "source": {"subagent": {"thread_spawn": {"parent_thread_id": SID, "depth": 1}}}}),
+        ),
+        message("11:30:00.120", "user", "parent prompt about the flaky test"),
+        event_msg(
+            "11:30:00.120",
+            json!({"type": "task_started", "turn_id": parent_turn}),
+        ),
+        event_msg(
+            "11:30:00.121",
+            json!({"type": "user_message", "message": "parent prompt about the flaky test"}),
+        ),
+        message(
+            "11:30:00.122",
+            "assistant",
+            "parent answer: the lock is held",
+        ),
+        event_msg(
+            "11:30:00.122",
+            json!({"type": "task_complete", "turn_id": parent_turn}),
+        ),
+        event_msg(
+            "11:30:00.129",
+            json!({"type": "task_started", "turn_id": own_turn_id}),
+        ),
+        message("11:30:00.129", "user", "child prompt: port the parquet fix"),
+        event_msg(
+            "11:30:00.129",
+            json!({"type": "user_message", "message": "child prompt: port the parquet fix"}),
+        ),
+        message("11:30:01.500", "assistant", "child answer: ported"),
+    ]
+}
+
+#[test]
+fn a_fork_of_the_last_turns_skips_its_copy_without_a_parent_meta() {
+    let records = truncated_fork("019cec1c-3f30-7000-8000-000000000000");
+    let (session, warnings) = parse_records(&records);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(session.meta.forked_from_native_id.as_deref(), Some(SID));
+    let marker = event(&session, "L2");
+    assert_eq!(
+        (marker.kind, marker.subtype.as_deref()),
+        (EventType::System, Some("fork_replay"))
+    );
+    assert_eq!(
+        marker.payload,
+        Some(json!({"parent_id": SID, "copied_lines": 5}))
+    );
+    let texts: Vec<&str> = session
+        .events
+        .iter()
+        .map(|event| event.text.as_str())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .all(|text| !text.contains("parent prompt") && !text.contains("parent answer")),
+        "{texts:?}"
+    );
+    let inputs = of_kind(&session, EventType::UserInput);
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(inputs[0].text, "child prompt: port the parquet fix");
+    assert!(texts.contains(&"child answer: ported"), "{texts:?}");
+}
+
+#[test]
+fn a_fork_whose_first_lines_hold_no_parent_turn_keeps_them() {
+    // Turn ids that are not UUIDv7 prove nothing: every line stays the child's own.
+    let records = truncated_fork("turn-2");
+    let mut records = records;
+    records[2] = event_msg(
+        "11:30:00.120",
+        json!({"type": "task_started", "turn_id": "turn-1"}),
+    );
+    records[5] = event_msg(
+        "11:30:00.122",
+        json!({"type": "task_complete", "turn_id": "turn-1"}),
+    );
+    let (session, _) = parse_records(&records);
+    assert!(
+        session
+            .events
+            .iter()
+            .all(|event| event.subtype.as_deref() != Some("fork_replay")),
+        "no copy is claimed without a parent turn id"
+    );
+    assert_eq!(of_kind(&session, EventType::UserInput).len(), 2);
+}
+
 #[test]
 fn fork_replay_ends_at_a_pause_when_turn_ids_are_not_uuid_v7() {
     let explicit = json!({"forked_from_id": "019ceb00-0000-7000-8000-000000000000"});

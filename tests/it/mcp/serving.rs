@@ -806,7 +806,7 @@ async fn read_whole(data_dir: &Path) -> Arc<WarmSnapshot> {
 }
 
 #[tokio::test]
-async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_rewritten_buckets() {
+async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_rows() {
     let logs = tempfile::tempdir().unwrap();
     for source in ["codex", "claude", "gemini"] {
         copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
@@ -858,6 +858,50 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_rewritten_b
         "only the rewritten bucket is read: {refresh:?}"
     );
     assert_same_directory(&second, &*read_whole(data.path()).await).await;
+
+    // The session now lives in its bucket's hot file: growing again rewrites only that file,
+    // and the refresh reads that one session's rows, not its bucket.
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&rollout)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut log,
+        b"{\"timestamp\":\"2026-03-14T12:01:00.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"and another note\"}]}}\n",
+    )
+    .unwrap();
+    drop(log);
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let grown = catalog.snapshot().await.unwrap();
+    grown.ready_directory().await.unwrap();
+    let refresh = grown
+        .directory_refresh()
+        .expect("the grown generation's directory is carried")
+        .clone();
+    assert!(
+        refresh.buckets.is_empty(),
+        "no bucket read whole: {refresh:?}"
+    );
+    assert_eq!(refresh.sessions.len(), 1, "{refresh:?}");
+    assert_eq!(refresh.sessions_read, 1, "{refresh:?}");
+    let directory = grown.directory().unwrap();
+    let session_id = refresh.sessions.first().unwrap();
+    let turns_of_session = grown
+        .run(
+            NamedQuery {
+                name: "turns of one session",
+                sql: "SELECT turn_id FROM turn_index WHERE session_id = $1",
+            },
+            vec![datafusion::scalar::ScalarValue::Utf8(Some(
+                session_id.clone(),
+            ))],
+        )
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(refresh.turns_read, turns_of_session, "{refresh:?}");
+    assert!(turns_of_session < directory.turn_count(), "{refresh:?}");
+    assert_same_directory(&grown, &*read_whole(data.path()).await).await;
 
     // New sessions land in other buckets; the carried directory still equals a fresh read.
     index_into(data.path(), &[&logs.path().join("claude")]);
