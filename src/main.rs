@@ -549,8 +549,10 @@ struct IngestArgs {
     /// gitleaks.toml); a rule with a built-in id replaces it.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
-    /// Keep indexing under this much resident memory, in MB (default 2048; at least 256):
-    /// batches shrink with it, and a batch is committed early when memory nears it.
+    /// Keep under this much resident memory, in MB (default 2048; at least 384): an index
+    /// pass's batches shrink with it and a batch is committed early when memory nears it; a
+    /// server answers list_sessions and the hits' sessions over Parquet instead of from
+    /// memory when its in-memory directory would take over half of it.
     #[arg(long, value_name = "MB", env = "ESKER_MEMORY_LIMIT_MB")]
     memory_limit: Option<u64>,
 }
@@ -936,6 +938,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             });
             let semantic = semantic.settings();
             let redactor = ingest.redactor()?;
+            esker::service::catalog::set_serving_memory_limit(ingest.memory_limit()?);
             let settings = esker::mcp::profiles::ServeSettings {
                 memory: esker::memory::service::MemorySettings::from_cwd(project.as_deref()),
                 redactor: std::sync::Arc::clone(&redactor),
@@ -1316,6 +1319,7 @@ async fn run_ui(
     semantic: esker::semantic::SemanticSettings,
     options: &esker::ui::UiOptions,
 ) -> anyhow::Result<ExitCode> {
+    esker::service::catalog::set_serving_memory_limit(ingest.memory_limit()?);
     let requested_dir = resolve_data_dir(data_dir);
     let plan = match background {
         None => IndexPlan {

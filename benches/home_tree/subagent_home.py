@@ -6,7 +6,7 @@ Usage: benches/home_tree/subagent_home.py HOME --sessions N [--seed S] [--copies
 
 Writes N parent rollouts under HOME/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl; each
 parent spawns 3-6 sub-agents with `spawn_agent` (forked context), and each sub-agent's rollout is
-written the way codex-rs writes a forked spawn (see /work/notes/subagent-replay.md):
+written the way codex-rs writes a forked spawn (see docs/CODEX-FORKED-SPAWNS.md):
 
 1. the child's own `session_meta` (source.subagent.thread_spawn{parent_thread_id, depth, ...},
    forked_from_id = the parent), stamped when the file is materialized;

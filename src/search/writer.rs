@@ -14,8 +14,34 @@ use crate::model::EventType;
 use crate::store::faults::crash_point;
 use crate::store::rows::EventRow;
 
-/// Memory budget of each indexing thread.
+/// Memory budget of each indexing thread, at most.
 const WRITER_MEMORY_BYTES_PER_THREAD: usize = 64_000_000;
+
+/// The least tantivy accepts per thread.
+const MIN_WRITER_MEMORY_BYTES_PER_THREAD: usize = 15_000_000;
+
+/// The budget per indexing thread of writers opened from now on (0: the maximum).
+static WRITER_BUDGET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sizes the indexing threads' buffers for a process that keeps under `memory_limit` bytes:
+/// a thirty-second of it per thread, between tantivy's least (15 MB) and 64 MB (reached at
+/// the default 2 GiB limit).
+pub fn set_writer_memory_limit(memory_limit: u64) {
+    let per_thread = usize::try_from(memory_limit / 32)
+        .unwrap_or(usize::MAX)
+        .clamp(
+            MIN_WRITER_MEMORY_BYTES_PER_THREAD,
+            WRITER_MEMORY_BYTES_PER_THREAD,
+        );
+    WRITER_BUDGET.store(per_thread, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn writer_memory_per_thread() -> usize {
+    match WRITER_BUDGET.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => WRITER_MEMORY_BYTES_PER_THREAD,
+        budget => budget,
+    }
+}
 
 /// Indexing threads: tantivy is most of the CPU time of an indexing pass (tokenizing,
 /// stemming, postings), so it gets every core while the Parquet tables are written.
@@ -71,7 +97,7 @@ impl SearchWriter {
         }
         let options = IndexWriterOptions::builder()
             .num_worker_threads(indexing_threads())
-            .memory_budget_per_thread(WRITER_MEMORY_BYTES_PER_THREAD)
+            .memory_budget_per_thread(writer_memory_per_thread())
             // One merge at a time: each maps its input segments (see `merge_policy`).
             .num_merge_threads(1)
             .build();

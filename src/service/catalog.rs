@@ -32,16 +32,17 @@ use crate::search::boolean::MatchExpression;
 use crate::search::cancel::Cancellation;
 use crate::search::session_filter::ScopeSessions;
 use crate::search::{EventLocation, SearchError, SearchIndex, SearchQuery, SearchResults};
+use crate::service::bucketed_table::BucketedTable;
 use crate::service::directory::{
-    Directory, DirectoryError, IndexTables, RefreshedTable, SESSION_INDEX_BUCKET_ROWS,
-    SESSION_INDEX_ROWS, SESSION_INDEX_SESSION_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_ROWS,
-    TURN_INDEX_SESSION_ROWS, register_index_tables,
+    Directory, DirectoryError, IndexTables, SESSION_INDEX_BUCKET_ROWS, SESSION_INDEX_COLUMNS,
+    SESSION_INDEX_ROWS, SESSION_INDEX_SESSION_ROWS, TURN_INDEX_BUCKET_ROWS, TURN_INDEX_COLUMNS,
+    TURN_INDEX_ROWS, TURN_INDEX_SESSION_ROWS, register_index_tables,
 };
 use crate::service::envelope::ToolError;
 use crate::service::keyed_table::RowCollector;
 use crate::service::project_scope::{self, ProjectScope, ServingScope};
 use crate::service::rows::{RowError, Rows};
-use crate::store::commit::{ChangedRows, TURN_BUCKETS, changed_rows};
+use crate::store::commit::{ChangedRows, TURN_BUCKETS, changed_rows, table_column_bytes};
 use crate::store::{PinnedSnapshot, Snapshot, Store, StoreError};
 
 /// Failures below the tool layer; they all surface as `internal_error`.
@@ -119,6 +120,9 @@ pub struct Catalog {
 struct SharedReaders {
     store: Store,
     path: AnswerPath,
+    /// The memory the server keeps under: the in-memory directory is loaded only when its
+    /// estimate ([`directory_fits`]) is at most half of it.
+    memory_limit: u64,
     warm: Mutex<Option<Arc<GenerationReaders>>>,
     /// DataFusion's runtime for every generation this catalog opens: its file metadata and
     /// statistics caches and the files' key runs outlive commits ([`crate::query::serving`]).
@@ -212,9 +216,20 @@ impl Catalog {
 
     /// Opens the store answering through `path`.
     pub fn open_with(data_dir: &Path, path: AnswerPath) -> Result<Catalog, CatalogError> {
+        Catalog::open_within(data_dir, path, serving_memory_limit())
+    }
+
+    /// Opens the store answering through `path` under `memory_limit` bytes: past half of it,
+    /// the index tables are answered over Parquet instead of loaded into memory.
+    pub fn open_within(
+        data_dir: &Path,
+        path: AnswerPath,
+        memory_limit: u64,
+    ) -> Result<Catalog, CatalogError> {
         let shared = SharedReaders {
             store: Store::open(data_dir)?,
             path,
+            memory_limit,
             warm: Mutex::new(None),
             runtime: serving_runtime().map_err(QueryError::from)?,
         };
@@ -322,8 +337,12 @@ impl SharedReaders {
             return Ok(Arc::clone(snapshot));
         }
         let started = std::time::Instant::now();
-        let opened =
-            GenerationReaders::open(self.store.pin_current()?, self.path, &self.runtime).await?;
+        let pin = self.store.pin_current()?;
+        // A directory once loaded is carried on; otherwise it is loaded only when it fits.
+        let in_memory = self.path == AnswerPath::Fastest
+            && (warm.as_ref().is_some_and(|previous| previous.in_memory)
+                || directory_fits(&pin.root, self.memory_limit));
+        let opened = GenerationReaders::open(pin, in_memory, &self.runtime).await?;
         let snapshot = Arc::new(opened);
         tracing::info!(
             generation = snapshot.generation,
@@ -374,6 +393,50 @@ impl SharedReaders {
 /// at most 256 keys).
 const SESSIONS_PER_LOOKUP: usize = 256;
 
+/// The memory limit every catalog of this process opens with (`--memory-limit` of `esker
+/// serve` and `esker ui`), once set.
+static SERVING_MEMORY_LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Sets the memory limit catalogs opened from now on serve under (the first call wins).
+pub fn set_serving_memory_limit(bytes: u64) {
+    let _ = SERVING_MEMORY_LIMIT.set(bytes);
+}
+
+fn serving_memory_limit() -> u64 {
+    SERVING_MEMORY_LIMIT
+        .get()
+        .copied()
+        .unwrap_or(crate::indexer::run::DEFAULT_MEMORY_LIMIT)
+}
+
+/// Whether the generation at `root`'s in-memory directory fits in half of `memory_limit`: its
+/// columns' uncompressed bytes (from the files' footers), doubled for the string views, key
+/// indexes and zone maps beside them. An unreadable footer counts as fitting (the load then
+/// fails on its own and answers go over Parquet).
+fn directory_fits(root: &Path, memory_limit: u64) -> bool {
+    let estimate =
+        table_column_bytes(&root.join("sessions"), &SESSION_INDEX_COLUMNS).and_then(|sessions| {
+            table_column_bytes(&root.join("turns"), &TURN_INDEX_COLUMNS)
+                .map(|turns| sessions + turns)
+        });
+    match estimate {
+        Ok(bytes) if bytes.saturating_mul(2) > memory_limit / 2 => {
+            tracing::info!(
+                directory_estimate_mib = bytes.saturating_mul(2) >> 20,
+                memory_limit_mib = memory_limit >> 20,
+                "the in-memory directory would pass half of the memory limit: list_sessions \
+                 and the hits' sessions are answered over Parquet"
+            );
+            false
+        }
+        Ok(_) => true,
+        Err(error) => {
+            tracing::warn!(%error, "directory size not estimated; loading it");
+            true
+        }
+    }
+}
+
 /// How long a request waits for a new generation's directory to be carried over from the
 /// replaced one's before it is answered over Parquet.
 const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
@@ -400,7 +463,7 @@ fn load_in_background(snapshot: &Arc<GenerationReaders>) {
 impl GenerationReaders {
     async fn open(
         pin: PinnedSnapshot,
-        path: AnswerPath,
+        in_memory: bool,
         runtime: &ServingRuntime,
     ) -> Result<GenerationReaders, CatalogError> {
         let snapshot: &Snapshot = &pin;
@@ -428,7 +491,7 @@ impl GenerationReaders {
             index,
             index_tables,
             session_sets,
-            in_memory: path == AnswerPath::Fastest,
+            in_memory,
             directory: tokio::sync::OnceCell::new(),
             refresh: std::sync::OnceLock::new(),
             pin,
@@ -516,7 +579,7 @@ impl GenerationReaders {
         let read_us = started.elapsed().as_micros() as u64;
         let turns =
             merge_in_background(previous, &changed, turns, Directory::refreshed_turns).await?;
-        let directory = Directory::from_refreshed(merging_sessions.await?, turns)?;
+        let directory = Directory::from_tables(merging_sessions.await?, turns);
         tracing::info!(
             generation = self.generation,
             from_generation = previous.generation,
@@ -586,7 +649,7 @@ impl GenerationReaders {
         self.stream_into(TURN_INDEX_ROWS, Vec::new(), &mut turns)
             .await?;
         let turns = Directory::turn_table(turns)?;
-        let directory = Directory::from_tables(sessions, turns)?;
+        let directory = Directory::from_tables(sessions, turns);
         // The load's sort, concatenation and compaction copies are freed now; the allocator
         // keeps them (glibc: 1.3 of 2.3 GB at 10M documents; jemalloc until its decay) unless
         // asked to return them.
@@ -949,8 +1012,8 @@ fn merge_in_background(
     previous: &Arc<GenerationReaders>,
     changed: &Arc<ChangedRows>,
     rows: RowCollector,
-    merge: fn(&Directory, &ChangedRows, RowCollector) -> Result<RefreshedTable, DirectoryError>,
-) -> impl std::future::Future<Output = Result<RefreshedTable, CatalogError>> {
+    merge: fn(&Directory, &ChangedRows, RowCollector) -> Result<BucketedTable, DirectoryError>,
+) -> impl std::future::Future<Output = Result<BucketedTable, CatalogError>> {
     let previous = Arc::clone(previous);
     let changed = Arc::clone(changed);
     let task = tokio::task::spawn_blocking(move || {

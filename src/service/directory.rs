@@ -1,6 +1,6 @@
 //! The in-memory index tables of one store generation, `session_index` and `turn_index`: the
-//! hot columns of `sessions` and `turns` as DataFusion tables ([`KeyedTable`]) registered in the
-//! serving context, so the same SQL answers over memory as over Parquet: list_sessions
+//! hot columns of `sessions` and `turns` as DataFusion tables ([`BucketedTable`]) registered
+//! in the serving context, so the same SQL answers over memory as over Parquet: list_sessions
 //! (`queries/list_sessions_*.sql`), search hits' turn and session columns
 //! (`queries/search_hit_parents.sql`), scope checks, and open's turn lookups
 //! (`queries/turn_by_id.sql`, `queries/turn_neighbourhood.sql`). A key filter there is a
@@ -16,17 +16,17 @@ use async_trait::async_trait;
 use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
-use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::error::{DataFusionError, Result as DataFusionResult};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 
+use crate::service::bucketed_table::BucketedTable;
 use crate::service::catalog::NamedQuery;
-use crate::service::keyed_table::{KeyedTable, KeyedTableError, RowCollector, Texts, unqualified};
+use crate::service::keyed_table::{KeyedTableError, RowCollector, unqualified};
 use crate::service::rows::RowError;
-use crate::store::commit::{ChangedRows, turn_bucket, turn_buckets};
+use crate::store::commit::ChangedRows;
 
 /// The hot session columns, in (updated_at DESC, session_id DESC) order once in memory.
 pub const SESSION_INDEX: &str = "session_index";
@@ -35,6 +35,42 @@ pub const TURN_INDEX: &str = "turn_index";
 
 const SESSION_INDEX_VIEW: &str = include_str!("../../queries/session_index.sql");
 const TURN_INDEX_VIEW: &str = include_str!("../../queries/turn_index.sql");
+
+/// The columns of `sessions` that `session_index` holds (`queries/session_index.sql`).
+pub const SESSION_INDEX_COLUMNS: [&str; 24] = [
+    "session_id",
+    "title",
+    "source",
+    "started_at",
+    "updated_at",
+    "completed",
+    "turn_count",
+    "event_count",
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "mode",
+    "session_slug",
+    "chain_id",
+    "chain_slug",
+    "chain_number",
+    "chain_length",
+    "parent_session_id",
+    "session_summary",
+    "cwd",
+    "project",
+    "model",
+];
+/// The columns of `turns` that `turn_index` holds (`queries/turn_index.sql`).
+pub const TURN_INDEX_COLUMNS: [&str; 5] = [
+    "turn_id",
+    "session_id",
+    "ordinal",
+    "completed",
+    "event_count",
+];
 
 /// The rows `session_index` is loaded with, in its declared order ([`SESSION_ORDER`]).
 pub const SESSION_INDEX_ROWS: NamedQuery = NamedQuery {
@@ -113,13 +149,13 @@ pub enum DirectoryError {
 }
 
 /// One index table as registered in a generation's context: the view over Parquet until
-/// [`IndexTable::install`] puts its rows in memory, then the [`KeyedTable`]. Both have the
+/// [`IndexTable::install`] puts its rows in memory, then the [`BucketedTable`]. Both have the
 /// view's schema and every filter is `Inexact`, so a plan made against either is right for
 /// both (a query planned during the swap reads the view).
 #[derive(Debug)]
 pub struct IndexTable {
     plain: Arc<dyn TableProvider>,
-    loaded: OnceLock<Arc<KeyedTable>>,
+    loaded: OnceLock<Arc<BucketedTable>>,
 }
 
 /// The two index tables of a generation.
@@ -172,7 +208,7 @@ impl IndexTable {
         Ok(table)
     }
 
-    fn install(&self, rows: Arc<KeyedTable>) {
+    fn install(&self, rows: Arc<BucketedTable>) {
         // A generation's rows never change: a second load of the same rows is dropped.
         let _ = self.loaded.set(rows);
     }
@@ -215,30 +251,27 @@ impl TableProvider for IndexTable {
 
 /// A generation's loaded index tables, with what a later generation needs to carry them over.
 /// Tools read them only through SQL (the tables are registered as `session_index` and
-/// `turn_index`): a key filter there is a lookup ([`KeyedTable`]).
+/// `turn_index`): a key filter there is a lookup. Each is split by store bucket
+/// ([`BucketedTable`]), so a refresh rebuilds only the buckets a commit changed.
 #[derive(Debug)]
 pub struct Directory {
-    sessions: Arc<KeyedTable>,
-    turns: Arc<KeyedTable>,
-    /// The store bucket (`store::commit::turn_bucket`) of each row's session, per table: what
-    /// a refresh keeps rows by.
-    session_buckets: Vec<u8>,
-    turn_buckets: Vec<u8>,
+    sessions: Arc<BucketedTable>,
+    turns: Arc<BucketedTable>,
 }
 
 impl Directory {
-    /// The in-memory `session_index`, sorted into [`SESSION_ORDER`].
-    pub fn session_table(rows: RowCollector) -> Result<KeyedTable, DirectoryError> {
-        Ok(KeyedTable::sorting(
+    /// The in-memory `session_index`, each bucket sorted into [`SESSION_ORDER`].
+    pub fn session_table(rows: RowCollector) -> Result<BucketedTable, DirectoryError> {
+        Ok(BucketedTable::sorting(
             rows,
             SESSION_ORDER.to_vec(),
             &SESSION_KEYS,
         )?)
     }
 
-    /// The in-memory `turn_index`, sorted into [`TURN_ORDER`].
-    pub fn turn_table(rows: RowCollector) -> Result<KeyedTable, DirectoryError> {
-        Ok(KeyedTable::sorting(
+    /// The in-memory `turn_index`, each bucket sorted into [`TURN_ORDER`].
+    pub fn turn_table(rows: RowCollector) -> Result<BucketedTable, DirectoryError> {
+        Ok(BucketedTable::sorting(
             rows,
             TURN_ORDER.to_vec(),
             &["turn_id", "session_id"],
@@ -247,44 +280,23 @@ impl Directory {
 
     /// The directory over the two in-memory tables (a million-document store has ~10^5
     /// sessions and a few 10^5 turns: loading them takes tens of milliseconds).
-    pub fn from_tables(
-        sessions: KeyedTable,
-        turns: KeyedTable,
-    ) -> Result<Directory, DirectoryError> {
-        let session_buckets = buckets_of(&texts(sessions.rows(), "session_id")?);
-        let turn_buckets = buckets_of(&texts(turns.rows(), "session_id")?);
-        Ok(Directory::with_buckets(
-            sessions,
-            turns,
-            session_buckets,
-            turn_buckets,
-        ))
-    }
-
-    fn with_buckets(
-        sessions: KeyedTable,
-        turns: KeyedTable,
-        session_buckets: Vec<u8>,
-        turn_buckets: Vec<u8>,
-    ) -> Directory {
+    pub fn from_tables(sessions: BucketedTable, turns: BucketedTable) -> Directory {
         Directory {
             sessions: Arc::new(sessions),
             turns: Arc::new(turns),
-            session_buckets,
-            turn_buckets,
         }
     }
 
     /// `session_index` with the rows of `changed` (its buckets' sessions and its single
     /// sessions) replaced by `rows`, those rows in a later generation
     /// (`queries/session_index_bucket_rows.sql`, `queries/session_index_session_rows.sql`):
-    /// what a commit leaves, without reading the rest again.
+    /// what a commit leaves, without reading or rebuilding the other buckets.
     pub fn refreshed_sessions(
         &self,
         changed: &ChangedRows,
         rows: RowCollector,
-    ) -> Result<RefreshedTable, DirectoryError> {
-        RefreshedTable::of(&self.sessions, &self.session_buckets, changed, rows)
+    ) -> Result<BucketedTable, DirectoryError> {
+        Ok(self.sessions.refreshed(changed, rows)?)
     }
 
     /// `turn_index` with the rows of `changed` replaced by `rows`
@@ -293,103 +305,15 @@ impl Directory {
         &self,
         changed: &ChangedRows,
         rows: RowCollector,
-    ) -> Result<RefreshedTable, DirectoryError> {
-        RefreshedTable::of(&self.turns, &self.turn_buckets, changed, rows)
-    }
-
-    /// The directory over two refreshed tables.
-    pub fn from_refreshed(
-        sessions: RefreshedTable,
-        turns: RefreshedTable,
-    ) -> Result<Directory, DirectoryError> {
-        Ok(Directory::with_buckets(
-            sessions.table,
-            turns.table,
-            sessions.buckets,
-            turns.buckets,
-        ))
+    ) -> Result<BucketedTable, DirectoryError> {
+        Ok(self.turns.refreshed(changed, rows)?)
     }
 
     pub fn session_count(&self) -> usize {
-        self.sessions.rows().num_rows()
+        self.sessions.row_count()
     }
 
     pub fn turn_count(&self) -> usize {
-        self.turns.rows().num_rows()
+        self.turns.row_count()
     }
-}
-
-/// An index table carried into a later generation, with its rows' buckets.
-#[derive(Debug)]
-pub struct RefreshedTable {
-    table: KeyedTable,
-    buckets: Vec<u8>,
-}
-
-impl RefreshedTable {
-    /// `table` (whose rows are in `row_buckets`) without the rows of `changed`'s buckets and
-    /// sessions (found by the `session_id` key), with `rows`.
-    fn of(
-        table: &KeyedTable,
-        row_buckets: &[u8],
-        changed: &ChangedRows,
-        rows: RowCollector,
-    ) -> Result<RefreshedTable, DirectoryError> {
-        let mut keep: Vec<bool> = row_buckets
-            .iter()
-            .map(|bucket| !changed.buckets.contains(&u64::from(*bucket)))
-            .collect();
-        for session_id in &changed.sessions {
-            for row in table.rows_with("session_id", session_id) {
-                keep[*row as usize] = false;
-            }
-        }
-        let (table, origins) = table.refreshed(&keep, rows)?;
-        let buckets = carried_buckets(row_buckets, &origins, &table)?;
-        Ok(RefreshedTable { table, buckets })
-    }
-}
-
-/// The bucket of each row's session (ids are never null: [`texts`] rejects nulls).
-fn buckets_of(session_ids: &Texts) -> Vec<u8> {
-    turn_buckets((0..session_ids.len()).map(|row| Some(session_ids.value(row))))
-        .map(|bucket| bucket.unwrap_or_default() as u8)
-        .collect()
-}
-
-/// The buckets of a refreshed table's rows: a kept row's from `old`, an added row's hashed.
-fn carried_buckets(
-    old: &[u8],
-    origins: &[(usize, usize)],
-    table: &KeyedTable,
-) -> Result<Vec<u8>, RowError> {
-    let session_ids = texts(table.rows(), "session_id")?;
-    Ok(origins
-        .iter()
-        .enumerate()
-        .map(|(position, &(from, row))| match from {
-            0 => old[row],
-            _ => turn_bucket(session_ids.value(position)) as u8,
-        })
-        .collect())
-}
-
-/// A string column as it is stored (no copy), nulls rejected.
-fn texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
-    let column = optional_texts(batch, name)?;
-    if column.null_count() > 0 {
-        return Err(RowError::UnexpectedNull(name.to_owned()));
-    }
-    Ok(column)
-}
-
-/// A string column as it is stored (no copy).
-fn optional_texts(batch: &RecordBatch, name: &str) -> Result<Texts, RowError> {
-    let column = batch
-        .column_by_name(name)
-        .ok_or_else(|| RowError::MissingColumn(name.to_owned()))?;
-    Texts::of(column).ok_or_else(|| RowError::WrongType {
-        column: name.to_owned(),
-        expected: "a string",
-    })
 }

@@ -36,7 +36,7 @@ use datafusion::logical_expr::{
 use datafusion::physical_expr::expressions::{BinaryExpr, col};
 use datafusion::physical_expr::utils::{Guarantee, LiteralGuarantee};
 use datafusion::physical_expr::{LexOrdering, PhysicalExpr, PhysicalSortExpr};
-use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
 use datafusion::physical_plan::ExecutionPlan;
 
 /// The rows of one table, one batch in `order`, with a sorted permutation per key column and
@@ -48,6 +48,13 @@ pub struct KeyedTable {
     order: Vec<(&'static str, SortOptions)>,
     keys: Vec<KeyIndex>,
     zones: ZoneMap,
+}
+
+/// A scan's filters as the table reads them: their conjunction as a physical expression (key
+/// lookups) and the zone maps' pruning predicate, built once per scan.
+pub struct ScanFilter {
+    predicate: Option<Arc<dyn PhysicalExpr>>,
+    pruning: Option<Arc<PruningPredicate>>,
 }
 
 /// The rows a scan reads.
@@ -165,7 +172,16 @@ impl KeyedTable {
         order: Vec<(&'static str, SortOptions)>,
         keys: &[&'static str],
     ) -> Result<KeyedTable, KeyedTableError> {
-        let sorted = sorted_into(rows.finish()?, &order)?;
+        KeyedTable::sorting_rows(rows.finish()?, order, keys)
+    }
+
+    /// A table over `rows` in any order, sorted into `order` as [`KeyedTable::sorting`] does.
+    pub fn sorting_rows(
+        rows: RecordBatch,
+        order: Vec<(&'static str, SortOptions)>,
+        keys: &[&'static str],
+    ) -> Result<KeyedTable, KeyedTableError> {
+        let sorted = sorted_into(rows, &order)?;
         KeyedTable::new(sorted, order, keys)
     }
 
@@ -181,7 +197,16 @@ impl KeyedTable {
         keep: &[bool],
         added: RowCollector,
     ) -> Result<(KeyedTable, Vec<(usize, usize)>), KeyedTableError> {
-        let added = sorted_into(added.finish()?, &self.order)?;
+        self.refreshed_rows(keep, added.finish()?)
+    }
+
+    /// [`KeyedTable::refreshed`] with the added rows as one batch.
+    pub fn refreshed_rows(
+        &self,
+        keep: &[bool],
+        added: RecordBatch,
+    ) -> Result<(KeyedTable, Vec<(usize, usize)>), KeyedTableError> {
+        let added = sorted_into(added, &self.order)?;
         let merge = self.merged_order(keep, &added)?;
         let rows = interleave_record_batch(&[&self.rows, &added], &merge.indices)
             .map_err(KeyedTableError::Arrow)?;
@@ -303,12 +328,15 @@ impl KeyedTable {
 
     /// The rows a scan with `filters` must read: those a key lookup finds, in the blocks the
     /// zone map cannot rule out.
-    fn selection(&self, state: &dyn Session, filters: &[Expr]) -> Selection {
-        let Some(predicate) = self.physical_predicate(state, filters) else {
+    fn selection(&self, filter: &ScanFilter) -> Selection {
+        let Some(predicate) = &filter.predicate else {
             return Selection::All;
         };
-        let blocks = self.zones.matching_blocks(&predicate, self.rows.schema());
-        match (self.key_rows(&predicate), blocks) {
+        let blocks = filter
+            .pruning
+            .as_ref()
+            .and_then(|pruning| self.zones.matching_blocks(pruning));
+        match (self.key_rows(predicate), blocks) {
             (Some(mut rows), Some(blocks)) => {
                 rows.retain(|row| blocks[*row as usize / BATCH_ROWS]);
                 Selection::Rows(rows)
@@ -319,15 +347,19 @@ impl KeyedTable {
         }
     }
 
-    /// The conjunction of `filters` as a physical expression over the table's schema.
-    fn physical_predicate(
-        &self,
-        state: &dyn Session,
-        filters: &[Expr],
-    ) -> Option<Arc<dyn PhysicalExpr>> {
-        let predicate = conjunction(filters.iter().map(unqualified))?;
-        let schema = DFSchema::try_from(self.rows.schema()).ok()?;
-        state.create_physical_expr(predicate, &schema).ok()
+    /// `filters` made ready to select rows of this table (or of any table of its schema:
+    /// the buckets of a [`crate::service::bucketed_table::BucketedTable`] share one).
+    pub fn scan_filter(&self, state: &dyn Session, filters: &[Expr]) -> ScanFilter {
+        let predicate = conjunction(filters.iter().map(unqualified)).and_then(|predicate| {
+            let schema = DFSchema::try_from(self.rows.schema()).ok()?;
+            state.create_physical_expr(predicate, &schema).ok()
+        });
+        let pruning = predicate.as_ref().and_then(|predicate| {
+            PruningPredicateBuilder::new()
+                .with_file_schema(self.rows.schema())
+                .build(Arc::clone(predicate))
+        });
+        ScanFilter { predicate, pruning }
     }
 
     /// The rows `predicate` can match by the keys (ascending), or `None` when it pins no key:
@@ -375,8 +407,28 @@ impl KeyedTable {
         })
     }
 
+    /// The rows a scan with `filters` (and `limit`) reads, in order, in batches of at most
+    /// [`BATCH_ROWS`].
+    pub fn scanned_batches(
+        &self,
+        filter: &ScanFilter,
+        limit: Option<usize>,
+    ) -> DataFusionResult<Vec<RecordBatch>> {
+        let batches = match self.selection(filter) {
+            Selection::Rows(rows) => {
+                chunks(&take_record_batch(&self.rows, &UInt32Array::from(rows))?)
+            }
+            Selection::Blocks(blocks) => (0..blocks.len())
+                .filter(|index| blocks[*index])
+                .map(|index| block(&self.rows, index))
+                .collect(),
+            Selection::All => chunks(&self.rows),
+        };
+        Ok(first_batch_split(limited(batches, limit)))
+    }
+
     /// The declared order as physical sort expressions over the table's schema.
-    fn ordering(&self) -> DataFusionResult<Option<LexOrdering>> {
+    pub fn ordering(&self) -> DataFusionResult<Option<LexOrdering>> {
         let schema = self.rows.schema();
         let sort_exprs = self
             .order
@@ -662,7 +714,7 @@ impl RowCollector {
     }
 
     /// Every pushed row, in push order.
-    fn finish(self) -> Result<RecordBatch, KeyedTableError> {
+    pub fn finish(self) -> Result<RecordBatch, KeyedTableError> {
         let columns = self
             .columns
             .into_iter()
@@ -709,6 +761,35 @@ fn chunks(rows: &RecordBatch) -> Vec<RecordBatch> {
 }
 
 /// At most `limit` rows of `batches`, in order.
+/// Rows of the first batch a scan yields; the second holds three times as many, then the
+/// batches are whole blocks. A statement that stops early (an ORDER BY ... LIMIT merged over
+/// the sixteen buckets' partitions, as list_sessions is) takes the first batch of every
+/// partition: sixteen small ones cost what one block did.
+const FIRST_BATCH_ROWS: usize = 256;
+
+/// `batches` with the first one cut into [`FIRST_BATCH_ROWS`], three times as many, and the
+/// rest (slices: no copy).
+fn first_batch_split(mut batches: Vec<RecordBatch>) -> Vec<RecordBatch> {
+    let Some(first) = batches.first().cloned() else {
+        return batches;
+    };
+    if first.num_rows() <= FIRST_BATCH_ROWS {
+        return batches;
+    }
+    let mut split = Vec::with_capacity(batches.len() + 2);
+    let mut start = 0;
+    for length in [FIRST_BATCH_ROWS, FIRST_BATCH_ROWS * 3] {
+        let taken = length.min(first.num_rows() - start);
+        split.push(first.slice(start, taken));
+        start += taken;
+    }
+    if start < first.num_rows() {
+        split.push(first.slice(start, first.num_rows() - start));
+    }
+    split.extend(batches.drain(1..));
+    split
+}
+
 fn limited(batches: Vec<RecordBatch>, limit: Option<usize>) -> Vec<RecordBatch> {
     let Some(mut left) = limit else {
         return batches;
@@ -751,14 +832,7 @@ impl ZoneMap {
 
     /// Which blocks may hold a row matching `predicate`; `None` when the zone map rules
     /// nothing out.
-    fn matching_blocks(
-        &self,
-        predicate: &Arc<dyn PhysicalExpr>,
-        schema: SchemaRef,
-    ) -> Option<Vec<bool>> {
-        let pruning = PruningPredicateBuilder::new()
-            .with_file_schema(schema)
-            .build(Arc::clone(predicate))?;
+    fn matching_blocks(&self, pruning: &PruningPredicate) -> Option<Vec<bool>> {
         let blocks = pruning.prune(self).ok()?;
         (!blocks.iter().all(|keep| *keep)).then_some(blocks)
     }
@@ -868,17 +942,7 @@ impl TableProvider for KeyedTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> DataFusionResult<Arc<dyn ExecutionPlan>> {
-        let batches = match self.selection(state, filters) {
-            Selection::Rows(rows) => {
-                chunks(&take_record_batch(&self.rows, &UInt32Array::from(rows))?)
-            }
-            Selection::Blocks(blocks) => (0..blocks.len())
-                .filter(|index| blocks[*index])
-                .map(|index| block(&self.rows, index))
-                .collect(),
-            Selection::All => chunks(&self.rows),
-        };
-        let mut batches = limited(batches, limit);
+        let mut batches = self.scanned_batches(&self.scan_filter(state, filters), limit)?;
         if batches.is_empty() {
             batches.push(RecordBatch::new_empty(self.schema()));
         }
@@ -1277,6 +1341,27 @@ mod tests {
     }
 
     /// How many rows a scan of `table` with `filters` reads.
+    #[test]
+    fn the_first_batch_is_cut_small_and_nothing_is_lost() {
+        let rows = table().rows().clone();
+        let big =
+            datafusion::arrow::compute::concat_batches(&rows.schema(), &vec![rows.clone(); 1000])
+                .unwrap();
+        let split = first_batch_split(vec![big.clone(), rows.clone()]);
+        let lengths: Vec<usize> = split.iter().map(RecordBatch::num_rows).collect();
+        assert_eq!(
+            lengths,
+            [256, 768, big.num_rows() - 1024, rows.num_rows()],
+            "{lengths:?}"
+        );
+        let joined = datafusion::arrow::compute::concat_batches(&rows.schema(), &split).unwrap();
+        let whole =
+            datafusion::arrow::compute::concat_batches(&rows.schema(), &[big, rows.clone()])
+                .unwrap();
+        assert_eq!(joined, whole);
+        assert_eq!(first_batch_split(vec![rows.clone()]), vec![rows]);
+    }
+
     async fn scanned_rows(
         table: &KeyedTable,
         context: &SessionContext,

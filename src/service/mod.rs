@@ -18,6 +18,7 @@
 //! - [`envelope`], [`text`], [`usage`]: response envelopes, errors, SLA; timestamps, snippets,
 //!   scores; token usage objects.
 
+pub mod bucketed_table;
 pub mod catalog;
 pub mod chain;
 pub mod cursor;

@@ -708,6 +708,16 @@ pub fn changed_rows(previous: &Path, next: &Path) -> Result<Option<ChangedRows>,
     Ok(Some(changed))
 }
 
+/// The uncompressed bytes of `columns` in the files of the generation table at `table_dir`
+/// (their footers only): what loading those columns into memory costs, about.
+pub fn table_column_bytes(table_dir: &Path, columns: &[&str]) -> Result<u64, StoreError> {
+    let mut bytes = 0;
+    for file in parquet_files(table_dir)? {
+        bytes += pio::uncompressed_column_bytes(&file, columns)?;
+    }
+    Ok(bytes)
+}
+
 /// What tells a file from a rewritten one: its name, size and modification time.
 type FileIdentity = (String, u64, Option<std::time::SystemTime>);
 

@@ -505,6 +505,23 @@ pub fn read_parquet(path: &Path) -> Result<Vec<RecordBatch>, StoreError> {
         .collect()
 }
 
+/// The uncompressed bytes of the columns `columns` names in one file, from its footer alone.
+pub fn uncompressed_column_bytes(path: &Path, columns: &[&str]) -> Result<u64, StoreError> {
+    let to_error = parquet_error(path);
+    let file = File::open(path).map_err(StoreError::io(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|error| to_error(error.to_string()))?;
+    let mut bytes = 0;
+    for row_group in builder.metadata().row_groups() {
+        for column in row_group.columns() {
+            if columns.contains(&column.column_path().string().as_str()) {
+                bytes += u64::try_from(column.uncompressed_size()).unwrap_or(0);
+            }
+        }
+    }
+    Ok(bytes)
+}
+
 /// Reads the distinct values of one string column (cheap: one column chunk per row group).
 pub fn read_string_column(path: &Path, column: &str) -> Result<HashSet<String>, StoreError> {
     let to_error = parquet_error(path);

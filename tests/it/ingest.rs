@@ -1442,7 +1442,7 @@ fn a_memory_limit_below_the_floor_is_refused_and_a_tight_one_loses_nothing() {
     assert!(!refused.status.success());
     let stderr = stderr_of(&refused);
     assert!(
-        stderr.contains("--memory-limit 100") && stderr.contains("at least 256 MB"),
+        stderr.contains("--memory-limit 100") && stderr.contains("at least 384 MB"),
         "{stderr}"
     );
     let limited = run_esker(&[
@@ -1450,7 +1450,7 @@ fn a_memory_limit_below_the_floor_is_refused_and_a_tight_one_loses_nothing() {
         "--data-dir",
         data_dir,
         "--memory-limit",
-        "256",
+        "384",
         fixtures,
     ]);
     assert!(limited.status.success(), "{}", stderr_of(&limited));

@@ -12,8 +12,10 @@ use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use esker::mcp::server::EskerServer;
 use esker::query::serving::metadata_hits;
-use esker::service::catalog::{Catalog, NamedQuery, WarmSnapshot};
-use esker::service::directory::{TURN_BY_ID, TURN_NEIGHBOURHOOD};
+use esker::service::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot};
+use esker::service::directory::{
+    SESSION_INDEX_COLUMNS, TURN_BY_ID, TURN_INDEX_COLUMNS, TURN_NEIGHBOURHOOD,
+};
 use esker::store::Store;
 use serde_json::{Value, json};
 
@@ -805,6 +807,21 @@ async fn read_whole(data_dir: &Path) -> Arc<WarmSnapshot> {
     snapshot
 }
 
+/// Appends an assistant reply stamped `timestamp` to the Codex rollout at `path`.
+fn append_codex_reply(path: &Path, timestamp: &str, text: &str) {
+    let line = json!({
+        "timestamp": timestamp,
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text}]
+        }
+    });
+    let mut log = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut log, format!("{line}\n").as_bytes()).unwrap();
+}
+
 #[tokio::test]
 async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_rows() {
     let logs = tempfile::tempdir().unwrap();
@@ -831,16 +848,7 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
         })
         .min()
         .expect("a codex rollout");
-    let mut log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&rollout)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut log,
-        b"{\"timestamp\":\"2026-03-14T12:00:00.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"one more note\"}]}}\n",
-    )
-    .unwrap();
-    drop(log);
+    append_codex_reply(&rollout, "2026-03-14T12:00:00.000Z", "one more note");
     index_into(data.path(), &[&logs.path().join("codex")]);
     let second = catalog.snapshot().await.unwrap();
     assert!(second.generation > first.generation);
@@ -861,16 +869,7 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
 
     // The session now lives in its bucket's hot file: growing again rewrites only that file,
     // and the refresh reads that one session's rows, not its bucket.
-    let mut log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&rollout)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut log,
-        b"{\"timestamp\":\"2026-03-14T12:01:00.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"and another note\"}]}}\n",
-    )
-    .unwrap();
-    drop(log);
+    append_codex_reply(&rollout, "2026-03-14T12:01:00.000Z", "and another note");
     index_into(data.path(), &[&logs.path().join("codex")]);
     let grown = catalog.snapshot().await.unwrap();
     grown.ready_directory().await.unwrap();
@@ -908,4 +907,54 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
     let third = catalog.snapshot().await.unwrap();
     third.ready_directory().await.unwrap();
     assert_same_directory(&third, &*read_whole(data.path()).await).await;
+}
+
+#[tokio::test]
+async fn a_directory_past_half_the_memory_limit_is_answered_over_parquet() {
+    let store = fixture_store();
+    let roomy = Catalog::open_within(store, AnswerPath::Fastest, 2 << 30).unwrap();
+    let loaded = roomy.snapshot().await.unwrap();
+    loaded.ready_directory().await.unwrap();
+    assert!(
+        loaded.directory().is_some(),
+        "a directory that fits is served from memory"
+    );
+    let tight = Catalog::open_within(store, AnswerPath::Fastest, 4 << 10).unwrap();
+    let over_parquet = tight.snapshot().await.unwrap();
+    over_parquet.ready_directory().await.unwrap();
+    assert!(
+        over_parquet.directory().is_none(),
+        "a directory over half of 4 KiB stays on disk"
+    );
+    let ordered = NamedQuery {
+        name: "sessions in order",
+        sql: "SELECT * FROM session_index ORDER BY updated_at DESC, session_id DESC",
+    };
+    assert_eq!(
+        served(&over_parquet, ordered).await,
+        served(&loaded, ordered).await
+    );
+    // The directory's size is estimated from exactly the columns the view holds.
+    let batches = loaded
+        .run_batches(SESSION_INDEX_AS_SERVED, Vec::new())
+        .await
+        .unwrap();
+    let names: Vec<String> = batches[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|field| field.name().clone())
+        .collect();
+    assert_eq!(names, SESSION_INDEX_COLUMNS);
+    let batches = loaded
+        .run_batches(TURN_INDEX_AS_SERVED, Vec::new())
+        .await
+        .unwrap();
+    let names: Vec<String> = batches[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|field| field.name().clone())
+        .collect();
+    assert_eq!(names, TURN_INDEX_COLUMNS);
 }
