@@ -62,15 +62,17 @@ impl IndexOptions {
     }
 }
 
-/// Whether this process's anonymous resident memory passed three quarters of `limit`.
-fn memory_is_high(limit: u64) -> bool {
-    crate::heap::Resident::read()
-        .is_some_and(|resident| past_memory_mark(resident.anonymous, limit))
+/// The heap (anonymous resident memory) past which a pass commits its batch early: three
+/// quarters of `limit`, or, in a process that already held more when the pass began (a
+/// server's in-memory directory may take up to half of the limit), what it held then plus half
+/// of the limit, so the pass does not commit every few MiB for memory it did not take.
+fn memory_mark(limit: u64, held_at_start: u64) -> u64 {
+    (limit / 4 * 3).max(held_at_start.saturating_add(limit / 2))
 }
 
-/// Whether `anonymous` bytes of heap are past the mark a batch is committed early at.
-fn past_memory_mark(anonymous: u64, limit: u64) -> bool {
-    anonymous > limit / 4 * 3
+/// Whether this process's heap passed `mark`.
+fn memory_is_high(mark: u64) -> bool {
+    crate::heap::Resident::read().is_some_and(|resident| resident.anonymous > mark)
 }
 
 /// Options of one indexing pass.
@@ -100,7 +102,8 @@ pub struct IndexOptions {
     pub batch_bytes: u64,
     /// The resident memory (heap, not mapped files) the pass keeps under: batches are at most
     /// a sixteenth of it, and a batch is committed early when the process's anonymous
-    /// memory passes three quarters of it (`--memory-limit`, default 2 GiB).
+    /// memory passes three quarters of it, or half of it above what the process held when the
+    /// pass began (`--memory-limit`, default 2 GiB).
     pub memory_limit: u64,
     pub limits: ReadLimits,
     /// Where the pass reports its progress and outcome (the server's `get_ingest_status`).
@@ -482,6 +485,8 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
     crate::search::writer::set_writer_memory_limit(options.memory_limit);
     let mut commit_at = first_commit_bytes(batch_bytes);
     let mut memory_checked_at = 0;
+    let held_at_start = crate::heap::Resident::read().map_or(0, |resident| resident.anonymous);
+    let early_commit_mark = memory_mark(options.memory_limit, held_at_start);
     let mut shared = SharedIndexes::default();
     let others = sources.encrypted.iter().map(PassSource::Encrypted);
     let groups = sources.groups.iter().map(PassSource::Group);
@@ -537,7 +542,7 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         }
         let memory_high = batch.bytes >= memory_checked_at + MEMORY_CHECK_BYTES && {
             memory_checked_at = batch.bytes;
-            memory_is_high(options.memory_limit)
+            memory_is_high(early_commit_mark)
         };
         if batch.bytes >= commit_at || memory_high {
             if memory_high && batch.bytes < commit_at {
@@ -1560,8 +1565,12 @@ mod tests {
             300,
             "--batch-bytes below a MiB holds"
         );
-        assert!(!past_memory_mark(1536 << 20, DEFAULT_MEMORY_LIMIT));
-        assert!(past_memory_mark((1536 << 20) + 1, DEFAULT_MEMORY_LIMIT));
+        assert_eq!(memory_mark(DEFAULT_MEMORY_LIMIT, 100 << 20), 1536 << 20);
+        assert_eq!(
+            memory_mark(DEFAULT_MEMORY_LIMIT, 900 << 20),
+            (900 << 20) + (1024 << 20),
+            "a server's directory held before the pass is not the pass's memory"
+        );
         assert!(
             memory_is_high(1),
             "this process has more than a byte of heap"

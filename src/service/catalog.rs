@@ -338,10 +338,14 @@ impl SharedReaders {
         }
         let started = std::time::Instant::now();
         let pin = self.store.pin_current()?;
-        // A directory once loaded is carried on; otherwise it is loaded only when it fits.
+        // A loaded directory is carried on (a refresh grows it by what a commit adds); any
+        // other generation loads one only when it fits ([`directory_fits`]; a carry that
+        // falls back to a full load checks again, see `load_in_background`).
+        let carried = warm
+            .as_ref()
+            .is_some_and(|previous| previous.in_memory && previous.directory.get().is_some());
         let in_memory = self.path == AnswerPath::Fastest
-            && (warm.as_ref().is_some_and(|previous| previous.in_memory)
-                || directory_fits(&pin.root, self.memory_limit));
+            && (carried || directory_fits(&pin.root, self.memory_limit));
         let opened = GenerationReaders::open(pin, in_memory, &self.runtime).await?;
         let snapshot = Arc::new(opened);
         tracing::info!(
@@ -371,17 +375,18 @@ impl SharedReaders {
         match carrying {
             Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
                 Ok(Ok(true)) => {}
-                Ok(_) => load_in_background(&snapshot),
+                Ok(_) => load_in_background(&snapshot, self.memory_limit),
                 Err(_) => {
                     let loading = Arc::clone(&snapshot);
+                    let memory_limit = self.memory_limit;
                     tokio::spawn(async move {
                         if !matches!(carry.await, Ok(true)) {
-                            load_in_background(&loading);
+                            load_in_background(&loading, memory_limit);
                         }
                     });
                 }
             },
-            None if snapshot.in_memory => load_in_background(&snapshot),
+            None if snapshot.in_memory => load_in_background(&snapshot, self.memory_limit),
             None => {}
         }
         *warm = Some(Arc::clone(&snapshot));
@@ -441,11 +446,18 @@ fn directory_fits(root: &Path, memory_limit: u64) -> bool {
 /// replaced one's before it is answered over Parquet.
 const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
 
-/// Reads `snapshot`'s directory whole in the background; requests are answered over Parquet
-/// until it is loaded, so a cold start never waits.
-fn load_in_background(snapshot: &Arc<GenerationReaders>) {
+/// Reads `snapshot`'s directory whole in the background when it fits in half of
+/// `memory_limit` ([`directory_fits`]: a commit that rewrote most buckets of a grown store
+/// may no longer fit); requests are answered over Parquet until it is loaded, so a cold start
+/// never waits.
+fn load_in_background(snapshot: &Arc<GenerationReaders>, memory_limit: u64) {
     let loading = Arc::clone(snapshot);
     tokio::spawn(async move {
+        let root = loading.pin.root.clone();
+        let fits = tokio::task::spawn_blocking(move || directory_fits(&root, memory_limit)).await;
+        if !matches!(fits, Ok(true)) {
+            return;
+        }
         let started = std::time::Instant::now();
         match loading.ready_directory().await {
             Ok(directory) => tracing::info!(
