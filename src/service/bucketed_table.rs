@@ -83,11 +83,6 @@ impl BucketedTable {
             .map(|bucket| bucket.rows().num_rows())
             .sum()
     }
-
-    /// The bucket tables, bucket 0 first.
-    pub fn buckets(&self) -> &[Arc<KeyedTable>] {
-        &self.buckets
-    }
 }
 
 /// `rows` split into [`TURN_BUCKETS`] batches by the bucket of their `session_id` (each in

@@ -375,18 +375,19 @@ impl SharedReaders {
         match carrying {
             Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
                 Ok(Ok(true)) => {}
-                Ok(_) => load_in_background(&snapshot, self.memory_limit),
+                Ok(_) => load_in_background(&snapshot, Some(self.memory_limit)),
                 Err(_) => {
                     let loading = Arc::clone(&snapshot);
                     let memory_limit = self.memory_limit;
                     tokio::spawn(async move {
                         if !matches!(carry.await, Ok(true)) {
-                            load_in_background(&loading, memory_limit);
+                            load_in_background(&loading, Some(memory_limit));
                         }
                     });
                 }
             },
-            None if snapshot.in_memory => load_in_background(&snapshot, self.memory_limit),
+            // Its size was estimated when the generation was opened.
+            None if snapshot.in_memory => load_in_background(&snapshot, None),
             None => {}
         }
         *warm = Some(Arc::clone(&snapshot));
@@ -446,17 +447,20 @@ fn directory_fits(root: &Path, memory_limit: u64) -> bool {
 /// replaced one's before it is answered over Parquet.
 const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
 
-/// Reads `snapshot`'s directory whole in the background when it fits in half of
-/// `memory_limit` ([`directory_fits`]: a commit that rewrote most buckets of a grown store
-/// may no longer fit); requests are answered over Parquet until it is loaded, so a cold start
-/// never waits.
-fn load_in_background(snapshot: &Arc<GenerationReaders>, memory_limit: u64) {
+/// Reads `snapshot`'s directory whole in the background; with `memory_limit`, only when it
+/// fits in half of it ([`directory_fits`]: a carry that fell back to a full load was not
+/// estimated, and a grown store may no longer fit). Requests are answered over Parquet until
+/// it is loaded, so a cold start never waits.
+fn load_in_background(snapshot: &Arc<GenerationReaders>, memory_limit: Option<u64>) {
     let loading = Arc::clone(snapshot);
     tokio::spawn(async move {
-        let root = loading.pin.root.clone();
-        let fits = tokio::task::spawn_blocking(move || directory_fits(&root, memory_limit)).await;
-        if !matches!(fits, Ok(true)) {
-            return;
+        if let Some(memory_limit) = memory_limit {
+            let root = loading.pin.root.clone();
+            let fits =
+                tokio::task::spawn_blocking(move || directory_fits(&root, memory_limit)).await;
+            if !matches!(fits, Ok(true)) {
+                return;
+            }
         }
         let started = std::time::Instant::now();
         match loading.ready_directory().await {

@@ -424,7 +424,7 @@ impl KeyedTable {
                 .collect(),
             Selection::All => chunks(&self.rows),
         };
-        Ok(first_batch_split(limited(batches, limit)))
+        Ok(limited(batches, limit))
     }
 
     /// The declared order as physical sort expressions over the table's schema.
@@ -761,35 +761,6 @@ fn chunks(rows: &RecordBatch) -> Vec<RecordBatch> {
 }
 
 /// At most `limit` rows of `batches`, in order.
-/// Rows of the first batch a scan yields; the second holds three times as many, then the
-/// batches are whole blocks. A statement that stops early (an ORDER BY ... LIMIT merged over
-/// the sixteen buckets' partitions, as list_sessions is) takes the first batch of every
-/// partition: sixteen small ones cost what one block did.
-const FIRST_BATCH_ROWS: usize = 256;
-
-/// `batches` with the first one cut into [`FIRST_BATCH_ROWS`], three times as many, and the
-/// rest (slices: no copy).
-fn first_batch_split(mut batches: Vec<RecordBatch>) -> Vec<RecordBatch> {
-    let Some(first) = batches.first().cloned() else {
-        return batches;
-    };
-    if first.num_rows() <= FIRST_BATCH_ROWS {
-        return batches;
-    }
-    let mut split = Vec::with_capacity(batches.len() + 2);
-    let mut start = 0;
-    for length in [FIRST_BATCH_ROWS, FIRST_BATCH_ROWS * 3] {
-        let taken = length.min(first.num_rows() - start);
-        split.push(first.slice(start, taken));
-        start += taken;
-    }
-    if start < first.num_rows() {
-        split.push(first.slice(start, first.num_rows() - start));
-    }
-    split.extend(batches.drain(1..));
-    split
-}
-
 fn limited(batches: Vec<RecordBatch>, limit: Option<usize>) -> Vec<RecordBatch> {
     let Some(mut left) = limit else {
         return batches;
@@ -1341,27 +1312,6 @@ mod tests {
     }
 
     /// How many rows a scan of `table` with `filters` reads.
-    #[test]
-    fn the_first_batch_is_cut_small_and_nothing_is_lost() {
-        let rows = table().rows().clone();
-        let big =
-            datafusion::arrow::compute::concat_batches(&rows.schema(), &vec![rows.clone(); 1000])
-                .unwrap();
-        let split = first_batch_split(vec![big.clone(), rows.clone()]);
-        let lengths: Vec<usize> = split.iter().map(RecordBatch::num_rows).collect();
-        assert_eq!(
-            lengths,
-            [256, 768, big.num_rows() - 1024, rows.num_rows()],
-            "{lengths:?}"
-        );
-        let joined = datafusion::arrow::compute::concat_batches(&rows.schema(), &split).unwrap();
-        let whole =
-            datafusion::arrow::compute::concat_batches(&rows.schema(), &[big, rows.clone()])
-                .unwrap();
-        assert_eq!(joined, whole);
-        assert_eq!(first_batch_split(vec![rows.clone()]), vec![rows]);
-    }
-
     async fn scanned_rows(
         table: &KeyedTable,
         context: &SessionContext,
