@@ -1,5 +1,5 @@
-//! Criterion benches of the in-memory `session_index` ([`KeyedTable`]) at a million sessions,
-//! the size of a 10M-document store: list_sessions windows, a session's sub-agents and a
+//! Criterion benches of the in-memory `session_index` ([`BucketedTable`]: one `KeyedTable` per
+//! store bucket, as the server loads it) at a million sessions, the size of a 10M-document store: list_sessions windows, a session's sub-agents and a
 //! chain's members, each through its named query and the serving configuration. The rows are
 //! synthetic, with string-view columns split across many buffers as Parquet decoding leaves
 //! them (before `KeyedTable` compacted them, this alone cost a scan 0.3 s at this size).
@@ -14,16 +14,17 @@ use datafusion::arrow::array::{
     Array, ArrayRef, BooleanArray, Int64Array, RecordBatch, StringViewArray,
     TimestampNanosecondArray,
 };
-use datafusion::arrow::compute::{concat, concat_batches};
+use datafusion::arrow::compute::concat;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use esker::query::serving::serving_config;
+use esker::service::bucketed_table::BucketedTable;
 use esker::service::catalog::text_list_parameter;
 use esker::service::directory::{SESSION_KEYS, SESSION_ORDER};
-use esker::service::keyed_table::KeyedTable;
+use esker::service::keyed_table::RowCollector;
 
 // The allocator the shipped binary runs, so that these figures are the server's.
 esker::shipped_allocator!();
@@ -135,14 +136,18 @@ fn paged_texts(column: &str, rows: std::ops::Range<usize>) -> ArrayRef {
     concat(&pages).expect("concat pages")
 }
 
-fn session_index(total: usize) -> Arc<KeyedTable> {
+/// The table as the server builds it: batches gathered by a [`RowCollector`], split by bucket
+/// and sorted into the declared order.
+fn session_index(total: usize) -> Arc<BucketedTable> {
     let schema = schema();
-    let batches: Vec<RecordBatch> = (0..total)
-        .step_by(BATCH)
-        .map(|first| batch(&schema, first..(first + BATCH).min(total), total))
-        .collect();
-    let rows = concat_batches(&schema, &batches).expect("concat batches");
-    Arc::new(KeyedTable::new(rows, SESSION_ORDER.to_vec(), &SESSION_KEYS).expect("keyed table"))
+    let mut rows = RowCollector::new(Arc::clone(&schema));
+    for first in (0..total).step_by(BATCH) {
+        rows.push(&batch(&schema, first..(first + BATCH).min(total), total))
+            .expect("collect batch");
+    }
+    let table = BucketedTable::sorting(rows, SESSION_ORDER.to_vec(), &SESSION_KEYS)
+        .expect("bucketed table");
+    Arc::new(table)
 }
 
 fn stamp(text: &str) -> ScalarValue {

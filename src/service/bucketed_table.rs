@@ -41,7 +41,7 @@ impl BucketedTable {
         let schema = rows.schema();
         let buckets = split_by_bucket(&rows)?
             .into_iter()
-            .map(|bucket| KeyedTable::sorting_rows(bucket, order.clone(), keys).map(Arc::new))
+            .map(|bucket| KeyedTable::sorting(bucket, order.clone(), keys).map(Arc::new))
             .collect::<Result<Vec<_>, KeyedTableError>>()?;
         Ok(BucketedTable { schema, buckets })
     }
@@ -68,7 +68,7 @@ impl BucketedTable {
                 }
             }
             let rows = added[bucket as usize].clone();
-            let (refreshed, _) = table.refreshed_rows(&keep, rows)?;
+            let (refreshed, _) = table.refreshed(&keep, rows)?;
             buckets[bucket as usize] = Arc::new(refreshed);
         }
         Ok(BucketedTable {
@@ -86,7 +86,7 @@ impl BucketedTable {
 }
 
 /// `rows` split into [`TURN_BUCKETS`] batches by the bucket of their `session_id` (each in
-/// the order of `rows`; only the string views move).
+/// the order of `rows`; only the string views move), as the store splits its files.
 fn split_by_bucket(rows: &RecordBatch) -> Result<Vec<RecordBatch>, KeyedTableError> {
     let column = rows
         .column_by_name("session_id")
@@ -94,8 +94,14 @@ fn split_by_bucket(rows: &RecordBatch) -> Result<Vec<RecordBatch>, KeyedTableErr
     let session_ids =
         Texts::of(column.as_ref()).ok_or(KeyedTableError::OrderColumn("session_id"))?;
     let mut positions: Vec<Vec<u32>> = vec![Vec::new(); TURN_BUCKETS as usize];
-    let ids =
-        (0..session_ids.len()).map(|row| session_ids.is_valid(row).then(|| session_ids.value(row)));
+    // A missing id goes where the store writes it: the bucket of the empty id.
+    let ids = (0..session_ids.len()).map(|row| {
+        Some(if session_ids.is_valid(row) {
+            session_ids.value(row)
+        } else {
+            ""
+        })
+    });
     for (row, bucket) in turn_buckets(ids).enumerate() {
         positions[bucket.unwrap_or_default() as usize].push(row as u32);
     }

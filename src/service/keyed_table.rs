@@ -165,18 +165,10 @@ pub enum KeyedTableError {
 }
 
 impl KeyedTable {
-    /// A table over the rows a [`RowCollector`] gathered, in any order: sorted into `order` by
-    /// one permutation (strings are not copied again: only their views move).
+    /// A table over `rows` in any order (a [`RowCollector`]'s, whose strings are compacted),
+    /// sorted into `order` by one permutation (strings are not copied again: only their views
+    /// move).
     pub fn sorting(
-        rows: RowCollector,
-        order: Vec<(&'static str, SortOptions)>,
-        keys: &[&'static str],
-    ) -> Result<KeyedTable, KeyedTableError> {
-        KeyedTable::sorting_rows(rows.finish()?, order, keys)
-    }
-
-    /// A table over `rows` in any order, sorted into `order` as [`KeyedTable::sorting`] does.
-    pub fn sorting_rows(
         rows: RecordBatch,
         order: Vec<(&'static str, SortOptions)>,
         keys: &[&'static str],
@@ -193,15 +185,6 @@ impl KeyedTable {
     /// the rows of the buckets its commit did not rewrite. Also returns where each row of the
     /// result comes from: `(0, row of this table)` or `(1, row of the sorted added rows)`.
     pub fn refreshed(
-        &self,
-        keep: &[bool],
-        added: RowCollector,
-    ) -> Result<(KeyedTable, Vec<(usize, usize)>), KeyedTableError> {
-        self.refreshed_rows(keep, added.finish()?)
-    }
-
-    /// [`KeyedTable::refreshed`] with the added rows as one batch.
-    pub fn refreshed_rows(
         &self,
         keep: &[bool],
         added: RecordBatch,
@@ -1016,7 +999,7 @@ mod tests {
         };
         let table = Arc::new(
             KeyedTable::sorting(
-                rows,
+                rows.finish().unwrap(),
                 vec![("session", ascending), ("ordinal", ascending)],
                 &["session"],
             )
@@ -1193,8 +1176,12 @@ mod tests {
         let keys = ["session", "note"];
         let all: Vec<usize> = (0..300).collect();
         let mut current = session_rows(&all, 3, 0);
-        let mut table =
-            KeyedTable::sorting(collected(&schema, &current), order.clone(), &keys).unwrap();
+        let mut table = KeyedTable::sorting(
+            collected(&schema, &current).finish().unwrap(),
+            order.clone(),
+            &keys,
+        )
+        .unwrap();
         // Each round replaces some sessions' rows (with more or fewer rows), drops a few and
         // adds new ones.
         for round in 1..4usize {
@@ -1216,7 +1203,9 @@ mod tests {
                     .map(|row| !replaced.contains(sessions.value(row)))
                     .collect()
             };
-            let (refreshed, origins) = table.refreshed(&keep, collected(&schema, &added)).unwrap();
+            let (refreshed, origins) = table
+                .refreshed(&keep, collected(&schema, &added).finish().unwrap())
+                .unwrap();
             assert_eq!(origins.len(), refreshed.rows().num_rows());
             assert_eq!(
                 origins.iter().filter(|(from, _)| *from == 1).count(),
@@ -1225,8 +1214,12 @@ mod tests {
             );
             current.retain(|row| !replaced.contains(&row.0));
             current.extend(added);
-            let sorted =
-                KeyedTable::sorting(collected(&schema, &current), order.clone(), &keys).unwrap();
+            let sorted = KeyedTable::sorting(
+                collected(&schema, &current).finish().unwrap(),
+                order.clone(),
+                &keys,
+            )
+            .unwrap();
             assert_eq!(refreshed.rows(), sorted.rows(), "round {round}");
             for key in keys {
                 let values = Texts::of(sorted.rows().column_by_name(key).unwrap()).unwrap();
