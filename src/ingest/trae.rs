@@ -26,10 +26,18 @@
 //!   `$TRAECLI_HOME`, `$TRAE_HOME/cli` or `~/.trae/cli`, and reopens one with
 //!   `<traex> resume <id>`.
 //!
-//! Not read (see README "Known limits"): TRAE's own `history_mutation` records and, from
-//! 0.201.4, `item_completed` items, which deja-vu reports carry some tool calls and prompts
-//! outside Codex's records; the Codex parser counts them as unknown record types. TRAE CLI
-//! 1.x (`traecli`, `~/.cache/coco/sessions/*/events.jsonl`) is another format.
+//! TRAE's own records are read too (`ingest::codex` `mutation` and `items`; shapes and rules in
+//! `docs/HARNESS-RESEARCH.md` section 2): its prompts are `user_message` events, `item_completed`
+//! `UserMessage` items (0.201.4 and later) and `history_mutation` `display_completions`; once a
+//! rollout has any, its user-role response items are its runtime notices (context). A
+//! `history_mutation` `append` adds the prompts, replies, reasoning, tool calls and results no
+//! Codex record carries (a call once by `call_id`, a message once per time it is said); a reply is
+//! read from the first source that has it (response items, appends, `item_completed`
+//! `AgentMessage`, `agent_message`: deja-vu's order); an `item_completed` `FileChange` is a call
+//! when no other record has its id. A `replace` or `rollback` leaves one `system` marker and its
+//! items are not read again; any other operation, or an item type not known, is an unknown record
+//! (counted).
+//! Not read: TRAE CLI 1.x (`traecli`, `~/.cache/coco/sessions/*/events.jsonl`), another format.
 
 use std::path::{Path, PathBuf};
 

@@ -17,7 +17,13 @@
 //!   the response item with the same text.
 //! - Tool calls come from the response items; `exec_command_end` (and friends) duplicate them and
 //!   only contribute exit codes, unless no response item carries that call id (then they are
-//!   turned into the call/response themselves).
+//!   turned into the call/response themselves). An `item_completed` `FileChange` / `McpToolCall`
+//!   stands for its call only when no other record has its call id.
+//! - TRAE CLI's `history_mutation` appends (`mutation`) repeat response items and carry what
+//!   none does: a call is read once by call id, a message once per time it is said, a reply by
+//!   the first source that has it (response items, then appends, then `item_completed`
+//!   `AgentMessage`, then `agent_message`: `index::ReplySource`). `replace` / `rollback` leave
+//!   one `system` marker; their items are not read again.
 //! - Forked rollouts: the first `session_meta` is the session's own. A later `session_meta` with
 //!   another id starts the copy of the parent's history, which is skipped (one `system` marker
 //!   event records it) until the first line that is provably the child's own: the child's
@@ -30,11 +36,14 @@
 //!
 //! Layout: this file sniffs and normalizes lines; `parser` drives the pass and emits events;
 //! `index` is the whole-file pre-pass; `fork` detects copied parent history; `records` handles
-//! messages and `event_msg` events; `tools` resolves calls, responses and exit codes; `text`
+//! messages and `event_msg` events; `items` the `item_completed` turn items; `mutation` TRAE
+//! CLI's `history_mutation` records; `tools` resolves calls, responses and exit codes; `text`
 //! holds the text helpers.
 
 mod fork;
 mod index;
+mod items;
+mod mutation;
 mod parser;
 mod records;
 mod text;

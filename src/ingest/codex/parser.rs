@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::fork::{ReplayScan, meta_id, scan_replay};
 use super::index::Index;
+use super::mutation::MutationProgress;
 use super::text::{generic_text, id_from_path, str_field};
 use super::{Line, NULL};
 use crate::model::{
@@ -64,6 +65,8 @@ pub(super) struct Parser<'r, 'a, 'w> {
     pub(super) events: Vec<RawEvent>,
     pub(super) current_model: Option<String>,
     pub(super) emitted_call_ids: HashSet<String>,
+    /// What the `history_mutation` appends read so far gave.
+    pub(super) mutation_progress: MutationProgress,
     /// Line number and count of events already emitted for it (for `.n` keys).
     pub(super) line_slot: (u64, usize),
     /// `total_token_usage` of the last counted `token_count` (Codex repeats a report verbatim).
@@ -98,6 +101,7 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
             events: Vec::new(),
             current_model: None,
             emitted_call_ids: HashSet::new(),
+            mutation_progress: MutationProgress::default(),
             line_slot: (0, 0),
             last_total_usage: None,
             pending_usage: None,
@@ -277,7 +281,12 @@ impl<'r, 'a, 'w> Parser<'r, 'a, 'w> {
             (kind, "") => kind.to_string(),
             (kind, item) => format!("{kind}/{item}"),
         };
-        let raw = record.raw.clone();
+        self.push_unknown_as(record, label, record.raw.clone());
+    }
+
+    /// An unknown record (or part of one) under `label`, which the index run counts and reports
+    /// by label; `raw` is kept as its payload.
+    pub(super) fn push_unknown_as(&mut self, record: &Line<'_>, label: String, raw: Value) {
         let event = self.push(
             record,
             EventType::Unknown,

@@ -1,9 +1,10 @@
 //! Handlers for the session's own records: response items, `event_msg` events, turn context,
-//! compaction and inter-agent messages.
+//! compaction and inter-agent messages (TRAE CLI's `history_mutation` in `mutation`,
+//! `item_completed` turn items in `items`).
 
 use serde_json::{Map, Value, json};
 
-use super::index::user_message_item_text;
+use super::index::ReplySource;
 use super::parser::Parser;
 use super::text::{
     content_text, environment_cwd, generic_text, injected_kind, match_text, reasoning_parts,
@@ -13,7 +14,7 @@ use super::tools::{
     ToolOutput, call_arguments, call_name_and_id, event_call_id, is_tool_event, tool_output,
 };
 use super::{Line, NULL};
-use crate::model::{EventType, Source, TurnEnd};
+use crate::model::{EventType, TurnEnd};
 
 impl Parser<'_, '_, '_> {
     pub(super) fn on_record(&mut self, position: usize, record: &Line<'_>) {
@@ -30,6 +31,7 @@ impl Parser<'_, '_, '_> {
                 }
             }
             "compacted" => self.on_compacted(record),
+            "history_mutation" => self.on_history_mutation(record),
             // Legacy `{"record_type":"state"}` lines and inter-agent trigger flags are pure
             // bookkeeping with no content.
             "state" | "inter_agent_communication_metadata" => {}
@@ -89,23 +91,7 @@ impl Parser<'_, '_, '_> {
                 self.push_tool_call(record, "web_search", id, action);
             }
             "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
-                let call_id = str_field(payload, "call_id").map(str::to_string);
-                let fallback = match record.payload_type() {
-                    "custom_tool_call_output" => "custom_tool",
-                    "tool_search_output" => "tool_search",
-                    _ => "function",
-                };
-                let name = self.resolve_tool_name(call_id.as_deref(), fallback);
-                let output = if record.payload_type() == "tool_search_output" {
-                    ToolOutput {
-                        text: tool_search_text(payload),
-                        extras: None,
-                        exit_code: None,
-                    }
-                } else {
-                    tool_output(payload.get("output").unwrap_or(&NULL))
-                };
-                self.push_tool_response(record, name, call_id, output);
+                self.push_call_output(record)
             }
             "compaction" | "compaction_summary" => {
                 let text = str_field(payload, "summary")
@@ -133,7 +119,31 @@ impl Parser<'_, '_, '_> {
         }
     }
 
-    fn on_message(&mut self, record: &Line<'_>) {
+    /// A call output item (a response item, or one a `history_mutation` append carries).
+    pub(super) fn push_call_output(&mut self, record: &Line<'_>) {
+        let payload = record.payload;
+        let call_id = str_field(payload, "call_id").map(str::to_string);
+        let fallback = match record.payload_type() {
+            "custom_tool_call_output" => "custom_tool",
+            "tool_search_output" => "tool_search",
+            _ => "function",
+        };
+        let name = self.resolve_tool_name(call_id.as_deref(), fallback);
+        let output = if record.payload_type() == "tool_search_output" {
+            ToolOutput {
+                text: tool_search_text(payload),
+                extras: None,
+                exit_code: None,
+            }
+        } else {
+            tool_output(payload.get("output").unwrap_or(&NULL))
+        };
+        self.push_tool_response(record, name, call_id, output);
+    }
+
+    /// A message item (a response item, or one a `history_mutation` append carries that no
+    /// response item repeats).
+    pub(super) fn on_message(&mut self, record: &Line<'_>) {
         let payload = record.payload;
         let text = content_text(payload.get("content").unwrap_or(&NULL));
         let role = str_field(payload, "role").unwrap_or("");
@@ -158,8 +168,9 @@ impl Parser<'_, '_, '_> {
                     let typed = match_text(payload.get("content").unwrap_or(&NULL));
                     if self.index.user_message_texts.contains(&typed)
                         || self.index.item_user_texts.contains(&typed)
+                        || self.index.mutation.prompt_texts.contains(&typed)
                     {
-                        // The model-facing copy of an `event_msg user_message`: skipped.
+                        // The model-facing copy of a prompt read from an event: skipped.
                     } else {
                         // Model-visible user-role text no human typed in this regime.
                         let event = self.push(record, EventType::System, text);
@@ -241,7 +252,10 @@ impl Parser<'_, '_, '_> {
             }
             "agent_message" => {
                 let text = str_field(payload, "message").unwrap_or("").to_string();
-                if !self.index.assistant_texts.contains(text.trim()) {
+                if !self
+                    .index
+                    .reply_read_before(ReplySource::AgentMessageEvent, text.trim())
+                {
                     let phase = str_field(payload, "phase").map(str::to_string);
                     let final_answer = phase.as_deref() == Some("final_answer");
                     let event = self.push(record, EventType::AssistantResponse, text);
@@ -253,7 +267,10 @@ impl Parser<'_, '_, '_> {
             }
             "agent_reasoning" | "agent_reasoning_raw_content" => {
                 let text = str_field(payload, "text").unwrap_or("").to_string();
-                if !self.index.reasoning_texts.contains(text.trim()) {
+                let trimmed = text.trim();
+                if !self.index.reasoning_texts.contains(trimmed)
+                    && !self.index.mutation.reasoning_texts.contains(trimmed)
+                {
                     let event = self.push(record, EventType::Reasoning, text);
                     event.subtype = Some(kind);
                 }
@@ -323,48 +340,6 @@ impl Parser<'_, '_, '_> {
                 self.on_tool_event(record, &kind, call_id)
             }
             _ => self.push_generic(record, EventType::Runtime, &kind),
-        }
-    }
-
-    /// `item_completed` (newer rollouts) repeats conversation items; only content with no
-    /// response-item twin is kept.
-    /// TRAE CLI's rollouts carry its prompts as `item_completed` `UserMessage` items and write
-    /// its own runtime injections (environment, process limits) as user-role response items:
-    /// such a rollout's prompts are those items (deja-vu `docs/registry/trae.md`, botmux
-    /// `traex-transcript.ts`). Codex's own copies stay as they were.
-    fn reads_trae_prompts(&self) -> bool {
-        self.source == Source::TraeCli && !self.index.item_user_texts.is_empty()
-    }
-
-    fn on_item_completed(&mut self, record: &Line<'_>) {
-        let item = record.payload.get("item").unwrap_or(&NULL);
-        match str_field(item, "type").unwrap_or("") {
-            "AgentMessage" => {
-                let content = item.get("content").unwrap_or(&NULL);
-                let text = content_text(content);
-                if !self.index.assistant_texts.contains(&match_text(content)) {
-                    let phase = str_field(item, "phase").map(str::to_string);
-                    let event = self.push(record, EventType::AssistantResponse, text);
-                    event.subtype = phase;
-                }
-            }
-            "Plan" => {
-                let text = str_field(item, "text").unwrap_or("").to_string();
-                let event = self.push(record, EventType::System, text);
-                event.subtype = Some("plan".to_string());
-            }
-            // TRAE CLI's prompt, when no `user_message` event carries the same words (its
-            // user-role response items are then its own injections: `on_message`).
-            "UserMessage" if self.reads_trae_prompts() => {
-                let text = user_message_item_text(item);
-                if !text.is_empty() && !self.index.user_message_texts.contains(&text) {
-                    let event = self.push(record, EventType::UserInput, text);
-                    event.starts_turn = true;
-                }
-            }
-            // UserMessage (Codex's), Reasoning, CommandExecution, McpToolCall, FileChange, web search
-            // extensions...: copies of the user_message event and response items.
-            _ => {}
         }
     }
 }

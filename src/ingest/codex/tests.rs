@@ -1346,3 +1346,473 @@ fn trae_prompts_are_its_user_message_items_and_its_notices_are_context() {
         "Codex's reading of user-role items without user_message events is unchanged"
     );
 }
+
+// ---- TRAE CLI's `history_mutation` and `item_completed` records -----------------------------
+// Shapes from docs/HARNESS-RESEARCH.md section 2 (deja-vu's TRAE page and the readers it names).
+
+fn parse_trae(records: &[Value]) -> (ParsedSession, Vec<ParseWarning>) {
+    let path = PathBuf::from(format!("rollout-2026-03-14T10-00-00-{SID}.jsonl"));
+    let mut output = parse_as(&path, &json_lines(records), Source::TraeCli);
+    assert_eq!(output.sessions.len(), 1, "one session per file");
+    (output.sessions.remove(0), output.warnings)
+}
+
+fn trae_meta() -> Value {
+    meta(
+        "10:00:00",
+        SID,
+        json!({"originator": "codex-tui", "model_provider": "trae"}),
+    )
+}
+
+fn history_mutation(time: &str, payload: Value) -> Value {
+    json!({"timestamp": ts(time), "type": "history_mutation", "payload": payload})
+}
+
+fn append(time: &str, turn: &str, items: Value) -> Value {
+    history_mutation(
+        time,
+        json!({"turn_id": turn, "operation": "append", "items": items}),
+    )
+}
+
+fn assistant_item(text: &str) -> Value {
+    json!({"type": "message", "role": "assistant",
+           "content": [{"type": "output_text", "text": text}]})
+}
+
+fn completed(time: &str, turn: &str, item: Value) -> Value {
+    event_msg(
+        time,
+        json!({"type": "item_completed", "turn_id": turn, "item": item}),
+    )
+}
+
+fn agent_message_item(text: &str) -> Value {
+    json!({"type": "AgentMessage", "id": text, "content": [{"type": "Text", "text": text}]})
+}
+
+/// `(key, text)` of the events of `kind`, in order.
+fn keyed<'s>(session: &'s ParsedSession, kind: EventType) -> Vec<(&'s str, &'s str)> {
+    of_kind(session, kind)
+        .into_iter()
+        .map(|event| (event.key.as_str(), event.text.as_str()))
+        .collect()
+}
+
+/// `(call id, tool name)` of the events of `kind`, in order.
+fn calls_of(session: &ParsedSession, kind: EventType) -> Vec<(&str, &str)> {
+    of_kind(session, kind)
+        .into_iter()
+        .map(|event| {
+            (
+                event.tool_call_id.as_deref().unwrap_or(""),
+                event.tool_name.as_deref().unwrap_or(""),
+            )
+        })
+        .collect()
+}
+
+fn subtypes(session: &ParsedSession, kind: EventType) -> Vec<&str> {
+    of_kind(session, kind)
+        .into_iter()
+        .filter_map(|event| event.subtype.as_deref())
+        .collect()
+}
+
+/// The example of a Rust TRAE adapter's test (research section 2): an append repeats the
+/// prompt, two replies and a call the response items carry, and alone carries the call's
+/// output and an injected context; a file change is only an `item_completed` item; a `replace`
+/// re-sends a call the file never ran.
+#[test]
+fn a_trae_append_adds_only_what_no_other_record_carries() {
+    let first_reply = assistant_item("Renaming the stale file.");
+    let last_reply = assistant_item("Done.");
+    let exec = json!({"type": "function_call", "call_id": "call-1", "name": "exec",
+        "arguments": "{\"command\":[\"bash\",\"-lc\",\"mv stale.go old.go\"],\"workdir\":\"/w/api/internal\"}"});
+    let records = vec![
+        trae_meta(),
+        event_msg(
+            "10:00:00.500",
+            json!({"type": "user_message", "turn_id": "turn-1", "message": "clean up retry"}),
+        ),
+        item("10:00:00.600", first_reply.clone()),
+        item("10:00:00.700", exec.clone()),
+        item("10:00:00.800", last_reply.clone()),
+        history_mutation(
+            "10:00:01",
+            json!({"turn_id": "turn-1", "operation": "append",
+            "display_completions": [{"turn_id": "turn-1", "item": {"type": "UserMessage",
+                "id": "u1", "content": [{"type": "text", "text": "clean up retry"}]}}],
+            "items": [
+                {"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}]},
+                first_reply,
+                exec,
+                {"type": "function_call_output", "call_id": "call-1", "output": [
+                    {"type": "input_text", "text": "removed\n"},
+                    {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]},
+                last_reply,
+            ]}),
+        ),
+        completed(
+            "10:00:01.100",
+            "turn-1",
+            json!({"type": "FileChange", "id": "fc-1", "status": "completed",
+                   "changes": {"/w/api/internal/stale.go": {"type": "delete"}}}),
+        ),
+        history_mutation(
+            "10:00:01.200",
+            json!({"turn_id": "turn-1", "operation": "replace", "items": [
+                {"type": "function_call", "call_id": "call-9", "name": "exec",
+                 "arguments": "{\"command\":[\"bash\",\"-lc\",\"go vet ./...\"]}"}]}),
+        ),
+    ];
+    let (session, warnings) = parse_trae(&records);
+    assert_eq!(
+        keyed(&session, EventType::UserInput),
+        [("L2", "clean up retry")]
+    );
+    assert_eq!(
+        keyed(&session, EventType::AssistantResponse),
+        [("L3", "Renaming the stale file."), ("L5", "Done.")]
+    );
+    assert_eq!(
+        calls_of(&session, EventType::ToolCall),
+        [("call-1", "exec"), ("fc-1", "apply_patch")]
+    );
+    assert_eq!(
+        calls_of(&session, EventType::ToolResponse),
+        [("call-1", "exec"), ("fc-1", "apply_patch")]
+    );
+    assert_eq!(event(&session, "L6.1").text, "removed\n\n[image]");
+    assert_eq!(
+        event(&session, "L7.1").text,
+        "delete /w/api/internal/stale.go"
+    );
+    let context = event(&session, "L6");
+    assert_eq!(context.kind, EventType::System);
+    assert_eq!(context.subtype.as_deref(), Some("environment_context"));
+    let replaced = event(&session, "L8");
+    assert_eq!(replaced.subtype.as_deref(), Some("history_replace"));
+    assert_eq!(
+        replaced.payload.as_ref().map(|payload| &payload["items"]),
+        Some(&json!(1))
+    );
+    assert!(of_kind(&session, EventType::Unknown).is_empty());
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// deja-vu's order for replies, per reply: response items, then appends, then `item_completed`
+/// `AgentMessage`, then `agent_message`; each reply is read once, from the first that has it.
+#[test]
+fn a_reply_is_read_from_the_first_source_that_carries_it() {
+    let records = vec![
+        trae_meta(),
+        event_msg("10:00:01", json!({"type": "user_message", "message": "go"})),
+        append("10:00:02", "turn-1", json!([assistant_item("A")])),
+        completed("10:00:03", "turn-1", agent_message_item("A")),
+        event_msg("10:00:04", json!({"type": "agent_message", "message": "A"})),
+        completed("10:00:05", "turn-1", agent_message_item("B")),
+        event_msg("10:00:06", json!({"type": "agent_message", "message": "B"})),
+        event_msg("10:00:07", json!({"type": "agent_message", "message": "C"})),
+        message("10:00:08", "assistant", "D"),
+        append("10:00:09", "turn-1", json!([assistant_item("D")])),
+        completed("10:00:10", "turn-1", agent_message_item("D")),
+        event_msg("10:00:11", json!({"type": "agent_message", "message": "D"})),
+    ];
+    let (session, _) = parse_trae(&records);
+    assert_eq!(
+        keyed(&session, EventType::AssistantResponse),
+        [("L3", "A"), ("L6", "B"), ("L8", "C"), ("L9", "D")]
+    );
+}
+
+/// The same words said twice are two replies: an append's copy of a response item uses that
+/// item up, so a later append saying them again is read.
+#[test]
+fn words_an_append_says_more_often_than_the_response_items_are_read_again() {
+    let records = vec![
+        trae_meta(),
+        event_msg(
+            "10:00:01",
+            json!({"type": "user_message", "message": "first"}),
+        ),
+        message("10:00:02", "assistant", "Done."),
+        append("10:00:03", "turn-1", json!([assistant_item("Done.")])),
+        event_msg(
+            "10:00:04",
+            json!({"type": "user_message", "message": "second"}),
+        ),
+        append("10:00:05", "turn-2", json!([assistant_item("Done.")])),
+    ];
+    let (session, _) = parse_trae(&records);
+    assert_eq!(
+        keyed(&session, EventType::AssistantResponse),
+        [("L3", "Done."), ("L6", "Done.")]
+    );
+}
+
+/// Reasoning and calls only an append carries become events; their `agent_reasoning` and
+/// `exec_command_end` copies only lend the exit code. A call only a lifecycle event carries
+/// keeps its own pair, and the append's output of it is not read twice.
+#[test]
+fn reasoning_and_calls_only_an_append_carries_are_read() {
+    let pick_package = "**Pick the package**\n\nOnly the retry package.";
+    let records = vec![
+        trae_meta(),
+        event_msg(
+            "10:00:01",
+            json!({"type": "user_message", "message": "run the tests"}),
+        ),
+        append(
+            "10:00:02",
+            "turn-1",
+            json!([
+                {"type": "message", "role": "assistant", "channel": "analysis",
+                 "content": [{"type": "output_text", "text": pick_package}]},
+                {"type": "reasoning", "content": [{"type": "reasoning_text", "text": "Check the backoff."}]},
+                {"type": "function_call", "call_id": "call-2", "name": "exec",
+                 "arguments": "{\"command\":[\"bash\",\"-lc\",\"go test ./retry/...\"]}"},
+                {"type": "function_call_output", "call_id": "call-2", "output": "--- FAIL: TestBackoff"},
+                {"type": "function_call_output", "call_id": "call-3", "output": "ok"},
+            ]),
+        ),
+        event_msg(
+            "10:00:03",
+            json!({"type": "agent_reasoning", "text": pick_package}),
+        ),
+        exec_end("10:00:04", "call-2", 1),
+        exec_end("10:00:05", "call-3", 0),
+    ];
+    let (session, warnings) = parse_trae(&records);
+    assert_eq!(
+        keyed(&session, EventType::Reasoning),
+        [("L3", pick_package), ("L3.1", "Check the backoff.")]
+    );
+    assert_eq!(
+        calls_of(&session, EventType::ToolCall),
+        [("call-2", "exec"), ("call-3", "exec_command")]
+    );
+    assert_eq!(
+        calls_of(&session, EventType::ToolResponse),
+        [("call-2", "exec"), ("call-3", "exec_command")]
+    );
+    let failed = event(&session, "L3.3");
+    assert_eq!(
+        failed.exit_code,
+        Some(1),
+        "the exit code of its exec_command_end"
+    );
+    assert_eq!(failed.text, "--- FAIL: TestBackoff");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// `replace` and `rollback` leave a marker and read none of their items; an unknown operation,
+/// a mutation with none and an unknown item type are counted unknown records, never a crash.
+#[test]
+fn history_mutations_other_than_appends() {
+    let records = vec![
+        trae_meta(),
+        event_msg("10:00:01", json!({"type": "user_message", "message": "go"})),
+        history_mutation(
+            "10:00:02",
+            json!({"turn_id": "turn-1", "operation": "replace", "items": [
+                {"type": "function_call", "call_id": "call-9", "name": "exec", "arguments": "{}"},
+                assistant_item("an old reply")]}),
+        ),
+        history_mutation(
+            "10:00:03",
+            json!({"turn_id": "turn-1", "operation": "rollback"}),
+        ),
+        history_mutation(
+            "10:00:04",
+            json!({"turn_id": "turn-1", "operation": "truncate", "items": [assistant_item("x")]}),
+        ),
+        history_mutation(
+            "10:00:05",
+            json!({"turn_id": "turn-1", "items": [assistant_item("y")]}),
+        ),
+        append(
+            "10:00:06",
+            "turn-1",
+            json!([
+                {"type": "brand_new_item", "id": "n1"},
+                {"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}},
+                {"type": "trae_extra_info", "id": "t1"},
+            ]),
+        ),
+    ];
+    let (session, _) = parse_trae(&records);
+    assert_eq!(
+        subtypes(&session, EventType::System)
+            .into_iter()
+            .filter(|subtype| subtype.starts_with("history_"))
+            .collect::<Vec<_>>(),
+        ["history_replace", "history_rollback"]
+    );
+    assert_eq!(
+        event(&session, "L3").text,
+        "[conversation history replaced; its 2 items not read again]"
+    );
+    assert_eq!(
+        event(&session, "L4").text,
+        "[conversation history rolled back]"
+    );
+    assert!(of_kind(&session, EventType::ToolCall).is_empty());
+    assert!(of_kind(&session, EventType::AssistantResponse).is_empty());
+    assert_eq!(
+        subtypes(&session, EventType::Unknown),
+        [
+            "history_mutation/truncate",
+            "history_mutation",
+            "history_mutation/brand_new_item"
+        ]
+    );
+}
+
+/// A prompt only `display_completions` shows is read once per turn (the same words in a later
+/// turn are a second prompt), its user-role copy is not, and one an `item_completed` item
+/// carries is read from there. Read as Codex's, the displayed prompts are not prompts.
+#[test]
+fn displayed_prompts_no_event_carries_are_read_once_per_turn() {
+    let shown = |turn: &str, parts: Value| json!({"turn_id": turn, "item": {"type": "UserMessage", "content": parts}});
+    let flaky =
+        json!([{"type": "text", "text": "fix the "}, {"type": "text", "text": "flaky test"}]);
+    let commit = json!([{"type": "text", "text": "now commit"}]);
+    let displayed = |time: &str, turn: &str, parts: &Value, items: Value| {
+        history_mutation(
+            time,
+            json!({"turn_id": turn, "operation": "append",
+                   "display_completions": [shown(turn, parts.clone())], "items": items}),
+        )
+    };
+    let records = vec![
+        trae_meta(),
+        item(
+            "10:00:01",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "Process limit: at most 64 processes may run."}]}),
+        ),
+        displayed(
+            "10:00:02",
+            "turn-1",
+            &flaky,
+            json!([
+                {"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": "fix the flaky test"}]},
+                assistant_item("On it."),
+            ]),
+        ),
+        displayed(
+            "10:00:03",
+            "turn-1",
+            &flaky,
+            json!([assistant_item("Fixed.")]),
+        ),
+        completed(
+            "10:00:04",
+            "turn-2",
+            json!({"type": "UserMessage", "content": commit.clone()}),
+        ),
+        displayed("10:00:05", "turn-2", &commit, json!([])),
+        displayed("10:00:06", "turn-3", &flaky, json!([])),
+    ];
+    let (session, _) = parse_trae(&records);
+    assert_eq!(
+        keyed(&session, EventType::UserInput),
+        [
+            ("L3", "fix the flaky test"),
+            ("L5", "now commit"),
+            ("L7", "fix the flaky test")
+        ]
+    );
+    assert_eq!(
+        keyed(&session, EventType::AssistantResponse),
+        [("L3.1", "On it."), ("L4", "Fixed.")]
+    );
+    assert_eq!(
+        subtypes(&session, EventType::System)
+            .into_iter()
+            .filter(|subtype| *subtype == "user_context")
+            .count(),
+        1,
+        "the runtime notice"
+    );
+
+    let (codex, _) = parse_records(&records);
+    let codex_prompts: Vec<&str> = of_kind(&codex, EventType::UserInput)
+        .into_iter()
+        .map(|event| event.text.as_str())
+        .collect();
+    assert_eq!(
+        codex_prompts,
+        [
+            "Process limit: at most 64 processes may run.",
+            "fix the flaky test"
+        ]
+    );
+}
+
+/// A file change or MCP call `item_completed` item stands for its call only when no call item
+/// or lifecycle event has its call id, and only once.
+#[test]
+fn tool_turn_items_are_read_only_when_nothing_else_has_their_call() {
+    let records = vec![
+        trae_meta(),
+        event_msg("10:00:01", json!({"type": "user_message", "message": "go"})),
+        item(
+            "10:00:02",
+            json!({"type": "function_call", "call_id": "call-1", "name": "lookup", "arguments": "{}"}),
+        ),
+        output("10:00:03", "call-1", "found"),
+        event_msg(
+            "10:00:04",
+            json!({"type": "patch_apply_end", "call_id": "call-7", "stdout": "Success", "stderr": "",
+                   "success": true, "changes": {"/src/a.rs": {"type": "update"}}}),
+        ),
+        completed(
+            "10:00:05",
+            "turn-1",
+            json!({"type": "FileChange", "id": "call-7", "status": "completed",
+                   "changes": {"/src/a.rs": {"type": "update"}}}),
+        ),
+        completed(
+            "10:00:06",
+            "turn-1",
+            json!({"type": "FileChange", "id": "call-8", "status": "completed",
+                   "changes": {"/src/b.rs": {"type": "add", "content": ""}}}),
+        ),
+        completed(
+            "10:00:07",
+            "turn-1",
+            json!({"type": "McpToolCall", "id": "call-9", "server": "docs", "tool": "search",
+                   "arguments": {"q": "retry"}, "status": "completed",
+                   "result": {"content": [{"type": "text", "text": "3 hits"}], "isError": false}}),
+        ),
+        completed(
+            "10:00:08",
+            "turn-1",
+            json!({"type": "McpToolCall", "id": "call-1", "server": "docs", "tool": "lookup",
+                   "arguments": {}, "status": "completed"}),
+        ),
+        completed(
+            "10:00:09",
+            "turn-1",
+            json!({"type": "FileChange", "id": "call-8", "status": "completed",
+                   "changes": {"/src/b.rs": {"type": "add", "content": ""}}}),
+        ),
+    ];
+    let (session, warnings) = parse_trae(&records);
+    let expected = [
+        ("call-1", "lookup"),
+        ("call-7", "apply_patch"),
+        ("call-8", "apply_patch"),
+        ("call-9", "mcp__docs__search"),
+    ];
+    assert_eq!(calls_of(&session, EventType::ToolCall), expected);
+    assert_eq!(calls_of(&session, EventType::ToolResponse), expected);
+    assert_eq!(event(&session, "L7.1").text, "add /src/b.rs");
+    assert_eq!(event(&session, "L8.1").text, "3 hits");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

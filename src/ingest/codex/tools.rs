@@ -63,13 +63,14 @@ impl Parser<'_, '_, '_> {
             .unwrap_or_else(|| fallback.to_string())
     }
 
-    /// Tool lifecycle events: copies of response items (kept only for exit codes) unless no
-    /// response item has their call id, in which case they stand for the call themselves.
+    /// Tool lifecycle events: copies of call items (kept only for exit codes) unless no response
+    /// item or `history_mutation` append has their call id, in which case they stand for the
+    /// call themselves.
     pub(super) fn on_tool_event(&mut self, record: &Line<'_>, kind: &str, call_id: Option<String>) {
         let payload = record.payload;
         let id = call_id.clone().unwrap_or_default();
-        let duplicate = self.index.response_call_ids.contains(&id)
-            || self.index.paired_web_search_ends.contains(&id);
+        let duplicate =
+            self.index.call_in_items(&id) || self.index.paired_web_search_ends.contains(&id);
         if duplicate {
             return;
         }
@@ -218,6 +219,14 @@ pub(super) fn is_tool_event(kind: &str) -> bool {
         || kind.starts_with("collab_")
         || kind == "view_image_tool_call"
         || kind == "terminal_interaction"
+}
+
+/// Whether an item of this `type` is the output of a call.
+pub(super) fn is_call_output(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_call_output" | "custom_tool_call_output" | "tool_search_output"
+    )
 }
 
 pub(super) fn event_call_id(payload: &Value) -> Option<&str> {
