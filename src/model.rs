@@ -52,7 +52,8 @@ pub enum Source {
     #[serde(rename = "workbuddy")]
     WorkBuddy,
     /// Kiro CLI: `~/.kiro/sessions/cli/<id>.jsonl` (v2), `~/.kiro/sessions/<workspace>/sess_<id>/`
-    /// (v3) and its SQLite `data.sqlite3`.
+    /// (v3, which Kiro IDE 1.0 writes too) and its SQLite `data.sqlite3`; the Kiro IDE's pre-1.0
+    /// chats (`globalStorage/kiro.kiroagent`).
     Kiro,
     /// Amazon Q Developer CLI (Kiro CLI's predecessor): its SQLite `amazon-q/data.sqlite3`.
     #[serde(rename = "amazon-q")]

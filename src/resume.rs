@@ -155,6 +155,8 @@ fn command_for(source: Source, id: &str, source_path: &str) -> Option<ResumeComm
         // docs/registry/codebuddy.md (checked on a live 2.161.2); it finds the session only
         // under the folder of the directory it runs in, which is where esker runs it.
         Source::CodeBuddy => ResumeCommand::new(&["codebuddy", "-r", id]),
+        // The Kiro IDE's pre-1.0 chats live in the editor: the CLI does not know them.
+        Source::Kiro if is_kiro_ide_chat(source_path) => return None,
         // Kiro CLI (closed source): `kiro-cli chat --resume-id <id>`, which resumes a session of
         // either store by its id from any directory (kirodotdev/Kiro#9066, checked on 2.5.1).
         Source::Kiro => ResumeCommand::new(&["kiro-cli", "chat", "--resume-id", id]),
@@ -220,6 +222,13 @@ fn is_jsonl(source_path: &str) -> bool {
     Path::new(source_path)
         .extension()
         .is_some_and(|extension| extension == "jsonl")
+}
+
+/// A session read from the Kiro IDE's extension storage (`.../kiro.kiroagent/<workspace>`).
+fn is_kiro_ide_chat(source_path: &str) -> bool {
+    Path::new(source_path)
+        .components()
+        .any(|part| part.as_os_str() == "kiro.kiroagent")
 }
 
 fn is_cursor_agent_chat(source_path: &str) -> bool {
@@ -386,6 +395,10 @@ mod tests {
             (
                 "cursor",
                 "/h/.cursor/projects/w/agent-transcripts/x/x.jsonl",
+            ),
+            (
+                "kiro",
+                "/h/.config/Kiro/User/globalStorage/kiro.kiroagent/0a7d856b6cb6f14fc43bd1d559cee43e",
             ),
             ("no-such-harness", "/p/x.jsonl"),
         ] {

@@ -8,7 +8,9 @@
 //! files, Warp's `warp.sqlite`); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
-//! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`). Discovery maps every member file to its
+//! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`) and a workspace of the
+//! Kiro IDE's pre-1.0 chats (its `.chat` files, execution logs and `workspace-sessions`
+//! folder, `ingest::kiro_ide`). Discovery maps every member file to its
 //! group's key (a directory); the group's checkpoint (kept in `state.json` under the key, like
 //! a file's) holds a fingerprint of every member's (path, size, mtime, inode) plus the facts the
 //! session takes from shared files (titles, working directories), so a change to any of them
@@ -41,6 +43,7 @@ use crate::ingest::hermes::{self, store as hermes_store};
 use crate::ingest::kimi;
 use crate::ingest::kimi_code;
 use crate::ingest::kiro_db::{self, Flavor as KiroFlavor};
+use crate::ingest::kiro_ide;
 use crate::ingest::lines::JsonLine;
 use crate::ingest::openclaw;
 use crate::ingest::opencode::{self, store as opencode_store, tree as opencode_tree};
@@ -76,6 +79,8 @@ pub enum GroupKind {
     /// A VS Code chat session (`chatSessions/<id>.jsonl` or `.json`, keyed by
     /// `chatSessions/<id>`).
     VscodeChat,
+    /// A workspace of the Kiro IDE's pre-1.0 chats (`kiro.kiroagent/<workspace hash>`).
+    KiroIde,
 }
 
 impl GroupKind {
@@ -89,6 +94,7 @@ impl GroupKind {
             GroupKind::Roo => Format::RooTask,
             GroupKind::QwenChats => Format::QwenJson,
             GroupKind::VscodeChat => Format::VscodeChat,
+            GroupKind::KiroIde => Format::KiroIde,
         }
     }
 }
@@ -352,6 +358,12 @@ pub fn claim(path: &Path) -> Option<Claim> {
     if windsurf::is_encrypted_history(path) {
         return Some(Claim::Encrypted);
     }
+    if let Some(key) = kiro_ide::key_of(path) {
+        return Some(Claim::Member(Group {
+            kind: GroupKind::KiroIde,
+            key,
+        }));
+    }
     // A Hermes home with a `state.db` is one store, its session files included; without
     // one, each session file is read alone.
     if let Some(database) = hermes::home_store(path).filter(|database| database.is_file()) {
@@ -526,7 +538,34 @@ pub(super) fn read_group(
         GroupKind::Cline | GroupKind::Roo => read_cline(group, previous, options),
         GroupKind::QwenChats => read_qwen_chats(group, previous, options),
         GroupKind::VscodeChat => read_vscode_chat(group, previous, options),
+        GroupKind::KiroIde => read_kiro_ide(group, previous, options),
     }
+}
+
+/// A Kiro IDE workspace: its chats, execution logs and workspace sessions, redacted and parsed;
+/// a file that cannot be read is skipped, counted as a malformed line of the workspace.
+fn read_kiro_ide(
+    group: &Group,
+    previous: Option<&Checkpoint>,
+    options: &IndexOptions,
+) -> FileOutcome {
+    let key = &group.key;
+    let Some(stamp) = changed_stamp(group, previous, &kiro_ide::members(key), "") else {
+        return FileOutcome::Unchanged;
+    };
+    let mut workspace = kiro_ide::read(key, options.limits);
+    let secrets_redacted = redact_all(options, workspace.values_mut());
+    let output = kiro_ide::parse(&workspace);
+    if output.sessions.is_empty() && workspace.skipped.is_empty() {
+        return skipped(&stamp);
+    }
+    let read = GroupRead {
+        output,
+        malformed: malformed_issues(&workspace.skipped, ""),
+        bytes_read: workspace.bytes_read,
+        secrets_redacted,
+    };
+    ingested(group, &stamp, previous, options, read)
 }
 
 /// A VS Code chat session: its operation log replayed (else its snapshot), redacted, parsed;

@@ -889,8 +889,9 @@ fn progress_bar(enabled: bool, bytes_total: u64, source_count: usize) -> Progres
     bar
 }
 
-/// Every `.jsonl` / `.json` file (sidecar `.meta.json` files excluded), aider history and
-/// Windsurf ACP `acp-events/*.ndjson` log under `paths`, sorted, deduplicated.
+/// Every `.jsonl` / `.json` file (sidecar `.meta.json` files and the Kiro IDE extension's own
+/// files excluded), aider history and Windsurf ACP `acp-events/*.ndjson` log under `paths`,
+/// sorted, deduplicated.
 pub fn discover_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     discover_reporting(paths, false, &mut IndexSummary::default())
 }
@@ -1015,7 +1016,8 @@ fn is_candidate(path: &Path) -> bool {
         && !crate::ingest::kiro_v3::is_side_file(path)
         && !crate::ingest::junie::is_companion_path(path)
         && !crate::ingest::auggie::is_backup_path(path)
-        && !crate::ingest::grok::is_side_file(path))
+        && !crate::ingest::grok::is_side_file(path)
+        && !crate::ingest::kiro_ide::is_store_file(path))
         || name == crate::ingest::aider::HISTORY_FILE
         || crate::ingest::windsurf_acp::is_event_log_path(path)
 }

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts, encrypted Cascade history and ACP agent-window event logs (Windsurf, Windsurf Next, Devin Desktop), Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts, encrypted Cascade history and ACP agent-window event logs (Windsurf, Windsurf Next, Devin Desktop), Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, the Kiro IDE's pre-1.0 extension storage, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -158,6 +158,11 @@ pub fn labelled_candidates(
         windsurf_acp_folders(home, &env)
             .into_iter()
             .map(label(Source::Windsurf)),
+    );
+    candidates.extend(
+        kiro_ide_folders(home, &env)
+            .into_iter()
+            .map(label(Source::Kiro)),
     );
     candidates.extend(
         zed_thread_folders(home, &data_home, &env)
@@ -343,18 +348,25 @@ fn zed_thread_folders(
         .collect()
 }
 
-/// Every `<app data>/<product>/User` directory, where the app data directory is
-/// `$VSCODE_APPDATA`, `$APPDATA` (Windows), `$XDG_CONFIG_HOME` (default `~/.config`) or macOS's
+/// The app data directories VS Code and its forks keep their `User` directory in:
+/// `$VSCODE_APPDATA`, `$APPDATA` (Windows), `$XDG_CONFIG_HOME` (default `~/.config`) and macOS's
 /// `~/Library/Application Support`.
-fn vscode_user_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
-    let app_data = [
+fn app_data_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    [
         env("VSCODE_APPDATA"),
         env("APPDATA"),
         Some(env("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"))),
         Some(home.join("Library").join("Application Support")),
-    ];
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Every `<app data>/<product>/User` directory ([`app_data_dirs`]).
+fn vscode_user_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for base in app_data.into_iter().flatten() {
+    for base in app_data_dirs(home, env) {
         for product in VSCODE_PRODUCTS {
             let dir = base.join(product).join("User");
             if !dirs.contains(&dir) {
@@ -363,6 +375,25 @@ fn vscode_user_dirs(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<
         }
     }
     dirs
+}
+
+/// The Kiro IDE's extension storage, `<app data>/Kiro/User/globalStorage/kiro.kiroagent`
+/// ([`app_data_dirs`]: `~/.config/Kiro` on Linux, `~/Library/Application Support/Kiro` on
+/// macOS, `%APPDATA%\Kiro` on Windows), where its chats before 1.0 are (`ingest::kiro_ide`;
+/// only those are read, never the extension's other files).
+fn kiro_ide_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for base in app_data_dirs(home, env) {
+        let folder = base
+            .join("Kiro")
+            .join("User")
+            .join("globalStorage")
+            .join(super::kiro_ide::STORE_FOLDER);
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+    folders
 }
 
 /// The Cursor IDE's chat store, `<app data>/Cursor/User/globalStorage/state.vscdb`, and its
@@ -538,6 +569,29 @@ mod tests {
         }
         let found = labelled_candidates(home, |_| None);
         assert!(found.contains(&(Source::Kiro, home.join(".kiro/sessions"))));
+    }
+
+    #[test]
+    fn the_kiro_ide_storage_is_listed_at_each_app_data_place() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| (name == "APPDATA").then(|| PathBuf::from("/w/Roaming"));
+        let found = labelled_candidates(home, env);
+        for path in [
+            "/home/u/.config/Kiro/User/globalStorage/kiro.kiroagent",
+            "/home/u/Library/Application Support/Kiro/User/globalStorage/kiro.kiroagent",
+            "/w/Roaming/Kiro/User/globalStorage/kiro.kiroagent",
+        ] {
+            assert!(
+                found.contains(&(Source::Kiro, PathBuf::from(path))),
+                "{path}"
+            );
+        }
+        let env = |name: &str| (name == "XDG_CONFIG_HOME").then(|| PathBuf::from("/cfg"));
+        let moved = candidates(home, env);
+        assert!(moved.contains(&PathBuf::from(
+            "/cfg/Kiro/User/globalStorage/kiro.kiroagent"
+        )));
+        assert!(!moved.contains(&home.join(".config/Kiro/User/globalStorage/kiro.kiroagent")));
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod kimi;
 pub mod kimi_code;
 pub mod kiro;
 pub mod kiro_db;
+pub mod kiro_ide;
 pub mod kiro_v3;
 pub mod lines;
 pub mod locations;
@@ -135,6 +136,9 @@ pub enum Format {
     KiroDb,
     /// Amazon Q Developer CLI's SQLite store, `amazon-q/data.sqlite3` (`conversations`).
     AmazonQDb,
+    /// A Kiro IDE workspace of its pre-1.0 chats (`globalStorage/kiro.kiroagent`: `.chat` files,
+    /// execution logs, `workspace-sessions`), read as one group (`indexer::grouped`).
+    KiroIde,
     /// A Junie session log, `~/.junie/sessions/<id>/events.jsonl` (with `sessions/index.jsonl`).
     JunieSession,
     /// An Auggie session snapshot, `~/.augment/sessions/<id>.json`.
@@ -195,6 +199,7 @@ impl Format {
             Format::KiroV3Session => "kiro_v3_session",
             Format::KiroDb => "kiro_db",
             Format::AmazonQDb => "amazon_q_db",
+            Format::KiroIde => "kiro_ide",
             Format::JunieSession => "junie_session",
             Format::AuggieSession => "auggie_session",
             Format::DevinTrajectory => "devin_trajectory",
@@ -544,6 +549,7 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::KiroV3Session,
         Format::KiroDb,
         Format::AmazonQDb,
+        Format::KiroIde,
         Format::JunieSession,
         Format::AuggieSession,
         Format::GrokUpdates,

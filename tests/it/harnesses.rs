@@ -19,6 +19,7 @@ mod grok;
 mod hermes;
 mod junie;
 mod kiro;
+mod kiro_ide;
 mod kiro_v3;
 mod openclaw;
 mod pi;

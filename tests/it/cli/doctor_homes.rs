@@ -202,6 +202,12 @@ fn placements() -> Vec<(Source, PathBuf, &'static str)> {
             standalone("kiro/stores/amazon-q/data.sqlite3"),
             ".local/share/amazon-q/data.sqlite3",
         ),
+        // The Kiro IDE's pre-1.0 chats, at its Linux place.
+        (
+            Source::Kiro,
+            standalone("kiro-ide/kiro.kiroagent"),
+            ".config/Kiro/User/globalStorage/kiro.kiroagent",
+        ),
         (Source::Junie, standalone("junie/home/.junie"), ".junie"),
         (
             Source::Auggie,
