@@ -5,7 +5,8 @@
 //! `chats/<hash>/<chat>/store.db`, one chat each, the Cursor IDE's `globalStorage/state.vscdb`,
 //! one session per composer, Zed's `threads/threads.db`, an OpenClaw agent's
 //! `agent/openclaw-agent.sqlite`, a Hermes Agent home's `state.db` with its `sessions/`
-//! files, Warp's `warp.sqlite`); Cline and Roo Code task
+//! files, Warp's `warp.sqlite`, a Windsurf 2.x / Devin Desktop `acp-messages/<uuid>.db`, one
+//! session each, Devin CLI's `sessions.db`, the sessions without a trajectory); Cline and Roo Code task
 //! folders are groups too, and so are the legacy Qwen Code recordings of one session
 //! (`ingest::qwen_legacy`) and a VS Code chat session (its `chatSessions/<id>.jsonl` log, the
 //! stale `<id>.json` snapshot beside it, the workspace's `workspace.json`) and a workspace of the
@@ -38,6 +39,7 @@ use crate::ingest::cline;
 use crate::ingest::crush;
 use crate::ingest::cursor::ide_store::{self as cursor_ide_store, Workspaces};
 use crate::ingest::cursor::{ide as cursor_ide, store as cursor_store};
+use crate::ingest::devin;
 use crate::ingest::goose;
 use crate::ingest::hermes::{self, store as hermes_store};
 use crate::ingest::kimi;
@@ -52,6 +54,7 @@ use crate::ingest::sqlite::{StoreReadError, classify, open_snapshot, wal_path};
 use crate::ingest::vscode_copilot::{self, ChatRead};
 use crate::ingest::warp;
 use crate::ingest::windsurf;
+use crate::ingest::windsurf_acp;
 use crate::ingest::zed;
 use crate::ingest::{qwen, qwen_legacy};
 use crate::model::{ParseOutput, ParseWarning, Source};
@@ -121,6 +124,11 @@ pub enum StoreKind {
     AmazonQ,
     /// Warp's `warp.sqlite` (its AI tables).
     Warp,
+    /// A Windsurf 2.x / Devin Desktop ACP message store, `acp-messages/<uuid>.db` (one session).
+    WindsurfAcp,
+    /// Devin CLI's `devin/cli/sessions.db`: the sessions without a trajectory, from their
+    /// `message_nodes`.
+    Devin,
 }
 
 impl StoreKind {
@@ -137,6 +145,8 @@ impl StoreKind {
             StoreKind::Kiro => Format::KiroDb,
             StoreKind::AmazonQ => Format::AmazonQDb,
             StoreKind::Warp => Format::WarpDb,
+            StoreKind::WindsurfAcp => Format::WindsurfAcpDb,
+            StoreKind::Devin => Format::DevinDb,
         }
     }
 
@@ -162,6 +172,8 @@ impl StoreKind {
             StoreKind::Kiro => Source::Kiro,
             StoreKind::AmazonQ => Source::AmazonQ,
             StoreKind::Warp => Source::Warp,
+            StoreKind::WindsurfAcp => Source::Windsurf,
+            StoreKind::Devin => Source::Devin,
         }
     }
 
@@ -176,6 +188,8 @@ impl StoreKind {
             StoreKind::OpenClaw => openclaw::has_schema(connection),
             StoreKind::Hermes => hermes_store::has_schema(connection),
             StoreKind::Warp => warp::has_schema(connection),
+            StoreKind::WindsurfAcp => windsurf_acp::has_message_schema(connection),
+            StoreKind::Devin => devin::has_schema(connection),
             StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
                 Some(flavor) => kiro_db::has_schema(connection, flavor),
                 None => Ok(false),
@@ -198,6 +212,8 @@ impl StoreKind {
             StoreKind::OpenClaw => openclaw::session_stamps(connection),
             StoreKind::Hermes => hermes_store::session_stamps(connection, database),
             StoreKind::Warp => warp::session_stamps(connection),
+            StoreKind::WindsurfAcp => windsurf_acp::message_store_stamps(connection, database),
+            StoreKind::Devin => devin::session_stamps(connection, database),
             StoreKind::Kiro | StoreKind::AmazonQ => match self.kiro_flavor() {
                 Some(flavor) => kiro_db::session_stamps(connection, flavor),
                 None => Ok(Vec::new()),
@@ -295,6 +311,36 @@ impl StoreKind {
                 let redacted = redact_all(options, std::iter::once(&mut conversation.state));
                 Ok((kiro_db::parse(&conversation), redacted))
             }
+            StoreKind::WindsurfAcp => {
+                let mut store = windsurf_acp::read_message_store(connection, database)?;
+                let messages = store
+                    .messages
+                    .iter_mut()
+                    .map(|message| &mut message.payload);
+                let redacted = redact_all(options, messages.chain(store.meta.values_mut()));
+                Ok((
+                    windsurf_acp::parse_message_store(database, &store),
+                    redacted,
+                ))
+            }
+            StoreKind::Devin => {
+                let Some(mut session) = devin::read_store_session(connection, database, id)? else {
+                    return Ok((ParseOutput::default(), 0));
+                };
+                let nodes = session.nodes.iter_mut().map(|node| &mut node.message);
+                let redacted = redact_all(options, nodes.chain(session.row.values_mut()));
+                Ok((devin::parse_store_session(&session), redacted))
+            }
+        }
+    }
+
+    /// What a store's sessions take from files other than the store, for its fingerprint (a
+    /// change there reads the store again): the global `state.vscdb`'s facts of a Windsurf
+    /// message store.
+    fn shared_facts(self, database: &Path) -> String {
+        match self {
+            StoreKind::WindsurfAcp => windsurf_acp::message_store_facts(database),
+            _ => String::new(),
         }
     }
 }
@@ -411,6 +457,19 @@ pub fn claim(path: &Path) -> Option<Claim> {
         return Some(Claim::Store(SqliteStore {
             kind: StoreKind::Warp,
             path: path.with_file_name(warp::STORE_NAME),
+        }));
+    }
+    if windsurf_acp::is_message_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::WindsurfAcp,
+            path: path.with_file_name(database),
+        }));
+    }
+    // Before the stores told by name alone: Goose's is `sessions.db` too.
+    if devin::is_store_path(path) {
+        return Some(Claim::Store(SqliteStore {
+            kind: StoreKind::Devin,
+            path: path.with_file_name(devin::STORE_NAME),
         }));
     }
     if hermes_store::is_store_path(path) {
@@ -987,7 +1046,7 @@ pub(super) fn read_store(
     let kind = store.kind;
     let format = kind.format();
     let database = &store.path;
-    let stamp = fingerprint(&store_files(kind, database), "");
+    let stamp = fingerprint(&store_files(kind, database), &kind.shared_facts(database));
     if unchanged(previous, &stamp, format) {
         return FileOutcome::Unchanged;
     }

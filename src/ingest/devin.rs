@@ -38,10 +38,41 @@
 //! `sessions.db` (times in epoch seconds) is opened read-only and immutable (`mode=ro&
 //! immutable=1`: no lock taken, no `-wal`/`-shm` created; rows still only in its WAL are not
 //! seen, and the trajectory's own facts are used then). Its `sessions` row gives the title,
-//! `working_directory` (the cwd: ATIF has none), `model`, `created_at` (the start). The store's
-//! `message_nodes` forest (the live conversation Devin keeps while a session runs; the
-//! trajectory is written when the session ends) is not read: a running session appears once its
-//! trajectory is written.
+//! `working_directory` (the cwd: ATIF has none), `model`, `created_at` (the start).
+//!
+//! The same `sessions.db` is also read as a store of `indexer::grouped` (a private copy with its
+//! `-wal`, through `ingest::sqlite`), for the sessions that have no trajectory: one still running
+//! (the trajectory is written when it ends), or one of a CLI that wrote none (3000.11.3's
+//! `transcripts/` was seen empty). Such a session is read from its `message_nodes`: a forest
+//! per session (`node_id`, `parent_node_id`, `chat_message` JSON, `created_at` epoch seconds,
+//! `metadata` JSON) whose conversation is the chain from `sessions.main_chain_id` (else the
+//! largest `node_id`) up `parent_node_id` to a root; a compaction starts a new chain whose
+//! continuation node names the old chain's head in `metadata.summarized_from`, so that chain is
+//! read too (and the one it names, transitively), all of it in `node_id` order. Other nodes
+//! (retried or edited turns, copies made when the CLI rebuilt its context, sub-agent chains and
+//! the summarizer's thread) are not read, and a node whose `message_id` was already read (a
+//! copy) is read once. A `chat_message` is `{message_id, role, content (a string, or text
+//! parts), metadata {created_at (RFC 3339), is_user_input, generation_model, metrics,
+//! extensions}, tool_calls?, tool_call_id?, thinking?}`:
+//! - `system`: the system prompt when its node's `metadata.is_system_prefix` is true (not read),
+//!   else context the CLI added (`system`); a node with `summarized_from` is the compaction's
+//!   continuation (`compaction`);
+//! - `user`: the prompt (opens a turn), or `system` when `metadata.is_user_input` is false;
+//! - `assistant`: `thinking` (`{thinking, signature}`, or a string) as reasoning, `content` as
+//!   the reply, each `tool_calls` entry a call (`{id, name, arguments}`, or `{id, function:
+//!   {name, arguments}}`), `metadata.metrics` its usage (the legacy trajectory split, above),
+//!   `metadata.generation_model` its model;
+//! - `tool`: the result of the call `tool_call_id` names; failed when its
+//!   `metadata.extensions["chisel/tool_result_meta"].success` is false or its exit code
+//!   (`chisel/terminal_output.exit.exit_code`, else, for `exec`, the `Exit code: N` its output
+//!   reports) is not zero.
+//!
+//! Hidden sessions (`hidden = 1`: retired by the CLI, not in `devin list`) are not read. A
+//! session with a trajectory is left to it (the record once written; a live copy read before is
+//! replaced by it when it has at least as many events, `indexer::run`'s rule for a session found
+//! in two files). Events are keyed by node (`n<node id>:...`). Sub-agent chains
+//! (`subagent_heads`, `subagent/chain_node_id`) and `tool_call_state` (ACP copies of the calls)
+//! are not read.
 //!
 //! Sources: the ATIF RFC (harbor-framework/harbor `rfcs/0001-trajectory-format.md`, read as the
 //! mirror OpenAgentsInc/openagents `docs/atif/0001-trajectory-format.md`, v1.4, and the v1.5-v1.7
@@ -53,19 +84,24 @@
 //! `AgentSessionsTests/DevinSqliteReaderTests.swift` (the `sessions` and `message_nodes` schema)
 //! and `AgentSessions/DevinResume/DevinResumeCommandBuilder.swift` (`devin --resume <id>`);
 //! entireio/external-agents#52 (the trajectory is written when a session ends);
-//! rajbos/ai-engineering-fluency#1598 (`%APPDATA%\devin\cli\sessions.db` on Windows).
+//! rajbos/ai-engineering-fluency#1598 (`%APPDATA%\devin\cli\sessions.db` on Windows). The live
+//! reader: `docs/HARNESS-RESEARCH.md` section 5 (agentsview's `message_nodes` fallback,
+//! agent-sessions' reader and its survey of 253 real sessions, roshbhatia/traces' reader, a Rust
+//! adapter written against a live 3000.11.3 store, and a sanitized real v17 fixture's notes and
+//! chain tests).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OpenFlags};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::content::{
     UNKNOWN_TOOL, arguments_of, block_text, epoch_time, mark_terminal_replies, plain_event,
-    text_field, tool_call, tool_response, totals_carrier, usage_carrier,
+    reported_exit_code, text_field, tool_call, tool_response, totals_carrier, usage_carrier,
 };
+use super::sqlite::{self, row_as_object, rows_as_objects, table_names};
 use crate::model::{
     EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source, TokenUsage,
     parse_timestamp,
@@ -125,8 +161,7 @@ pub fn read_sidecar(path: &Path) -> Option<Value> {
         return None;
     }
     let connection = open_immutable(&store).ok()?;
-    let row = super::sqlite::row_as_object(&connection, "SELECT * FROM sessions WHERE id = ?1", id)
-        .ok()?;
+    let row = row_as_object(&connection, "SELECT * FROM sessions WHERE id = ?1", id).ok()?;
     Some(json!({ "session": row }))
 }
 
@@ -143,6 +178,234 @@ fn open_immutable(store: &Path) -> rusqlite::Result<Connection> {
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     Connection::open_with_flags(uri, flags)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live store: `message_nodes`
+
+/// A session of `sessions.db` read from its `message_nodes`: its row and the nodes of its
+/// conversation.
+#[derive(Debug, Clone)]
+pub struct StoreSession {
+    pub id: String,
+    /// The `sessions` row, every column this version of the store has.
+    pub row: Map<String, Value>,
+    /// The conversation's nodes, in `node_id` order.
+    pub nodes: Vec<MessageNode>,
+    /// How many of the session's nodes are not on its conversation.
+    pub off_chain: usize,
+    /// True when no `main_chain_id` named a node and the largest node was taken as the head.
+    pub head_fallback: bool,
+}
+
+/// One row of `message_nodes`.
+#[derive(Debug, Clone)]
+pub struct MessageNode {
+    pub node_id: i64,
+    pub parent: Option<i64>,
+    /// `created_at`, epoch seconds.
+    pub created_at: Option<i64>,
+    /// `chat_message`, parsed (null when it is not JSON).
+    pub message: Value,
+    /// The node's `metadata` (`summarized_from`, `is_system_prefix`, ...), parsed (null when
+    /// absent or not JSON).
+    pub metadata: Value,
+}
+
+/// `sessions.db` (or its `-wal`) in a Devin CLI data folder, `devin/cli/sessions.db`.
+pub fn is_store_path(path: &Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str());
+    if !matches!(name, Some("sessions.db" | "sessions.db-wal")) {
+        return false;
+    }
+    let cli = path.parent();
+    let devin = cli.and_then(Path::parent);
+    cli.and_then(Path::file_name)
+        .is_some_and(|folder| folder == "cli")
+        && devin
+            .and_then(Path::file_name)
+            .is_some_and(|folder| folder == "devin")
+}
+
+/// Devin's tables: `sessions` and `message_nodes` with the columns the live reader needs.
+pub fn has_schema(connection: &Connection) -> rusqlite::Result<bool> {
+    let tables = table_names(connection)?;
+    let has = |name: &str| tables.iter().any(|table| table == name);
+    if !has("sessions") || !has("message_nodes") {
+        return Ok(false);
+    }
+    Ok(connection
+        .prepare(include_str!("../../queries/devin_nodes_probe.sql"))
+        .is_ok())
+}
+
+/// The trajectory of session `id` beside the store `database`: `transcripts/<id>.json`.
+fn trajectory_of(database: &Path, id: &str) -> PathBuf {
+    database
+        .with_file_name(TRANSCRIPTS_FOLDER)
+        .join(format!("{id}.json"))
+}
+
+/// Every session the CLI has not hidden, with the stamp of its row and its nodes, and whether
+/// its trajectory is written (the session is then left to it).
+pub fn session_stamps(
+    connection: &Connection,
+    database: &Path,
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let current = connection
+        .prepare(include_str!("../../queries/devin_stamp_columns_probe.sql"))
+        .is_ok();
+    let sql = if current {
+        include_str!("../../queries/devin_session_stamps.sql")
+    } else {
+        include_str!("../../queries/devin_session_stamps_all.sql")
+    };
+    let mut stamps = sqlite::session_stamps(connection, sql)?;
+    for (id, stamp) in &mut stamps {
+        if trajectory_of(database, id).is_file() {
+            stamp.push_str("|trajectory");
+        }
+    }
+    Ok(stamps)
+}
+
+/// Session `id` from its `message_nodes`; `None` when its trajectory is written (the session's
+/// record then) or the store no longer holds its row.
+pub fn read_store_session(
+    connection: &Connection,
+    database: &Path,
+    id: &str,
+) -> rusqlite::Result<Option<StoreSession>> {
+    if trajectory_of(database, id).is_file() {
+        return Ok(None);
+    }
+    let row = match row_as_object(
+        connection,
+        include_str!("../../queries/devin_session.sql"),
+        id,
+    ) {
+        Ok(row) => row,
+        Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let rows = rows_as_objects(
+        connection,
+        include_str!("../../queries/devin_message_nodes.sql"),
+        id,
+    )?;
+    let forest: Vec<MessageNode> = rows.iter().filter_map(node_of_row).collect();
+    let named_head = row
+        .get("main_chain_id")
+        .and_then(Value::as_i64)
+        .filter(|head| forest.iter().any(|node| node.node_id == *head));
+    let head = named_head.or_else(|| forest.iter().map(|node| node.node_id).max());
+    let kept = conversation(&forest, head);
+    let off_chain = forest.len() - kept.len();
+    let nodes = forest
+        .into_iter()
+        .filter(|node| kept.contains(&node.node_id))
+        .collect();
+    Ok(Some(StoreSession {
+        id: id.to_string(),
+        row,
+        nodes,
+        off_chain,
+        head_fallback: named_head.is_none(),
+    }))
+}
+
+/// A `message_nodes` row as a node; `None` without a `node_id`.
+fn node_of_row(row: &Map<String, Value>) -> Option<MessageNode> {
+    let node_id = row.get("node_id")?.as_i64()?;
+    let parsed = |column: &str| {
+        row.get(column)
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .unwrap_or(Value::Null)
+    };
+    Some(MessageNode {
+        node_id,
+        parent: row.get("parent_node_id").and_then(Value::as_i64),
+        created_at: row.get("created_at").and_then(Value::as_i64),
+        message: parsed("chat_message"),
+        metadata: parsed("metadata"),
+    })
+}
+
+/// An extension of a chat message, `metadata.extensions[name]` (Devin's vendor fields: their
+/// names hold `/`).
+fn extension<'v>(message: &'v Value, name: &str) -> Option<&'v Value> {
+    message.get("metadata")?.get("extensions")?.get(name)
+}
+
+/// The nodes of a session's conversation: the chain from `head` up `parent_node_id` to its
+/// root, and the chain each of its nodes' `summarized_from` names (transitively: a compaction's
+/// continuation names the head of the chain it replaced).
+fn conversation(forest: &[MessageNode], head: Option<i64>) -> BTreeSet<i64> {
+    let by_id: HashMap<i64, &MessageNode> =
+        forest.iter().map(|node| (node.node_id, node)).collect();
+    let mut kept = BTreeSet::new();
+    let mut heads: Vec<i64> = head.into_iter().collect();
+    while let Some(start) = heads.pop() {
+        let mut next = Some(start);
+        while let Some(node_id) = next {
+            let Some(node) = by_id.get(&node_id) else {
+                break;
+            };
+            if !kept.insert(node_id) {
+                break;
+            }
+            if let Some(from) = node.metadata.get("summarized_from").and_then(Value::as_i64) {
+                heads.push(from);
+            }
+            next = node.parent;
+        }
+    }
+    kept
+}
+
+/// Parses a session read from its `message_nodes` ([`read_store_session`]).
+pub fn parse_store_session(session: &StoreSession) -> ParseOutput {
+    let row_text = |name: &str| non_empty(session.row.get(name));
+    let mut parser = Parser {
+        events: Vec::new(),
+        warnings: Vec::new(),
+        calls: HashMap::new(),
+        default_model: row_text("model"),
+        first_model: None,
+        any_step_usage: false,
+    };
+    let mut read_ids = HashSet::new();
+    for node in &session.nodes {
+        let copy = text_field(&node.message, "message_id").is_some_and(|id| !read_ids.insert(id));
+        if !copy {
+            parser.node(node);
+        }
+    }
+    mark_terminal_replies(&mut parser.events);
+    let started_at = session
+        .row
+        .get("created_at")
+        .and_then(Value::as_i64)
+        .filter(|seconds| *seconds > 0)
+        .and_then(|seconds| epoch_time(Some(seconds)))
+        .or_else(|| parser.events.iter().find_map(|event| event.timestamp));
+    let meta = SessionMeta {
+        title: row_text("title"),
+        cwd: row_text("working_directory"),
+        model: row_text("model").or(parser.first_model),
+        started_at,
+        ..SessionMeta::default()
+    };
+    ParseOutput {
+        sessions: vec![ParsedSession {
+            source: Source::Devin,
+            native_id: session.id.clone(),
+            meta,
+            events: parser.events,
+        }],
+        warnings: parser.warnings,
+    }
 }
 
 /// A non-negative count field of `value`.
@@ -413,6 +676,222 @@ impl Parser {
             }
             self.events.push(event);
         }
+    }
+
+    /// One node of a session's conversation ([`parse_store_session`]).
+    fn node(&mut self, node: &MessageNode) {
+        let line = u64::try_from(node.node_id).unwrap_or_default();
+        let message = &node.message;
+        if !message.is_object() {
+            self.node_warning(node, "chat_message is not a JSON object");
+            return;
+        }
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+        let timestamp = message
+            .pointer("/metadata/created_at")
+            .and_then(parse_timestamp)
+            .or_else(|| epoch_time(node.created_at.filter(|seconds| *seconds > 0)));
+        let key = |part: &str| format!("n{}:{part}", node.node_id);
+        let text = message.get("content").map(block_text).unwrap_or_default();
+        let has_text = !text.trim().is_empty();
+        let summarized = node
+            .metadata
+            .get("summarized_from")
+            .is_some_and(|from| !from.is_null());
+        let first_event = self.events.len();
+        match role {
+            _ if summarized => {
+                if has_text {
+                    self.events.push(plain_event(
+                        key("compaction"),
+                        EventType::Compaction,
+                        line,
+                        timestamp,
+                        text,
+                        None,
+                    ));
+                }
+            }
+            "system" => {
+                let prefix = node
+                    .metadata
+                    .get("is_system_prefix")
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                if has_text && !prefix {
+                    self.events.push(plain_event(
+                        key("system"),
+                        EventType::System,
+                        line,
+                        timestamp,
+                        text,
+                        None,
+                    ));
+                }
+            }
+            "user" => {
+                let injected =
+                    step_field(message, "is_user_input").and_then(Value::as_bool) == Some(false);
+                if has_text && injected {
+                    self.events.push(plain_event(
+                        key("system"),
+                        EventType::System,
+                        line,
+                        timestamp,
+                        text,
+                        None,
+                    ));
+                } else if has_text {
+                    self.events.push(RawEvent {
+                        starts_turn: true,
+                        ..plain_event(
+                            key("prompt"),
+                            EventType::UserInput,
+                            line,
+                            timestamp,
+                            text,
+                            None,
+                        )
+                    });
+                }
+            }
+            "assistant" => self.assistant_node(node, line, timestamp, text),
+            "tool" => self.tool_node(node, line, timestamp, text),
+            other => {
+                self.node_warning(node, &format!("unknown role {other:?}"));
+                return;
+            }
+        }
+        if role == "assistant"
+            && let Some(usage) = step_usage(message)
+        {
+            self.any_step_usage = true;
+            if let Some(carrier) = usage_carrier(&self.events, first_event) {
+                TokenUsage::attach(&mut self.events[carrier], usage);
+            }
+        }
+    }
+
+    /// An `assistant` node: its reasoning, its reply and its calls.
+    fn assistant_node(
+        &mut self,
+        node: &MessageNode,
+        line: u64,
+        timestamp: Option<DateTime<Utc>>,
+        text: String,
+    ) {
+        let message = &node.message;
+        let key = |part: &str| format!("n{}:{part}", node.node_id);
+        let model = non_empty(message.pointer("/metadata/generation_model"))
+            .or_else(|| self.default_model.clone());
+        if self.first_model.is_none() {
+            self.first_model.clone_from(&model);
+        }
+        let thinking = message.get("thinking");
+        let reasoning = non_empty(thinking.and_then(|thinking| thinking.get("thinking")))
+            .or_else(|| non_empty(thinking));
+        if let Some(reasoning) = reasoning {
+            self.events.push(RawEvent {
+                model: model.clone(),
+                originating_model: model.clone(),
+                ..plain_event(
+                    key("reasoning"),
+                    EventType::Reasoning,
+                    line,
+                    timestamp,
+                    reasoning,
+                    None,
+                )
+            });
+        }
+        if !text.trim().is_empty() {
+            self.events.push(RawEvent {
+                model: model.clone(),
+                originating_model: model.clone(),
+                ..plain_event(
+                    key("reply"),
+                    EventType::AssistantResponse,
+                    line,
+                    timestamp,
+                    text,
+                    None,
+                )
+            });
+        }
+        let Some(calls) = message.get("tool_calls").and_then(Value::as_array) else {
+            return;
+        };
+        for (position, call) in calls.iter().enumerate() {
+            let function = call.get("function");
+            let name = non_empty(call.get("name"))
+                .or_else(|| non_empty(function.and_then(|function| function.get("name"))))
+                .unwrap_or_else(|| UNKNOWN_TOOL.to_string());
+            let id = text_field(call, "id");
+            if let Some(id) = &id {
+                self.calls.insert(id.clone(), name.clone());
+            }
+            let arguments = call
+                .get("arguments")
+                .or_else(|| function.and_then(|function| function.get("arguments")));
+            let mut event = tool_call(
+                key(&format!("call{position}")),
+                line,
+                timestamp,
+                &name,
+                id.as_deref(),
+                arguments_of(arguments),
+            );
+            event.originating_model = model.clone();
+            self.events.push(event);
+        }
+    }
+
+    /// A `tool` node: the result of the call its `tool_call_id` names.
+    fn tool_node(
+        &mut self,
+        node: &MessageNode,
+        line: u64,
+        timestamp: Option<DateTime<Utc>>,
+        text: String,
+    ) {
+        let message = &node.message;
+        let call_id = text_field(message, "tool_call_id");
+        let name = call_id
+            .as_ref()
+            .and_then(|id| self.calls.get(id))
+            .cloned()
+            .unwrap_or_else(|| UNKNOWN_TOOL.to_string());
+        let exit_code = extension(message, "chisel/terminal_output")
+            .and_then(|output| output.pointer("/exit/exit_code"))
+            .and_then(Value::as_i64)
+            .or_else(|| {
+                (name == "exec")
+                    .then(|| reported_exit_code(&text))
+                    .flatten()
+            });
+        let unsuccessful = extension(message, "chisel/tool_result_meta")
+            .and_then(|meta| meta.get("success"))
+            .and_then(Value::as_bool)
+            == Some(false);
+        let failed = unsuccessful || exit_code.is_some_and(|code| code != 0);
+        let mut event = tool_response(
+            format!("n{}:result", node.node_id),
+            line,
+            timestamp,
+            &name,
+            call_id.as_deref(),
+            text,
+            failed,
+        );
+        event.exit_code = exit_code;
+        self.events.push(event);
+    }
+
+    fn node_warning(&mut self, node: &MessageNode, problem: &str) {
+        self.warnings.push(ParseWarning {
+            line: u64::try_from(node.node_id).unwrap_or_default(),
+            message: format!("Devin message node {}: {problem}, skipped", node.node_id),
+        });
     }
 
     fn warn(&mut self, line: u64, message: &str) {
@@ -715,5 +1194,376 @@ mod tests {
                 PathBuf::from("/c/AppData/Roaming/devin/cli/transcripts"),
             ]
         );
+    }
+
+    // ---- the live store
+
+    /// The v17 `sessions` and `message_nodes` DDL (the columns a live store has).
+    const STORE_DDL: &str = "
+        CREATE TABLE sessions (
+          id TEXT PRIMARY KEY, working_directory TEXT NOT NULL, backend_type TEXT NOT NULL,
+          model TEXT NOT NULL, agent_mode TEXT NOT NULL, created_at INTEGER NOT NULL,
+          last_activity_at INTEGER NOT NULL, title TEXT, main_chain_id INTEGER,
+          shell_last_seen_index INTEGER DEFAULT 0, cogs_json TEXT, workspace_dirs TEXT,
+          hidden INTEGER NOT NULL DEFAULT 0, metadata TEXT);
+        CREATE TABLE message_nodes (
+          row_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+          node_id INTEGER NOT NULL, parent_node_id INTEGER, chat_message TEXT NOT NULL,
+          created_at INTEGER NOT NULL, metadata TEXT, UNIQUE(session_id, node_id));";
+
+    /// A live session's forest: a system prompt, a prompt, a reply with reasoning, usage and a
+    /// failing `exec` call, an abandoned regenerated reply beside it, the call's result, a
+    /// prompt and the final reply; `main_chain_id` names that reply.
+    fn live_nodes() -> Vec<(i64, Option<i64>, Value, Value)> {
+        let tool_meta = json!({"extensions": {
+            "chisel/tool_result_meta": {"success": false, "kind": "exec"},
+            "chisel/terminal_output": {"text": "1 failed", "exit": {"exit_code": 1}}}});
+        vec![
+            (
+                0,
+                None,
+                json!({"message_id": "s-0", "role": "system",
+                "content": "You are Devin."}),
+                json!({"is_system_prefix": true}),
+            ),
+            (
+                1,
+                Some(0),
+                json!({"message_id": "u-1", "role": "user", "content": "Run the tests",
+                "metadata": {"is_user_input": true,
+                    "created_at": "2026-10-02T09:00:01Z"}}),
+                Value::Null,
+            ),
+            (
+                2,
+                Some(1),
+                json!({"message_id": "a-2", "role": "assistant", "content": "Running.",
+                "thinking": {"thinking": "Use cargo.", "signature": "sealed.v1"},
+                "tool_calls": [{"id": "exec_0#1", "index": 0, "kind": "function",
+                    "name": "exec", "arguments": {"command": "cargo test"}}],
+                "metadata": {"generation_model": "swe-2-high", "finish_reason": "tool_calls",
+                    "metrics": {"input_tokens": 200, "output_tokens": 30,
+                        "cache_read_tokens": 1000, "cache_creation_tokens": 0}}}),
+                Value::Null,
+            ),
+            (
+                3,
+                Some(1),
+                json!({"message_id": "a-3", "role": "assistant",
+                "content": "Abandoned retry."}),
+                Value::Null,
+            ),
+            (
+                4,
+                Some(2),
+                json!({"message_id": "t-4", "role": "tool", "tool_call_id": "exec_0#1",
+                "content": "1 failed", "metadata": tool_meta}),
+                Value::Null,
+            ),
+            (
+                5,
+                Some(4),
+                json!({"message_id": "u-5", "role": "user",
+                "content": [{"type": "text", "text": "Fix it"}],
+                "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                6,
+                Some(5),
+                json!({"message_id": "a-6", "role": "assistant", "content": "Fixed.",
+                "metadata": {"finish_reason": "stop"}}),
+                Value::Null,
+            ),
+        ]
+    }
+
+    /// A compacted session: the old chain (7..9), the summarizer's thread off the chain
+    /// (20..21), the new chain (30..33) whose continuation names the old head, with a copy of
+    /// the old prompt (same `message_id`) the CLI carried over.
+    fn compacted_nodes() -> Vec<(i64, Option<i64>, Value, Value)> {
+        let prefix = json!({"is_system_prefix": true});
+        vec![
+            (
+                7,
+                None,
+                json!({"message_id": "s-7", "role": "system", "content": "You are Devin."}),
+                prefix.clone(),
+            ),
+            (
+                8,
+                Some(7),
+                json!({"message_id": "u-8", "role": "user", "content": "Audit deps",
+                "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                9,
+                Some(8),
+                json!({"message_id": "a-9", "role": "assistant",
+                "content": "Two are stale."}),
+                Value::Null,
+            ),
+            (
+                20,
+                None,
+                json!({"message_id": "s-20", "role": "user",
+                "content": "Summarize the conversation"}),
+                Value::Null,
+            ),
+            (
+                21,
+                Some(20),
+                json!({"message_id": "a-21", "role": "assistant",
+                "content": "<summary>deps audit</summary>"}),
+                json!({"summarized_from": 9}),
+            ),
+            (
+                30,
+                None,
+                json!({"message_id": "s-30", "role": "system", "content": "You are Devin."}),
+                prefix,
+            ),
+            (
+                31,
+                Some(30),
+                json!({"message_id": "c-31", "role": "system",
+                "content": "You are continuing work from a previous conversation thread."}),
+                json!({"summarized_from": 9}),
+            ),
+            (
+                32,
+                Some(31),
+                json!({"message_id": "u-8", "role": "user", "content": "Audit deps",
+                "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                33,
+                Some(32),
+                json!({"message_id": "u-33", "role": "user",
+                "content": "Now update them", "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+        ]
+    }
+
+    /// A `cli` folder whose `sessions.db` holds the live session, the compacted one (with no
+    /// `main_chain_id`: its largest node is its head), a hidden one and one whose trajectory is
+    /// written.
+    fn live_store() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cli = dir.path().join("devin").join("cli");
+        std::fs::create_dir_all(cli.join(TRANSCRIPTS_FOLDER)).expect("mkdir");
+        let database = cli.join(STORE_NAME);
+        let owner = Connection::open(&database).expect("store");
+        owner.execute_batch(STORE_DDL).expect("tables");
+        let sessions: [(&str, Option<i64>, i64); 4] = [
+            ("amber-kestrel", Some(6), 0),
+            ("cobalt-finch", None, 0),
+            ("dusty-wren", Some(1), 1),
+            ("ember-lark", Some(1), 0),
+        ];
+        for (id, head, hidden) in sessions {
+            owner
+                .execute(
+                    "INSERT INTO sessions (id, working_directory, backend_type, model, \
+                     agent_mode, created_at, last_activity_at, title, main_chain_id, hidden) \
+                     VALUES (?1, '/w/app', 'windsurf', '', 'normal', 1795000000, 1795000100, \
+                     ?2, ?3, ?4)",
+                    rusqlite::params![id, format!("Title of {id}"), head, hidden],
+                )
+                .expect("session");
+        }
+        let forests = [
+            ("amber-kestrel", live_nodes()),
+            ("cobalt-finch", compacted_nodes()),
+            ("dusty-wren", live_nodes()),
+            ("ember-lark", live_nodes()),
+        ];
+        for (id, nodes) in forests {
+            for (node, parent, message, metadata) in nodes {
+                let metadata = (!metadata.is_null()).then(|| metadata.to_string());
+                owner
+                    .execute(
+                        "INSERT INTO message_nodes (session_id, node_id, parent_node_id, \
+                         chat_message, created_at, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        rusqlite::params![
+                            id,
+                            node,
+                            parent,
+                            message.to_string(),
+                            1_795_000_000 + node,
+                            metadata
+                        ],
+                    )
+                    .expect("node");
+            }
+        }
+        std::fs::write(
+            cli.join(TRANSCRIPTS_FOLDER).join("ember-lark.json"),
+            trajectory(json!([])).to_string(),
+        )
+        .expect("trajectory");
+        (dir, database)
+    }
+
+    #[test]
+    fn the_live_store_lists_visible_sessions_and_leaves_trajectories_to_their_files() {
+        let (_dir, database) = live_store();
+        assert!(is_store_path(&database));
+        assert!(is_store_path(&database.with_file_name("sessions.db-wal")));
+        assert!(!is_store_path(Path::new(
+            "/h/.local/share/goose/sessions/sessions.db"
+        )));
+        let connection = Connection::open(&database).expect("open");
+        assert!(has_schema(&connection).expect("schema"));
+        let stamps = session_stamps(&connection, &database).expect("stamps");
+        let ids: Vec<&str> = stamps.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["amber-kestrel", "cobalt-finch", "ember-lark"],
+            "the hidden session is not listed"
+        );
+        assert!(stamps[2].1.ends_with("|trajectory"), "{:?}", stamps[2]);
+        assert!(!stamps[0].1.ends_with("|trajectory"));
+        let left = read_store_session(&connection, &database, "ember-lark").expect("read");
+        assert!(
+            left.is_none(),
+            "a session with a trajectory is the trajectory's"
+        );
+    }
+
+    #[test]
+    fn a_live_session_is_its_main_chain() {
+        let (_dir, database) = live_store();
+        let connection = Connection::open(&database).expect("open");
+        let session = read_store_session(&connection, &database, "amber-kestrel")
+            .expect("read")
+            .expect("session");
+        let nodes: Vec<i64> = session.nodes.iter().map(|node| node.node_id).collect();
+        assert_eq!(
+            nodes,
+            [0, 1, 2, 4, 5, 6],
+            "the abandoned retry is off the chain"
+        );
+        assert_eq!(session.off_chain, 1);
+        assert!(!session.head_fallback);
+
+        let output = parse_store_session(&session);
+        assert!(output.warnings.is_empty(), "{:?}", output.warnings);
+        assert_eq!(
+            kinds(&output),
+            [
+                ("n1:prompt".to_string(), EventType::UserInput),
+                ("n2:reasoning".to_string(), EventType::Reasoning),
+                ("n2:reply".to_string(), EventType::AssistantResponse),
+                ("n2:call0".to_string(), EventType::ToolCall),
+                ("n4:result".to_string(), EventType::ToolResponse),
+                ("n5:prompt".to_string(), EventType::UserInput),
+                ("n6:reply".to_string(), EventType::AssistantResponse),
+            ],
+            "the system prompt is not read"
+        );
+        let parsed = &output.sessions[0];
+        assert_eq!(parsed.source, Source::Devin);
+        assert_eq!(parsed.native_id, "amber-kestrel");
+        assert_eq!(parsed.meta.title.as_deref(), Some("Title of amber-kestrel"));
+        assert_eq!(parsed.meta.cwd.as_deref(), Some("/w/app"));
+        assert_eq!(
+            parsed.meta.model.as_deref(),
+            Some("swe-2-high"),
+            "an empty `model` falls back to the generation model"
+        );
+        assert_eq!(parsed.meta.started_at, epoch_time(Some(1_795_000_000)));
+        let events = &parsed.events;
+        assert_eq!(events[0].text, "Run the tests");
+        assert!(events[0].starts_turn);
+        assert_eq!(
+            events[0].timestamp,
+            parse_timestamp(&json!("2026-10-02T09:00:01Z")),
+            "the message's own time"
+        );
+        assert_eq!(
+            events[5].timestamp,
+            epoch_time(Some(1_795_000_005)),
+            "else the node's, in seconds"
+        );
+        assert_eq!(events[1].text, "Use cargo.");
+        assert_eq!(events[3].tool_name.as_deref(), Some("exec"));
+        assert_eq!(events[3].tool_call_id.as_deref(), Some("exec_0#1"));
+        assert_eq!(events[3].payload, Some(json!({"command": "cargo test"})));
+        let result = &events[4];
+        assert_eq!(result.tool_name.as_deref(), Some("exec"));
+        assert_eq!(result.subtype.as_deref(), Some("error"));
+        assert_eq!(result.exit_code, Some(1));
+        assert_eq!(events[5].text, "Fix it");
+        let usage = parsed.usage_carriers();
+        assert_eq!(usage.len(), 1, "{usage:?}");
+        assert_eq!(usage[0].0, "n2:reply");
+        assert_eq!(usage[0].1.input, Some(200 + 1000));
+        assert_eq!(usage[0].1.cached_input, Some(1000));
+        assert_eq!(usage[0].1.output, Some(30));
+    }
+
+    #[test]
+    fn a_compacted_session_reads_the_chain_it_replaced_once() {
+        let (_dir, database) = live_store();
+        let connection = Connection::open(&database).expect("open");
+        let session = read_store_session(&connection, &database, "cobalt-finch")
+            .expect("read")
+            .expect("session");
+        assert!(session.head_fallback, "no main_chain_id: the largest node");
+        let nodes: Vec<i64> = session.nodes.iter().map(|node| node.node_id).collect();
+        assert_eq!(
+            nodes,
+            [7, 8, 9, 30, 31, 32, 33],
+            "the old chain through summarized_from, not the summarizer's thread"
+        );
+        let output = parse_store_session(&session);
+        assert_eq!(
+            kinds(&output),
+            [
+                ("n8:prompt".to_string(), EventType::UserInput),
+                ("n9:reply".to_string(), EventType::AssistantResponse),
+                ("n31:compaction".to_string(), EventType::Compaction),
+                ("n33:prompt".to_string(), EventType::UserInput),
+            ],
+            "the carried-over copy of the prompt (node 32) is read once"
+        );
+    }
+
+    #[test]
+    fn a_node_that_is_not_json_is_skipped_with_a_warning() {
+        let session = StoreSession {
+            id: "s".to_string(),
+            row: Map::new(),
+            nodes: vec![
+                MessageNode {
+                    node_id: 1,
+                    parent: None,
+                    created_at: Some(1_795_000_000),
+                    message: Value::Null,
+                    metadata: Value::Null,
+                },
+                MessageNode {
+                    node_id: 2,
+                    parent: Some(1),
+                    created_at: None,
+                    message: json!({"role": "user", "content": "hi"}),
+                    metadata: Value::Null,
+                },
+            ],
+            off_chain: 0,
+            head_fallback: false,
+        };
+        let output = parse_store_session(&session);
+        assert_eq!(output.warnings.len(), 1);
+        assert!(
+            output.warnings[0].message.contains("message node 1"),
+            "{:?}",
+            output.warnings
+        );
+        assert_eq!(output.sessions[0].events.len(), 1);
     }
 }

@@ -1,6 +1,6 @@
 //! Default log locations of the harnesses added after the first three (Copilot CLI, Cursor
 //! agent transcripts and cursor-agent chat stores, Qwen Code, Pi, Factory Droid, Amp, Crush's home store, Cline and Roo
-//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts, encrypted Cascade history and ACP agent-window event logs (Windsurf, Windsurf Next, Devin Desktop), Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, the Kiro IDE's pre-1.0 extension storage, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
+//! Code task folders, VS Code's chat session folders, the Cursor IDE's global store, Zed's thread store, OpenClaw's agents, Windsurf's hook transcripts, encrypted Cascade history and ACP agent-window event logs and message stores (Windsurf, Windsurf Next, Devin Desktop), Hermes Agent's homes, TRAE CLI's rollout folders, CodeBuddy's and WorkBuddy's project folders, Kiro CLI's sessions folder (v2 files and v3 session folders) and Kiro's and Amazon Q's SQLite stores, the Kiro IDE's pre-1.0 extension storage, Junie's and Auggie's session folders, Grok Build's sessions folder, Claude Desktop's Code and Cowork folders, Devin CLI's trajectory folders and `sessions.db`, Warp's `warp.sqlite`), with the environment variables that move them. `indexer::run::known_locations` lists them with the harness that writes there (`esker doctor`), `default_locations` keeps the ones that exist.
 
 use std::path::{Path, PathBuf};
 
@@ -183,8 +183,9 @@ pub fn labelled_candidates(
 }
 
 /// Store files (not folders: the folder beside them holds the harness's credentials) under
-/// `home`: every OpenClaw agent's `agent/openclaw-agent.sqlite` and every Hermes home's
-/// `state.db` (beside its `.env` and `auth.json`), existing or not.
+/// `home`: every OpenClaw agent's `agent/openclaw-agent.sqlite`, every Hermes home's `state.db`
+/// (beside its `.env` and `auth.json`), Kiro's, Amazon Q's and Warp's stores and Devin CLI's
+/// `sessions.db`, existing or not.
 pub fn store_files(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     labelled_store_files(home, env)
         .into_iter()
@@ -210,7 +211,17 @@ pub fn labelled_store_files(
     let warp = warp_stores(home, &env)
         .into_iter()
         .map(|store| (Source::Warp, store));
-    openclaw.chain(hermes).chain(kiro).chain(warp).collect()
+    // Devin CLI's `sessions.db` beside its trajectories: the sessions without one (running, or
+    // of a CLI that wrote none) are read from its `message_nodes` (`ingest::devin`).
+    let devin = super::devin::cli_folders(home, &env)
+        .into_iter()
+        .map(|folder| (Source::Devin, folder.join(super::devin::STORE_NAME)));
+    openclaw
+        .chain(hermes)
+        .chain(kiro)
+        .chain(warp)
+        .chain(devin)
+        .collect()
 }
 
 /// Warp's `warp.sqlite` (which also holds its terminal history and app state: only the AI
@@ -411,10 +422,12 @@ pub fn cursor_ide_stores(home: &Path, env: impl Fn(&str) -> Option<PathBuf>) -> 
         .collect()
 }
 
-/// `<user dir>/acp-events` of Windsurf, Windsurf Next and Devin Desktop: the ACP agent
-/// window's event logs, read with the global `state.vscdb` of the same `User` directory (only
-/// the folder is walked: the rest of the directory is the IDE's).
+/// `<user dir>/acp-events` and `<user dir>/acp-messages` of Windsurf, Windsurf Next and Devin
+/// Desktop: the ACP agent window's event logs and (current builds) message stores, read with
+/// the global `state.vscdb` of the same `User` directory (only these folders are walked: the
+/// rest of the directory is the IDE's).
 fn windsurf_acp_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+    use super::windsurf_acp::{EVENTS_FOLDER, MESSAGES_FOLDER};
     vscode_user_dirs(home, env)
         .into_iter()
         .filter(|user| {
@@ -423,7 +436,7 @@ fn windsurf_acp_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> 
                 .and_then(|product| product.to_str())
                 .is_some_and(|product| WINDSURF_PRODUCTS.contains(&product))
         })
-        .map(|user| user.join(super::windsurf_acp::EVENTS_FOLDER))
+        .flat_map(|user| [user.join(EVENTS_FOLDER), user.join(MESSAGES_FOLDER)])
         .collect()
 }
 
@@ -595,6 +608,28 @@ mod tests {
     }
 
     #[test]
+    fn devin_cli_stores_are_listed_beside_their_trajectory_folders() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| (name == "APPDATA").then(|| PathBuf::from("/w/Roaming"));
+        let stores = labelled_store_files(home, env);
+        for path in [
+            "/home/u/.local/share/devin/cli/sessions.db",
+            "/home/u/Library/Application Support/devin/cli/sessions.db",
+            "/w/Roaming/devin/cli/sessions.db",
+        ] {
+            assert!(
+                stores.contains(&(Source::Devin, PathBuf::from(path))),
+                "{path}"
+            );
+        }
+        let found = labelled_candidates(home, |_| None);
+        assert!(found.contains(&(
+            Source::Devin,
+            home.join(".local/share/devin/cli/transcripts")
+        )));
+    }
+
+    #[test]
     fn junie_and_auggie_folders_are_labelled() {
         let home = Path::new("/home/u");
         let found = labelled_candidates(home, |_| None);
@@ -698,6 +733,8 @@ mod tests {
             "/home/u/.config/Devin/User/acp-events",
             "/home/u/Library/Application Support/Devin - Next/User/acp-events",
             "/w/Roaming/Windsurf/User/acp-events",
+            "/home/u/.config/Devin/User/acp-messages",
+            "/w/Roaming/Windsurf - Next/User/acp-messages",
             "/home/u/.codeium/windsurf-insiders/cascade",
         ] {
             assert!(
@@ -706,10 +743,10 @@ mod tests {
             );
         }
         assert!(
-            !found
-                .iter()
-                .any(|(_, path)| path.ends_with("Code/User/acp-events")),
-            "VS Code has no ACP event logs"
+            !found.iter().any(|(_, path)| {
+                path.ends_with("Code/User/acp-events") || path.ends_with("Code/User/acp-messages")
+            }),
+            "VS Code has no ACP event logs or message stores"
         );
     }
 

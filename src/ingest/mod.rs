@@ -153,6 +153,12 @@ pub enum Format {
     CoworkTranscript,
     /// Warp's `warp.sqlite` (SQLite: `ai_queries`, `agent_conversations`, `agent_tasks`).
     WarpDb,
+    /// A Windsurf 2.x / Devin Desktop ACP message store, `<User dir>/acp-messages/<uuid>.db`
+    /// (SQLite, one session; read with the global `state.vscdb`'s ACP keys).
+    WindsurfAcpDb,
+    /// Devin CLI's `devin/cli/sessions.db` (SQLite): the sessions without a trajectory, read
+    /// from their `message_nodes`.
+    DevinDb,
 }
 
 impl Format {
@@ -207,6 +213,8 @@ impl Format {
             Format::ClaudeDesktopRecord => "claude_desktop_record",
             Format::CoworkTranscript => "cowork_transcript",
             Format::WarpDb => "warp_db",
+            Format::WindsurfAcpDb => "windsurf_acp_db",
+            Format::DevinDb => "devin_db",
         }
     }
 }
@@ -557,6 +565,8 @@ pub fn format_named(name: &str) -> Option<Format> {
         Format::CoworkTranscript,
         Format::DevinTrajectory,
         Format::WarpDb,
+        Format::WindsurfAcpDb,
+        Format::DevinDb,
     ]
     .into_iter()
     .find(|format| format.name() == name)

@@ -36,18 +36,38 @@
 //! `sessionId`, such as `acp/devin-cli/<name>`; else the log's uuid), title, cwd (else
 //! `workspaceDirs[0]`), model, start, and its ACP provider (`devin-cli`, `devin-cloud`, `codex`,
 //! `cascade`), kept as the session's agent name: every session is Windsurf's (a `devin-cli`
-//! session may also be read by `ingest::devin` from the CLI's own trajectory, under the CLI's id).
+//! session is also read by `ingest::devin` from the CLI's own `sessions.db` or trajectory, under
+//! the CLI's id, the last part of `acp/devin-cli/<name>`: both copies are kept, see
+//! `docs/HARNESS-RESEARCH.md` section 6).
 //! The store's facts are read once per change of the store (not once per log) and kept for the
 //! process; a store that cannot be read leaves each log read alone, and read again with its
 //! facts once the store can be read (they are the log's sidecar, hashed in its checkpoint).
 //!
-//! Not read yet: current builds' `acp-messages/<uuid>.db` (SQLite `meta` and `messages
-//! (position, kind, payload)`, named by `windsurf.acp.messageStore.session.<sessionId>`, an LRU
-//! cache of 50 sessions), and the `devin.acp.*` keys one Devin Desktop script tries first.
+//! Current builds keep a session in a message store instead, `<user dir>/acp-messages/<uuid>.db`
+//! (SQLite, WAL; one session a file, read through `ingest::sqlite` as a store of
+//! `indexer::grouped`): `meta(key, value)` (`schema_version`, `info` (the ACP session info:
+//! `title`, `cwd`, `configOptions`, `_meta`), `message_count`, `truncated`) and `messages
+//! (position, kind, payload)`, one message a row, rewritten in place while it streams. A row's
+//! payload is `{kind, id?, content, sourceEventTimestampMs?, userEdits?}`: for `user_message`,
+//! `agent_message` and `agent_thought` `content` is the message's chunks (the `session/update`
+//! notifications above, `sessionUpdate` sometimes left out: the row's kind says it); for
+//! `tool_call` it is the call as it last stood (`toolCallId`, `title`, `status`, `rawInput`,
+//! `rawOutput`, `content`, `_meta`, whose `terminal_exit {exit_code}` is a shell's exit code),
+//! read as a `tool_call` that may carry its own result. A row is one message (chunks without an
+//! id join only within it); events are keyed by position and call id. `plan` rows are UI state;
+//! `subagent` rows (a sub-agent's `childMessages`) are skipped with one warning, and so is any
+//! other kind; a store whose `meta` says `truncated` (Devin keeps a capped history) says so in a
+//! warning. The global store names the store by `windsurf.acp.messageStore.session.<sessionId>`
+//! rows (`{uuid, lastUpdated}`) or the `windsurf.acp.messageStore.index` key (`{<sessionId>:
+//! {uuid}}`); without it, the store's own `info` gives the facts, and the file's uuid the id.
+//! Not read: the `devin.acp.*` keys one Devin Desktop script tries first.
 //!
-//! Sources: issue #49's research: the keys and value shapes as two independent public Devin
-//! Desktop readers (a TypeScript provider, a Rust reader) read them, and the Windsurf bundle's
-//! `acp-messages` store. No real log was available: the fixtures are hand-made in those shapes.
+//! Sources: issue #49's research (`docs/HARNESS-RESEARCH.md`, sections 4 and 6): the keys and
+//! value shapes as two independent public Devin Desktop readers (a TypeScript provider, a Rust
+//! reader) read them, and the Windsurf bundle's `acp-messages` store; the message store as seven
+//! public readers of it read it (a TypeScript provider and its test, a Go capture and its test,
+//! a Rust adapter, Python exporters) and as a schema spec verified on real stores gives its
+//! tables. No real log or store was available: the fixtures are hand-made in those shapes.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -59,12 +79,13 @@ use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 use super::content::{
-    UNKNOWN_TOOL, mark_terminal_replies, plain_event, text_field, tool_call, tool_response,
+    UNKNOWN_TOOL, epoch_time, mark_terminal_replies, plain_event, text_field, tool_call,
+    tool_response,
 };
 use super::cursor::ide_store::{json_of, read_item};
 use super::grok::{chunk_text, exit_code, is_terminal, update_result_text};
 use super::lines::JsonLine;
-use super::sqlite::{StoreReadError, open_snapshot, rows_of, stamp, wal_path};
+use super::sqlite::{StoreReadError, open_snapshot, rows_of, stamp, table_names, wal_path};
 use super::vscode_copilot::folder_of_uri;
 use crate::model::{
     EventType, ParseOutput, ParseWarning, ParsedSession, RawEvent, SessionMeta, Source,
@@ -74,14 +95,18 @@ use crate::model::{
 /// The folder of a `User` directory holding the event logs.
 pub const EVENTS_FOLDER: &str = "acp-events";
 const EVENTS_EXTENSION: &str = "ndjson";
+/// The folder of a `User` directory holding the message stores (current builds).
+pub const MESSAGES_FOLDER: &str = "acp-messages";
 
-/// The `ItemTable` keys read: the log index, the metadata cache, the session-info rows' prefix.
+/// The `ItemTable` keys read: the log index, the metadata cache, the session-info rows' prefix,
+/// the message stores' index and their rows' prefix.
 const EVENT_LOG_INDEX_KEY: &str = "windsurf.acp.eventLog.index";
 const METADATA_KEY: &str = "windsurf.acp.metadataCache";
 const SESSION_INFO_PREFIX: &str = "windsurf.acp.sessioninfo.session.";
-/// The rows whose key starts with `?1` (the session-info prefix), and no other.
-const SESSION_INFO_SQL: &str =
-    "SELECT key, value FROM ItemTable WHERE substr(key, 1, length(?1)) = ?1";
+const MESSAGE_STORE_INDEX_KEY: &str = "windsurf.acp.messageStore.index";
+const MESSAGE_STORE_PREFIX: &str = "windsurf.acp.messageStore.session.";
+/// The rows whose key starts with `?1` (one of the prefixes), and no other.
+const PREFIX_SQL: &str = "SELECT key, value FROM ItemTable WHERE substr(key, 1, length(?1)) = ?1";
 
 /// Devin's `_meta` fields.
 const TIMESTAMP: &str = "cognition.ai/timestamp";
@@ -90,6 +115,8 @@ const STREAMING_MESSAGE_ID: &str = "cognition.ai/streamingMessageId";
 const TOOL_NAME: &str = "cognition.ai/inferenceToolName";
 const EXIT_CODE: &str = "cognition.ai/exitCode";
 const CREATED_AT: &str = "cognition.ai/createdAt";
+/// A shell call's exit, `{exit_code}`, in a message store's call `_meta`.
+const TERMINAL_EXIT: &str = "terminal_exit";
 
 /// Updates that are UI state: not read, not warned about.
 const UNREAD_UPDATES: [&str; 4] = [
@@ -98,6 +125,9 @@ const UNREAD_UPDATES: [&str; 4] = [
     "current_mode_update",
     "available_commands_update",
 ];
+
+/// Message-store rows that are UI state: not read, not warned about.
+const UNREAD_MESSAGES: [&str; 1] = ["plan"];
 
 /// Why a global store's ACP keys could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -209,7 +239,8 @@ fn store_facts(database: &Path) -> Result<Arc<HashMap<String, Value>>, AcpStoreE
     Ok(sessions)
 }
 
-/// Reads the ACP keys of a private copy of `database` into each log's facts.
+/// Reads the ACP keys of a private copy of `database` into each log's and message store's
+/// facts.
 fn read_store_facts(database: &Path) -> Result<HashMap<String, Value>, AcpStoreError> {
     let snapshot = open_snapshot(database)?;
     let keys_error = |source| AcpStoreError::Keys {
@@ -219,30 +250,35 @@ fn read_store_facts(database: &Path) -> Result<HashMap<String, Value>, AcpStoreE
     let connection = &snapshot.connection;
     let logs = read_item(connection, EVENT_LOG_INDEX_KEY).map_err(keys_error)?;
     let cache = read_item(connection, METADATA_KEY).map_err(keys_error)?;
-    let infos = read_session_infos(connection).map_err(keys_error)?;
-    Ok(session_facts(logs.as_ref(), cache.as_ref(), &infos))
+    let infos = read_prefixed(connection, SESSION_INFO_PREFIX).map_err(keys_error)?;
+    let stores_index = read_item(connection, MESSAGE_STORE_INDEX_KEY).map_err(keys_error)?;
+    let stores = read_prefixed(connection, MESSAGE_STORE_PREFIX).map_err(keys_error)?;
+    let indexes = [logs, stores_index, Some(Value::Object(stores))];
+    Ok(session_facts(&indexes, cache.as_ref(), &infos))
 }
 
-/// The `windsurf.acp.sessioninfo.session.<sessionId>` rows that are JSON, by session id.
-fn read_session_infos(connection: &Connection) -> rusqlite::Result<HashMap<String, Value>> {
-    let rows = rows_of(connection, SESSION_INFO_SQL, SESSION_INFO_PREFIX, |row| {
+/// The rows whose key starts with `prefix` and whose value is JSON, by the rest of their key
+/// (a session id).
+fn read_prefixed(connection: &Connection, prefix: &str) -> rusqlite::Result<Map<String, Value>> {
+    let rows = rows_of(connection, PREFIX_SQL, prefix, |row| {
         Ok((row.get::<_, String>(0)?, json_of(row.get_ref(1)?)))
     })?;
     Ok(rows
         .into_iter()
         .filter_map(|(key, value)| {
-            let session_id = key.strip_prefix(SESSION_INFO_PREFIX)?;
+            let session_id = key.strip_prefix(prefix)?;
             Some((session_id.to_string(), value?))
         })
         .collect())
 }
 
-/// Each log's facts by its uuid: every session the log index names, with its metadata-cache
-/// entry and its session-info row.
+/// Each log's and message store's facts by its uuid: every session an index (`{<sessionId>:
+/// {uuid, ...}}`: the event-log index, the message-store index, the message-store rows) names,
+/// with its metadata-cache entry and its session-info row.
 fn session_facts(
-    logs: Option<&Value>,
+    indexes: &[Option<Value>],
     cache: Option<&Value>,
-    infos: &HashMap<String, Value>,
+    infos: &Map<String, Value>,
 ) -> HashMap<String, Value> {
     let cached: HashMap<&str, &Value> = cache
         .and_then(|cache| cache.get("sessions"))
@@ -251,14 +287,15 @@ fn session_facts(
         .flatten()
         .filter_map(|session| Some((session.get("sessionId")?.as_str()?, session)))
         .collect();
-    let Some(logs) = logs.and_then(Value::as_object) else {
-        return HashMap::new();
-    };
-    logs.iter()
-        .filter_map(|(session_id, log)| {
-            let uuid = log.get("uuid")?.as_str()?;
-            let entry = cached.get(session_id.as_str()).copied();
-            let facts = facts_of(session_id, entry, infos.get(session_id));
+    indexes
+        .iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flatten()
+        .filter_map(|(session_id, entry)| {
+            let uuid = entry.get("uuid")?.as_str()?;
+            let cached_entry = cached.get(session_id.as_str()).copied();
+            let facts = facts_of(session_id, cached_entry, infos.get(session_id));
             Some((uuid.to_string(), facts))
         })
         .collect()
@@ -326,20 +363,235 @@ fn model_of(session: &Value) -> Option<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The message store
+
+/// One message store's session: its `meta` rows, its messages in order, and its facts.
+#[derive(Debug, Clone)]
+pub struct MessageStore {
+    /// The store's uuid (its file's name).
+    pub uuid: String,
+    /// `meta` by key, each value parsed as JSON when it is JSON (else kept as text).
+    pub meta: Map<String, Value>,
+    pub messages: Vec<StoredMessage>,
+    /// The global store's facts of the session ([`read_sidecar`]), each missing one taken from
+    /// the store's own `info`.
+    pub facts: Option<Value>,
+}
+
+/// One row of a message store's `messages`.
+#[derive(Debug, Clone)]
+pub struct StoredMessage {
+    pub position: i64,
+    pub kind: String,
+    /// The row's JSON payload (null when it is not JSON).
+    pub payload: Value,
+}
+
+/// A message store (or its `-wal`): a `.db` file in an `acp-messages` folder.
+pub fn is_message_store_path(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default();
+    (name.ends_with(".db") || name.ends_with(".db-wal"))
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|folder| folder == MESSAGES_FOLDER)
+}
+
+/// A message store's tables: `meta` and `messages` with the columns the reader needs.
+pub fn has_message_schema(connection: &Connection) -> rusqlite::Result<bool> {
+    let tables = table_names(connection)?;
+    let has = |name: &str| tables.iter().any(|table| table == name);
+    if !has("meta") || !has("messages") {
+        return Ok(false);
+    }
+    Ok(connection
+        .prepare(include_str!(
+            "../../queries/windsurf_acp_messages_probe.sql"
+        ))
+        .is_ok())
+}
+
+/// The store's one session, named as [`parse_message_store`] names it, with the stamp of its
+/// rows and of its facts (a title changed in the global store alone reads it again); nothing
+/// while it holds no message (a cloud session's local placeholder, an unsent draft).
+pub fn message_store_stamps(
+    connection: &Connection,
+    database: &Path,
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let (rows, newest, size) = connection.query_row(
+        include_str!("../../queries/windsurf_acp_messages_stamp.sql"),
+        [],
+        |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, Option<i64>>(1)?,
+                row.get::<_, Option<i64>>(2)?,
+            ))
+        },
+    )?;
+    if rows == 0 {
+        return Ok(Vec::new());
+    }
+    let meta = read_meta(connection)?;
+    let facts = store_facts_of(database, &meta);
+    let id = text_field(&facts, "sessionId").unwrap_or_else(|| uuid_of(database));
+    let newest = newest.unwrap_or(-1);
+    let size = size.unwrap_or(0);
+    Ok(vec![(id, format!("{rows}|{newest}|{size}|{facts}"))])
+}
+
+/// What the global store says of the message store at `database`, for the store's fingerprint
+/// (empty when it says nothing).
+pub fn message_store_facts(database: &Path) -> String {
+    read_sidecar(database)
+        .map(|facts| facts.to_string())
+        .unwrap_or_default()
+}
+
+/// The store's session: its `meta` rows, its messages in order and its facts.
+pub fn read_message_store(
+    connection: &Connection,
+    database: &Path,
+) -> rusqlite::Result<MessageStore> {
+    let meta = read_meta(connection)?;
+    let mut statement =
+        connection.prepare(include_str!("../../queries/windsurf_acp_messages.sql"))?;
+    let rows = statement.query_map([], |row| {
+        Ok(StoredMessage {
+            position: row.get(0)?,
+            kind: text_of(row.get_ref(1)?).unwrap_or_default(),
+            payload: json_of(row.get_ref(2)?).unwrap_or(Value::Null),
+        })
+    })?;
+    let messages = rows.collect::<rusqlite::Result<Vec<StoredMessage>>>()?;
+    let facts = Some(store_facts_of(database, &meta)).filter(Value::is_object);
+    Ok(MessageStore {
+        uuid: uuid_of(database),
+        meta,
+        messages,
+        facts,
+    })
+}
+
+/// The `meta` rows by key, each value parsed as JSON when it is JSON.
+fn read_meta(connection: &Connection) -> rusqlite::Result<Map<String, Value>> {
+    let mut statement = connection.prepare(include_str!("../../queries/windsurf_acp_meta.sql"))?;
+    let rows = statement.query_map([], |row| {
+        let key = text_of(row.get_ref(0)?).unwrap_or_default();
+        let value = match text_of(row.get_ref(1)?) {
+            Some(text) => serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text)),
+            None => Value::Null,
+        };
+        Ok((key, value))
+    })?;
+    rows.collect()
+}
+
+/// A SQLite value as text (numbers written out; null as `None`).
+fn text_of(value: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+        ValueRef::Integer(number) => Some(number.to_string()),
+        ValueRef::Real(number) => Some(number.to_string()),
+        ValueRef::Null => None,
+    }
+}
+
+/// A message store's uuid: its file's name.
+fn uuid_of(database: &Path) -> String {
+    database
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or("session")
+        .to_string()
+}
+
+/// A store's facts: the global store's ([`read_sidecar`]), each missing one taken from the
+/// store's own `info` (the ACP session info the window saved with it); null when neither says
+/// anything.
+fn store_facts_of(database: &Path, meta: &Map<String, Value>) -> Value {
+    let global = read_sidecar(database).filter(Value::is_object);
+    let own = meta
+        .get("info")
+        .filter(|info| info.is_object())
+        .map(|info| {
+            let session_id = text_field(info, "sessionId").unwrap_or_else(|| uuid_of(database));
+            let mut row = Map::new();
+            row.insert("info".to_string(), info.clone());
+            facts_of(&session_id, None, Some(&Value::Object(row)))
+        });
+    match (global, own) {
+        (Some(Value::Object(mut facts)), Some(Value::Object(own))) => {
+            for (name, value) in own {
+                facts.entry(name).or_insert(value);
+            }
+            Value::Object(facts)
+        }
+        (Some(facts), _) => facts,
+        (None, Some(own)) => own,
+        (None, None) => Value::Null,
+    }
+}
+
+/// Whether the store says it holds only the newest messages (`truncated`, in `meta` or its
+/// `info`).
+fn is_truncated(meta: &Map<String, Value>) -> bool {
+    let flag = match meta.get("truncated") {
+        Some(Value::Bool(truncated)) => *truncated,
+        Some(Value::Number(number)) => number.as_i64() == Some(1),
+        Some(Value::String(text)) => text == "1" || text == "true",
+        _ => false,
+    };
+    let in_info = meta
+        .get("info")
+        .and_then(|info| info.get("truncated"))
+        .and_then(Value::as_bool);
+    flag || in_info == Some(true)
+}
+
+/// Parses one message store: its rows in position order, its facts.
+pub fn parse_message_store(path: &Path, store: &MessageStore) -> ParseOutput {
+    let facts = store.facts.as_ref().filter(|facts| facts.is_object());
+    let mut parser = Parser::with_facts(facts);
+    for message in &store.messages {
+        parser.message_row(message);
+    }
+    if is_truncated(&store.meta) {
+        parser.warnings.push(ParseWarning {
+            line: 0,
+            message: format!(
+                "ACP message store {}: truncated, it holds only the newest messages",
+                store.uuid
+            ),
+        });
+    }
+    session_output(path, parser, facts)
+}
+
+// ---------------------------------------------------------------------------------------------
 // The event log
 
 /// Parses one event log, with its session's facts ([`read_sidecar`]) when the store has them.
 pub fn parse(path: &Path, lines: &[JsonLine], sidecar: Option<&Value>) -> ParseOutput {
     let facts = sidecar.filter(|facts| facts.is_object());
-    let fact = |name: &str| facts.and_then(|facts| text_field(facts, name));
-    let mut parser = Parser {
-        model: fact("model"),
-        ..Parser::default()
-    };
+    let mut parser = Parser::with_facts(facts);
     for line in lines {
         parser.record(line);
     }
+    session_output(path, parser, facts)
+}
+
+/// The session a log or a message store holds: the parser's events, its facts from `facts`
+/// (else what its records said, else the file's name for its id).
+fn session_output(path: &Path, mut parser: Parser, facts: Option<&Value>) -> ParseOutput {
     parser.finish();
+    let fact = |name: &str| facts.and_then(|facts| text_field(facts, name));
     let meta = SessionMeta {
         title: fact("title").or(parser.title.take()),
         cwd: fact("cwd"),
@@ -387,6 +639,16 @@ impl Run {
         }
     }
 
+    /// The kind of message a message-store row of `kind` holds.
+    fn of_message(kind: &str) -> Option<Run> {
+        match kind {
+            "user_message" => Some(Run::Prompt),
+            "agent_message" => Some(Run::Reply),
+            "agent_thought" => Some(Run::Thought),
+            _ => None,
+        }
+    }
+
     fn event_type(self) -> EventType {
         match self {
             Run::Prompt => EventType::UserInput,
@@ -413,11 +675,23 @@ impl Run {
     }
 }
 
-/// Where a record is: its line and its time.
+/// Where a record is: its line (a message store's row: its position + 1), its place among the
+/// chunks of that row (0 for a log's line), and its time.
 #[derive(Debug, Clone, Copy)]
 struct At {
     line: u64,
+    part: usize,
     time: Option<DateTime<Utc>>,
+}
+
+impl At {
+    /// The key of an event a record opens: its line's, and its part's after the first.
+    fn key(self) -> String {
+        match self.part {
+            0 => format!("line.{}", self.line),
+            part => format!("line.{}.{part}", self.line),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -445,6 +719,14 @@ struct Parser {
 }
 
 impl Parser {
+    /// A parser whose session's model is the store's.
+    fn with_facts(facts: Option<&Value>) -> Parser {
+        Parser {
+            model: facts.and_then(|facts| text_field(facts, "model")),
+            ..Parser::default()
+        }
+    }
+
     fn record(&mut self, line: &JsonLine) {
         let record = &line.value;
         if self.provider.is_none() {
@@ -461,6 +743,7 @@ impl Parser {
         }
         let at = At {
             line: line.number,
+            part: 0,
             time: meta_value(update, TIMESTAMP)
                 .or_else(|| meta_value(record, TIMESTAMP))
                 .and_then(parse_timestamp),
@@ -479,6 +762,57 @@ impl Parser {
             }
             kind if UNREAD_UPDATES.contains(&kind) => {}
             kind => self.skip(line.number, &format!("ACP update {kind:?}")),
+        }
+    }
+
+    /// One row of a message store: a message's chunks, or a call as it last stood (with its
+    /// result once finished). A row is one message: chunks without an id join only within it.
+    fn message_row(&mut self, message: &StoredMessage) {
+        let line = u64::try_from(message.position).unwrap_or_default() + 1;
+        let payload = &message.payload;
+        if !payload.is_object() {
+            self.skip(line, "message row that is not a JSON object");
+            return;
+        }
+        let kind = text_field(payload, "kind").unwrap_or_else(|| message.kind.clone());
+        let row_time = epoch_time(
+            payload
+                .get("sourceEventTimestampMs")
+                .and_then(Value::as_i64),
+        );
+        self.loose = None;
+        let content = payload.get("content").unwrap_or(&Value::Null);
+        if kind == "tool_call" && content.is_object() {
+            let at = At {
+                line,
+                part: 0,
+                time: meta_value(content, TIMESTAMP)
+                    .and_then(parse_timestamp)
+                    .or(row_time),
+            };
+            self.call(content, at);
+            return;
+        }
+        if let (Some(row_run), Some(chunks)) = (Run::of_message(&kind), content.as_array()) {
+            for (part, chunk) in chunks.iter().enumerate() {
+                let run = chunk
+                    .get("sessionUpdate")
+                    .and_then(Value::as_str)
+                    .and_then(Run::of)
+                    .unwrap_or(row_run);
+                let at = At {
+                    line,
+                    part,
+                    time: meta_value(chunk, TIMESTAMP)
+                        .and_then(parse_timestamp)
+                        .or(row_time),
+                };
+                self.chunk(run, chunk, at);
+            }
+            return;
+        }
+        if !UNREAD_MESSAGES.contains(&kind.as_str()) {
+            self.skip(line, &format!("ACP message kind {kind:?}"));
         }
     }
 
@@ -508,8 +842,7 @@ impl Parser {
             return;
         }
         let index = self.events.len();
-        let key = format!("line.{}", at.line);
-        let mut event = plain_event(key, run.event_type(), at.line, at.time, text, None);
+        let mut event = plain_event(at.key(), run.event_type(), at.line, at.time, text, None);
         event.originating_model = self.model.clone();
         match run {
             Run::Prompt => event.starts_turn = true,
@@ -571,6 +904,11 @@ impl Parser {
         let mut event = tool_response(key, at.line, at.time, &name, Some(&call_id), text, failed);
         event.exit_code = meta_value(update, EXIT_CODE)
             .and_then(Value::as_i64)
+            .or_else(|| {
+                meta_value(update, TERMINAL_EXIT)
+                    .and_then(|exit| exit.get("exit_code"))
+                    .and_then(Value::as_i64)
+            })
             .or_else(|| update.get("rawOutput").and_then(exit_code));
         if event.exit_code.is_some_and(|code| code != 0) {
             event.subtype = Some("error".to_string());
@@ -1082,5 +1420,329 @@ mod tests {
             "update": {"sessionUpdate": "user_message_chunk"}}});
         let split = split_json_lines(format!("{grok}\n").as_bytes());
         assert!(!sniff(&split.lines), "Grok's envelopes are Grok's");
+    }
+
+    // ---- the message store
+
+    const PLOVER: &str = "acp/devin-cli/amber-plover";
+    const PLOVER_STORE: &str = "9d1f6c2e-3b4a-4e5f-8a7b-6c5d4e3f2a1b";
+
+    /// A time of the session, `second` seconds after 09:00.
+    fn at(second: u32) -> Value {
+        json!({"cognition.ai/timestamp": format!("2026-10-02T09:00:{second:02}.000Z")})
+    }
+
+    /// A message store's rows: a prompt of two chunks sharing a client message id, a thought of
+    /// two chunks with no `sessionUpdate` and no id, a shell call that failed (exit 2 in
+    /// `terminal_exit`), a reply of two chunks, a read answered by its `rawOutput` (its time only
+    /// the row's `sourceEventTimestampMs`), a plan, a sub-agent, and two replies with no ids in
+    /// two rows.
+    fn plover_rows() -> Vec<(i64, &'static str, Value)> {
+        let prompt = |second: u32, text: &str| {
+            let mut meta = at(second);
+            meta["cognition.ai/clientMessageId"] = json!("m1");
+            json!({"sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text}, "_meta": meta})
+        };
+        let reply = |text: &str| {
+            let mut meta = at(4);
+            meta["cognition.ai/streamingMessageId"] = json!("a1");
+            json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text}, "_meta": meta})
+        };
+        let mut shell_meta = at(3);
+        shell_meta["cognition.ai/inferenceToolName"] = json!("exec");
+        shell_meta["terminal_exit"] = json!({"exit_code": 2});
+        vec![
+            (
+                0,
+                "user_message",
+                json!({"kind": "user_message", "content": [
+                prompt(1, "Why is the build slow?"), prompt(1, "Look at build.rs.")]}),
+            ),
+            (
+                1,
+                "agent_thought",
+                json!({"kind": "agent_thought", "content": [
+                {"content": {"type": "text", "text": "Profile "}, "_meta": at(2)},
+                {"content": {"type": "text", "text": "first."}, "_meta": at(2)}]}),
+            ),
+            (
+                2,
+                "tool_call",
+                json!({"kind": "tool_call", "id": "tool:exec-1", "content": {
+                "toolCallId": "exec-1", "title": "Run cargo build --timings", "kind": "execute",
+                "status": "failed", "rawInput": {"command": "cargo build --timings"},
+                "content": [{"type": "content",
+                    "content": {"type": "text", "text": "error: linker failed"}}],
+                "_meta": shell_meta}}),
+            ),
+            (
+                3,
+                "agent_message",
+                json!({"kind": "agent_message", "content": [
+                reply("The linker "), reply("fails.")]}),
+            ),
+            (
+                4,
+                "tool_call",
+                json!({"kind": "tool_call", "sourceEventTimestampMs": 1_759_395_605_000_i64,
+                "content": {"toolCallId": "read-1", "title": "Read build.rs", "kind": "read",
+                    "status": "completed", "rawInput": {"path": "build.rs"},
+                    "rawOutput": "fn main() {}",
+                    "_meta": {"cognition.ai/inferenceToolName": "read_file"}}}),
+            ),
+            (
+                5,
+                "plan",
+                json!({"kind": "plan", "content": {"sessionUpdate": "plan",
+                "entries": [{"content": "Switch linker", "status": "completed"}]}}),
+            ),
+            (
+                6,
+                "subagent",
+                json!({"kind": "subagent", "agentId": "a7", "title": "Explore",
+                "status": "completed", "childMessages": []}),
+            ),
+            (
+                7,
+                "agent_message",
+                json!({"kind": "agent_message", "content": [
+                {"content": {"type": "text", "text": "Fixed: "}, "_meta": at(8)}]}),
+            ),
+            (
+                8,
+                "agent_message",
+                json!({"kind": "agent_message", "content": [
+                {"content": {"type": "text", "text": "use lld."}, "_meta": at(9)}]}),
+            ),
+        ]
+    }
+
+    /// A `User` directory holding one message store with its own `info`, and (when `named`) a
+    /// global store naming it by a `windsurf.acp.messageStore.session.*` row, beside its
+    /// session-info row and the plaintext API key no reader may touch.
+    fn message_store_dir(named: bool, truncated: bool) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = dir.path().join(MESSAGES_FOLDER);
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        let path = folder.join(format!("{PLOVER_STORE}.db"));
+        let store = Connection::open(&path).expect("store");
+        store
+            .execute_batch(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); \
+                 CREATE TABLE messages (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, \
+                 payload TEXT NOT NULL)",
+            )
+            .expect("tables");
+        let info = json!({"sessionId": PLOVER, "title": "Plover's own title",
+            "cwd": "/home/u/plover",
+            "configOptions": [{"id": "model", "currentValue": "swe-2-high"}],
+            "_meta": {"cognition.ai/createdAt": "2026-10-02T08:59:58.000Z"}});
+        let mut meta = vec![
+            ("schema_version", "1".to_string()),
+            ("info", info.to_string()),
+            ("message_count", "9".to_string()),
+        ];
+        if truncated {
+            meta.push(("truncated", "1".to_string()));
+        }
+        for (key, value) in meta {
+            store
+                .execute(
+                    "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                    params![key, value],
+                )
+                .expect("meta");
+        }
+        for (position, kind, payload) in plover_rows() {
+            store
+                .execute(
+                    "INSERT INTO messages (position, kind, payload) VALUES (?1, ?2, ?3)",
+                    params![position, kind, payload.to_string()],
+                )
+                .expect("message");
+        }
+        if named {
+            let global = dir.path().join("globalStorage");
+            std::fs::create_dir_all(&global).expect("mkdir");
+            let state = Connection::open(global.join("state.vscdb")).expect("state");
+            state
+                .execute_batch(
+                    "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)",
+                )
+                .expect("table");
+            let pointer = json!({"uuid": PLOVER_STORE, "lastUpdated": 1_759_395_610_000_i64});
+            let info = json!({"providerId": "devin-cli", "info": {"sessionId": PLOVER,
+                "title": "Speed up the build", "cwd": "file:///home/u/plover",
+                "configOptions": [{"id": "model", "currentValue": "swe-1-6"}],
+                "_meta": {"cognition.ai/createdAt": "2026-10-02T09:00:00.000Z"}}});
+            let auth = json!({"apiKey": "devin-session-token$never-read"});
+            for (key, value) in [
+                (format!("{MESSAGE_STORE_PREFIX}{PLOVER}"), pointer),
+                (format!("{SESSION_INFO_PREFIX}{PLOVER}"), info),
+                ("windsurfAuthStatus".to_string(), auth),
+            ] {
+                state
+                    .execute(
+                        "INSERT INTO ItemTable (key, value) VALUES (?1, ?2)",
+                        params![key, value.to_string()],
+                    )
+                    .expect("item");
+            }
+        }
+        (dir, path)
+    }
+
+    /// The store at `path` read and parsed as the indexer does, with its one session's stamp.
+    fn read_store(path: &Path) -> (Vec<(String, String)>, ParseOutput) {
+        let connection = Connection::open(path).expect("open");
+        assert!(has_message_schema(&connection).expect("schema"));
+        let stamps = message_store_stamps(&connection, path).expect("stamps");
+        let store = read_message_store(&connection, path).expect("read");
+        (stamps, parse_message_store(path, &store))
+    }
+
+    #[test]
+    fn a_message_store_is_one_session_named_by_the_global_store() {
+        let (dir, path) = message_store_dir(true, false);
+        assert!(is_message_store_path(&path));
+        assert!(is_message_store_path(&path.with_extension("db-wal")));
+        assert!(!is_message_store_path(&dir.path().join("acp-events/x.db")));
+        assert!(!is_event_log_path(&path));
+        let facts = read_sidecar(&path).expect("facts");
+        assert_eq!(
+            facts,
+            json!({"sessionId": PLOVER, "providerId": "devin-cli",
+                "title": "Speed up the build", "cwd": "/home/u/plover", "model": "swe-1-6",
+                "createdAt": "2026-10-02T09:00:00.000Z"})
+        );
+        assert!(!facts.to_string().contains("never-read"));
+        assert!(message_store_facts(&path).contains("Speed up the build"));
+
+        let (stamps, output) = read_store(&path);
+        assert_eq!(stamps.len(), 1);
+        assert_eq!(stamps[0].0, PLOVER, "the store is named by its session id");
+        let warnings: Vec<&str> = output
+            .warnings
+            .iter()
+            .map(|warning| warning.message.as_str())
+            .collect();
+        assert_eq!(
+            warnings,
+            ["ACP message kind \"subagent\" skipped"],
+            "the plan is UI state"
+        );
+        let session = &output.sessions[0];
+        assert_eq!(
+            kinds(session),
+            [
+                EventType::UserInput,
+                EventType::Reasoning,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::AssistantResponse,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::AssistantResponse,
+                EventType::AssistantResponse,
+            ]
+        );
+        assert_eq!(session.source, Source::Windsurf);
+        assert_eq!(session.native_id, PLOVER);
+        assert_eq!(session.meta.title.as_deref(), Some("Speed up the build"));
+        assert_eq!(session.meta.cwd.as_deref(), Some("/home/u/plover"));
+        assert_eq!(session.meta.model.as_deref(), Some("swe-1-6"));
+        assert_eq!(session.meta.agent_name.as_deref(), Some("devin-cli"));
+        let events = &session.events;
+        let texts: Vec<&str> = events.iter().map(|event| event.text.as_str()).collect();
+        assert_eq!(texts[0], "Why is the build slow?\nLook at build.rs.");
+        assert_eq!(texts[1], "Profile first.");
+        assert_eq!(texts[4], "The linker fails.");
+        assert_eq!(texts[6], "fn main() {}", "a result in rawOutput only");
+        assert_eq!(
+            &texts[7..],
+            ["Fixed:", "use lld."],
+            "two rows are two messages"
+        );
+        let keys: Vec<&str> = events.iter().map(|event| event.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "line.1",
+                "line.2",
+                "call.exec-1",
+                "result.exec-1",
+                "line.4",
+                "call.read-1",
+                "result.read-1",
+                "line.8",
+                "line.9",
+            ]
+        );
+        assert_eq!(events[2].tool_name.as_deref(), Some("exec"));
+        assert_eq!(
+            events[2].payload,
+            Some(json!({"command": "cargo build --timings"}))
+        );
+        let failed = &events[3];
+        assert_eq!(failed.text, "error: linker failed");
+        assert_eq!(failed.subtype.as_deref(), Some("error"));
+        assert_eq!(failed.exit_code, Some(2), "from _meta.terminal_exit");
+        assert_eq!(events[5].tool_name.as_deref(), Some("read_file"));
+        assert_eq!(
+            events[5].timestamp,
+            epoch_time(Some(1_759_395_605_000)),
+            "the row's time when the call has none"
+        );
+        assert_eq!(events[6].subtype, None);
+        assert_eq!(
+            events[0].timestamp,
+            parse_timestamp(&json!("2026-10-02T09:00:01.000Z"))
+        );
+        assert_eq!(events[8].turn_end, Some(TurnEnd::Terminal));
+    }
+
+    #[test]
+    fn without_the_global_store_the_stores_own_info_names_the_session() {
+        let (_dir, path) = message_store_dir(false, true);
+        assert_eq!(read_sidecar(&path), None);
+        assert_eq!(message_store_facts(&path), "");
+        let (stamps, output) = read_store(&path);
+        assert_eq!(stamps[0].0, PLOVER, "the info's session id");
+        let session = &output.sessions[0];
+        assert_eq!(session.native_id, PLOVER);
+        assert_eq!(session.meta.title.as_deref(), Some("Plover's own title"));
+        assert_eq!(session.meta.cwd.as_deref(), Some("/home/u/plover"));
+        assert_eq!(session.meta.model.as_deref(), Some("swe-2-high"));
+        assert_eq!(
+            session.meta.started_at,
+            parse_timestamp(&json!("2026-10-02T08:59:58.000Z"))
+        );
+        assert_eq!(session.events.len(), 9);
+        assert!(
+            output
+                .warnings
+                .iter()
+                .any(|warning| warning.message.contains("truncated")),
+            "{:?}",
+            output.warnings
+        );
+    }
+
+    #[test]
+    fn a_store_without_messages_holds_no_session() {
+        let (_dir, path) = message_store_dir(false, false);
+        let owner = Connection::open(&path).expect("open");
+        owner.execute("DELETE FROM messages", []).expect("empty");
+        let stamps = message_store_stamps(&owner, &path).expect("stamps");
+        assert!(
+            stamps.is_empty(),
+            "a cloud session's placeholder or a draft"
+        );
+        owner
+            .execute_batch("DROP TABLE messages; CREATE TABLE messages (x INTEGER)")
+            .expect("other table");
+        assert!(!has_message_schema(&owner).expect("schema"));
     }
 }

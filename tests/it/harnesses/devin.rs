@@ -9,6 +9,13 @@
 //! `metrics` (or the legacy `metadata.metrics`), resume is `devin --resume`, `esker doctor`
 //! lists the folder, a half-written trajectory waits and an appended turn adds exactly its
 //! events.
+//!
+//! The live store (format `devin_db`): a home whose `sessions.db` is built here from
+//! `tests/standalone-fixtures/devin-live/store.json`, counted by this test's own walk of each
+//! session's `message_nodes` forest (the main chain, the chains a compaction replaced, a copied
+//! message once); the hidden session is not read, the one whose trajectory is written is the
+//! trajectory's, new nodes add exactly their events, and a trajectory written at the end takes
+//! the session over.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{
-    Counts, assert_rest_adds, assert_tools_paired, count_events, doctor_location, index_home,
-    indexed_counts, number, resume_line, rows, texts,
+    Counts, assert_rest_adds, assert_tools_paired, columns, count_events, doctor_location,
+    index_home, indexed_counts, number, resume_line, rows, texts,
 };
 use crate::support::{copy_tree, standalone_fixture};
 
@@ -271,4 +278,384 @@ fn an_appended_turn_adds_exactly_its_events_and_a_half_written_trajectory_waits(
     );
     // The injected reminder; a prompt; a reply, a call and its result; a reply.
     assert_eq!(added, 6);
+}
+
+// ---- the live store: sessions without a trajectory, read from `sessions.db`'s `message_nodes`
+
+/// The live-store fixture (`tests/standalone-fixtures/devin-live/store.json`).
+fn live_fixture() -> Value {
+    read_json(&standalone_fixture("devin-live").join("store.json"))
+}
+
+/// The v17 `sessions` and `message_nodes` DDL.
+const LIVE_DDL: &str = "
+    CREATE TABLE sessions (
+      id TEXT PRIMARY KEY, working_directory TEXT NOT NULL, backend_type TEXT NOT NULL,
+      model TEXT NOT NULL, agent_mode TEXT NOT NULL, created_at INTEGER NOT NULL,
+      last_activity_at INTEGER NOT NULL, title TEXT, main_chain_id INTEGER,
+      shell_last_seen_index INTEGER DEFAULT 0, cogs_json TEXT, workspace_dirs TEXT,
+      hidden INTEGER NOT NULL DEFAULT 0, metadata TEXT);
+    CREATE TABLE message_nodes (
+      row_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+      node_id INTEGER NOT NULL, parent_node_id INTEGER, chat_message TEXT NOT NULL,
+      created_at INTEGER NOT NULL, metadata TEXT, UNIQUE(session_id, node_id));";
+
+/// Inserts one node of the fixture's shape into the store.
+fn insert_node(connection: &rusqlite::Connection, node: &Value) {
+    let metadata = Some(&node["metadata"])
+        .filter(|metadata| !metadata.is_null())
+        .map(Value::to_string);
+    connection
+        .execute(
+            "INSERT INTO message_nodes (session_id, node_id, parent_node_id, chat_message, \
+             created_at, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![
+                node["session_id"].as_str(),
+                node["node_id"].as_i64(),
+                node["parent_node_id"].as_i64(),
+                node["chat_message"].to_string(),
+                node["created_at"].as_i64(),
+                metadata
+            ],
+        )
+        .expect("node");
+}
+
+/// A home whose Devin CLI folder holds the fixture's `sessions.db` (built here) and trajectory.
+fn home_with_live_store() -> (tempfile::TempDir, Value) {
+    let fixture = live_fixture();
+    let home = tempfile::tempdir().expect("temp dir");
+    let cli = cli_folder(home.path());
+    fs::create_dir_all(cli.join("transcripts")).expect("mkdir");
+    let connection = rusqlite::Connection::open(cli.join("sessions.db")).expect("create store");
+    connection.execute_batch(LIVE_DDL).expect("tables");
+    for session in fixture["sessions"].as_array().expect("sessions") {
+        connection
+            .execute(
+                "INSERT INTO sessions (id, working_directory, backend_type, model, agent_mode, \
+                 created_at, last_activity_at, title, main_chain_id, hidden) \
+                 VALUES (?1, '/home/dev/src/kestrel', 'windsurf', ?2, 'normal', 1795000000, \
+                 1795000100, ?3, ?4, ?5)",
+                rusqlite::params![
+                    session[0].as_str(),
+                    session[2].as_str(),
+                    session[1].as_str(),
+                    session[3].as_i64(),
+                    session[4].as_i64()
+                ],
+            )
+            .expect("session");
+    }
+    for node in fixture["nodes"].as_array().expect("nodes") {
+        insert_node(&connection, node);
+    }
+    for (id, trajectory) in fixture["trajectories"].as_object().expect("trajectories") {
+        fs::write(
+            cli.join("transcripts").join(format!("{id}.json")),
+            trajectory.to_string(),
+        )
+        .expect("trajectory");
+    }
+    (home, fixture)
+}
+
+/// This test's own reading of a session's forest: the chain from `main_chain_id` (else the
+/// largest node) up `parent_node_id`, plus the chains `summarized_from` names, in node order,
+/// a `message_id` read once; counted as a prompt (a user node with text Devin does not mark
+/// `is_user_input: false`), a reply (assistant text), reasoning (`thinking.thinking`), calls
+/// (`tool_calls` entries) and results (tool nodes, failed when `chisel/tool_result_meta` says
+/// `success: false` or `chisel/terminal_output` a non-zero exit code).
+fn count_forest(nodes: &[&Value], head: Option<i64>, counts: &mut Counts) {
+    let by_id: std::collections::HashMap<i64, &Value> = nodes
+        .iter()
+        .map(|node| (node["node_id"].as_i64().expect("node id"), *node))
+        .collect();
+    let mut kept = std::collections::BTreeSet::new();
+    let mut heads: Vec<i64> = head
+        .or_else(|| by_id.keys().max().copied())
+        .into_iter()
+        .collect();
+    while let Some(start) = heads.pop() {
+        let mut next = Some(start);
+        while let Some(id) = next {
+            let Some(node) = by_id.get(&id) else { break };
+            if !kept.insert(id) {
+                break;
+            }
+            heads.extend(node["metadata"]["summarized_from"].as_i64());
+            next = node["parent_node_id"].as_i64();
+        }
+    }
+    let mut read_ids = std::collections::HashSet::new();
+    for id in kept {
+        let message = &by_id[&id]["chat_message"];
+        if !read_ids.insert(message["message_id"].to_string()) {
+            continue;
+        }
+        let has_text = message["content"]
+            .as_str()
+            .is_some_and(|text| !text.is_empty());
+        let extensions = &message["metadata"]["extensions"];
+        match message["role"].as_str() {
+            Some("user") => {
+                let typed = message["metadata"]["is_user_input"] != json!(false);
+                counts.prompts += i64::from(has_text && typed);
+            }
+            Some("assistant") => {
+                counts.replies += i64::from(has_text);
+                counts.reasoning += i64::from(message["thinking"]["thinking"].is_string());
+                counts.calls += message["tool_calls"].as_array().map_or(0, Vec::len) as i64;
+            }
+            Some("tool") => {
+                counts.results += 1;
+                let unsuccessful = extensions["chisel/tool_result_meta"]["success"] == json!(false);
+                let exit = extensions["chisel/terminal_output"]["exit"]["exit_code"]
+                    .as_i64()
+                    .unwrap_or(0);
+                counts.failed += i64::from(unsuccessful || exit != 0);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// This test's reading of the whole fixture: every session the CLI has not hidden, from its
+/// trajectory when it has one (a prompt and a reply each here), else from its forest.
+fn live_raw_counts(fixture: &Value) -> Counts {
+    let mut counts = Counts::default();
+    for session in fixture["sessions"].as_array().expect("sessions") {
+        if session[4] == json!(1) {
+            continue;
+        }
+        counts.sessions += 1;
+        let id = session[0].as_str().expect("id");
+        if let Some(trajectory) = fixture["trajectories"].get(id) {
+            for step in trajectory["steps"].as_array().expect("steps") {
+                match step["source"].as_str() {
+                    Some("user") => counts.prompts += 1,
+                    Some("agent") => counts.replies += 1,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        let nodes: Vec<&Value> = fixture["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .filter(|node| node["session_id"] == json!(id))
+            .collect();
+        count_forest(&nodes, session[3].as_i64(), &mut counts);
+    }
+    counts
+}
+
+#[test]
+fn sessions_without_a_trajectory_are_read_from_the_live_store() {
+    let (home, fixture) = home_with_live_store();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+
+    let raw = live_raw_counts(&fixture);
+    assert_eq!(
+        raw,
+        Counts {
+            sessions: 3,
+            prompts: 4,
+            replies: 4,
+            reasoning: 1,
+            calls: 2,
+            results: 2,
+            failed: 1,
+        },
+        "the fixture, as this test reads it"
+    );
+    for expected in ["devin_db=1", "devin_trajectory=1", "parser warnings: 0;"] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    assert_eq!(indexed_counts(dir, DEVIN), raw, "every node read once");
+    assert_tools_paired(dir);
+
+    // The hidden session is not read; the finished one is its trajectory's, not its nodes'.
+    assert_eq!(
+        number(
+            dir,
+            "SELECT count(*) FROM sessions WHERE native_id = 'dusty-wren'"
+        ),
+        Some(0)
+    );
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT e.text FROM events e JOIN sessions s ON s.session_id = e.session_id \
+             WHERE s.native_id = 'ember-lark' AND e.type = 'user_input'"
+        ),
+        ["The prompt as the trajectory holds it"]
+    );
+
+    // The live session: the store's row, its generation model for an empty `model`, its usage;
+    // the store is the source of both sessions read from it.
+    let facts = columns(
+        dir,
+        "SELECT native_id, title, cwd, model FROM sessions \
+         WHERE native_id IN ('amber-kestrel', 'cobalt-finch') ORDER BY native_id",
+        &["native_id", "title", "cwd", "model"],
+    );
+    assert_eq!(
+        facts,
+        [
+            json!([
+                "amber-kestrel",
+                "Fix the parser",
+                "/home/dev/src/kestrel",
+                "swe-2-high"
+            ]),
+            json!([
+                "cobalt-finch",
+                "Dependency audit",
+                "/home/dev/src/kestrel",
+                "swe-1-6"
+            ]),
+        ]
+    );
+    for source in texts(
+        dir,
+        "SELECT source_path FROM sessions WHERE native_id IN ('amber-kestrel', 'cobalt-finch')",
+    ) {
+        assert!(source.ends_with("devin/cli/sessions.db"), "{source}");
+    }
+    assert_eq!(
+        number(
+            dir,
+            "SELECT sum(e.input_tokens) FROM events e JOIN sessions s \
+             ON s.session_id = e.session_id WHERE s.native_id = 'amber-kestrel'"
+        ),
+        Some(200 + 1000),
+        "input with both cache buckets, as in the legacy trajectory metrics"
+    );
+    let failed = rows(
+        dir,
+        "SELECT tool_name, exit_code FROM events WHERE type = 'tool_response' \
+         AND subtype = 'error'",
+    );
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["tool_name"], "exec");
+    assert_eq!(failed[0]["exit_code"], 1);
+
+    // The compacted session reads the chain it replaced; its continuation is the compaction.
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT e.text FROM events e JOIN sessions s ON s.session_id = e.session_id \
+             WHERE s.native_id = 'cobalt-finch' AND e.type = 'user_input' ORDER BY e.seq"
+        ),
+        ["Audit the dependencies", "Now update them"]
+    );
+    assert_eq!(count_events(dir, DEVIN, "type = 'compaction'"), 1);
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE text LIKE '%discarded%' OR text LIKE '%Summarize%'"
+        ),
+        Vec::<String>::new(),
+        "nodes off the chain are not read"
+    );
+}
+
+/// A running session's new nodes (the CLI moving `main_chain_id` to them) add exactly their
+/// events; once its trajectory is written the session is the trajectory's.
+#[test]
+fn a_live_session_grows_with_its_nodes_and_then_becomes_its_trajectory() {
+    let (home, _) = home_with_live_store();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+
+    let store = cli_folder(home.path()).join("sessions.db");
+    let connection = rusqlite::Connection::open(&store).expect("open the store");
+    for (id, parent, message) in [
+        (
+            8,
+            7,
+            json!({"message_id": "u-8", "role": "user", "content": "Also run clippy",
+                "metadata": {"is_user_input": true}}),
+        ),
+        (
+            9,
+            8,
+            json!({"message_id": "a-9", "role": "assistant", "content": "Clippy is clean."}),
+        ),
+    ] {
+        insert_node(
+            &connection,
+            &json!({"session_id": "amber-kestrel", "node_id": id, "parent_node_id": parent,
+                "chat_message": message, "created_at": 1_795_000_000 + id, "metadata": null}),
+        );
+    }
+    connection
+        .execute(
+            "UPDATE sessions SET main_chain_id = 9, last_activity_at = 1795000200 \
+             WHERE id = 'amber-kestrel'",
+            [],
+        )
+        .expect("move the chain head");
+    drop(connection);
+    let grown = index_home(home.path(), dir);
+    assert!(grown.contains("devin_db=1"), "{grown}");
+    assert!(grown.contains("events: 2 new"), "{grown}");
+    let one_shot = tempfile::tempdir().expect("temp dir");
+    index_home(home.path(), one_shot.path());
+    assert_eq!(
+        indexed_counts(dir, DEVIN),
+        indexed_counts(one_shot.path(), DEVIN)
+    );
+
+    // The session ends: its trajectory (the same conversation, with its system prompt) is
+    // written, and holds more events than the live copy; it replaces it.
+    let trajectory = json!({"schema_version": "ATIF-v1.7", "session_id": "amber-kestrel",
+        "agent": {"name": "devin", "version": "3000.11.3", "model_name": "swe-2-high"},
+        "steps": [
+            {"step_id": 1, "source": "system", "message": "You are Devin."},
+            {"step_id": 2, "source": "user", "message": "Run the tests"},
+            {"step_id": 3, "source": "agent", "message": "Running.",
+             "reasoning_content": "Use cargo.",
+             "tool_calls": [{"tool_call_id": "exec_0#1", "function_name": "exec",
+                 "arguments": {"command": "cargo test"}}],
+             "observation": {"results": [{"source_call_id": "exec_0#1",
+                 "content": "1 failed", "extra": {"exit_code": 1}}]}},
+            {"step_id": 4, "source": "agent", "message": "",
+             "tool_calls": [{"tool_call_id": "call-2", "function_name": "read_file",
+                 "arguments": {"path": "src/parse.rs"}}],
+             "observation": {"results": [{"source_call_id": "call-2",
+                 "content": "pub fn parse() {}"}]}},
+            {"step_id": 5, "source": "agent",
+             "message": "Fixed: parse returns early on empty input."},
+            {"step_id": 6, "source": "user", "message": "Also run clippy"},
+            {"step_id": 7, "source": "agent", "message": "Clippy is clean."}]});
+    let live_events = count_events(dir, "native_id = 'amber-kestrel'", "true");
+    fs::write(
+        cli_folder(home.path()).join("transcripts/amber-kestrel.json"),
+        trajectory.to_string(),
+    )
+    .expect("trajectory");
+    let ended = index_home(home.path(), dir);
+    assert!(ended.contains("devin_trajectory=1"), "{ended}");
+    assert_eq!(
+        count_events(dir, "native_id = 'amber-kestrel'", "true"),
+        live_events + 1,
+        "the trajectory's events (its system prompt besides the live copy's)"
+    );
+    assert!(
+        texts(
+            dir,
+            "SELECT source_path FROM sessions WHERE native_id = 'amber-kestrel'"
+        )[0]
+        .ends_with("transcripts/amber-kestrel.json")
+    );
+    assert_eq!(
+        number(dir, "SELECT count(*) FROM sessions WHERE source = 'devin'"),
+        Some(3),
+        "one session, not two"
+    );
 }

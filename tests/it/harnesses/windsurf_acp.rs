@@ -8,6 +8,13 @@
 //! session-info row, the torn line is a counted malformed line, the store's API key is never
 //! read, a title changed in the store alone re-reads its log, and a half-written last line is
 //! held back and adds exactly its event once complete.
+//!
+//! Current builds' message stores (format `windsurf_acp_db`): a home holding, at Devin
+//! Desktop's Linux place, the `acp-messages/<uuid>.db` stores and the global store that
+//! `tests/standalone-fixtures/windsurf-acp-db/stores.json` describes (built here as SQLite),
+//! counted by this test's own reading of the rows (a row is one message; a call is a
+//! `tool_call` row, its result a terminal status); a row rewritten in place and one appended add
+//! exactly their events.
 
 use std::collections::HashSet;
 use std::fs;
@@ -290,4 +297,287 @@ fn a_half_written_last_line_is_read_once_complete() {
         ),
         Some(2)
     );
+}
+
+// ---- current builds: one SQLite message store per session, `acp-messages/<uuid>.db`
+
+const PLOVER: &str = "acp/devin-cli/amber-plover";
+const WREN: &str = "acp/devin-cli/quiet-wren";
+
+/// The message-store fixture: its stores' rows and the global store's items
+/// (`tests/standalone-fixtures/windsurf-acp-db/stores.json`).
+fn message_store_fixture() -> Value {
+    let path = standalone_fixture("windsurf-acp-db").join("stores.json");
+    serde_json::from_str(&fs::read_to_string(path).expect("fixture")).expect("JSON")
+}
+
+/// Devin Desktop's `User` directory on Linux.
+fn devin_user_dir(home: &Path) -> PathBuf {
+    home.join(".config/Devin/User")
+}
+
+/// A home holding the fixture's message stores and global store where Devin Desktop keeps them
+/// on Linux, the SQLite files built here from the fixture's rows.
+fn home_with_message_stores() -> (tempfile::TempDir, Value) {
+    let fixture = message_store_fixture();
+    let home = tempfile::tempdir().expect("temp dir");
+    let user = devin_user_dir(home.path());
+    let folder = user.join("acp-messages");
+    fs::create_dir_all(&folder).expect("mkdir");
+    for store in fixture["stores"].as_array().expect("stores") {
+        let uuid = store["uuid"].as_str().expect("uuid");
+        let connection =
+            rusqlite::Connection::open(folder.join(format!("{uuid}.db"))).expect("create store");
+        connection
+            .execute_batch(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); \
+                 CREATE TABLE messages (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, \
+                 payload TEXT NOT NULL);",
+            )
+            .expect("tables");
+        for (key, value) in store["meta"].as_object().expect("meta") {
+            connection
+                .execute(
+                    "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                    rusqlite::params![key, value.as_str().expect("text")],
+                )
+                .expect("meta row");
+        }
+        for message in store["messages"].as_array().expect("messages") {
+            connection
+                .execute(
+                    "INSERT INTO messages (position, kind, payload) VALUES (?1, ?2, ?3)",
+                    rusqlite::params![
+                        message["position"].as_i64(),
+                        message["kind"].as_str(),
+                        message["payload"].to_string()
+                    ],
+                )
+                .expect("message row");
+        }
+    }
+    let global = user.join("globalStorage");
+    fs::create_dir_all(&global).expect("mkdir");
+    let state = rusqlite::Connection::open(global.join("state.vscdb")).expect("create state");
+    state
+        .execute_batch("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        .expect("table");
+    for (key, value) in fixture["global"].as_object().expect("global") {
+        state
+            .execute(
+                "INSERT INTO ItemTable (key, value) VALUES (?1, ?2)",
+                rusqlite::params![key, value.to_string()],
+            )
+            .expect("item");
+    }
+    (home, fixture)
+}
+
+/// This test's own reading of the stores' rows: a message is the chunks of one row kind sharing
+/// a `cognition.ai/clientMessageId` or `streamingMessageId` (a row's chunks without one are that
+/// row's message); a call a `tool_call` row; a result a call whose status is `completed` or
+/// `failed`, failed when `failed` or when its `_meta.terminal_exit.exit_code` is not 0; a store
+/// without messages holds no session.
+fn raw_store_counts(fixture: &Value) -> Counts {
+    let mut counts = Counts::default();
+    for store in fixture["stores"].as_array().expect("stores") {
+        let messages = store["messages"].as_array().expect("messages");
+        counts.sessions += i64::from(!messages.is_empty());
+        let mut seen = HashSet::new();
+        for message in messages {
+            let payload = &message["payload"];
+            let position = message["position"].as_i64().expect("position");
+            match message["kind"].as_str().unwrap_or("") {
+                kind @ ("user_message" | "agent_message" | "agent_thought") => {
+                    for chunk in payload["content"].as_array().expect("chunks") {
+                        let meta = &chunk["_meta"];
+                        let id = meta["cognition.ai/clientMessageId"]
+                            .as_str()
+                            .or(meta["cognition.ai/streamingMessageId"].as_str())
+                            .map_or_else(|| format!("row {position}"), str::to_string);
+                        if !seen.insert((kind, id)) {
+                            continue;
+                        }
+                        match kind {
+                            "user_message" => counts.prompts += 1,
+                            "agent_message" => counts.replies += 1,
+                            _ => counts.reasoning += 1,
+                        }
+                    }
+                }
+                "tool_call" => {
+                    let call = &payload["content"];
+                    counts.calls += 1;
+                    let status = call["status"].as_str().unwrap_or("");
+                    if matches!(status, "completed" | "failed") {
+                        counts.results += 1;
+                        let exit = call["_meta"]["terminal_exit"]["exit_code"]
+                            .as_i64()
+                            .unwrap_or(0);
+                        counts.failed += i64::from(status == "failed" || exit != 0);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    counts
+}
+
+#[test]
+fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
+    let (home, fixture) = home_with_message_stores();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+
+    let raw = raw_store_counts(&fixture);
+    assert_eq!(
+        raw,
+        Counts {
+            sessions: 2,
+            prompts: 2,
+            replies: 4,
+            reasoning: 1,
+            calls: 3,
+            results: 3,
+            failed: 1,
+        },
+        "the fixture, as this test reads it"
+    );
+    for expected in ["windsurf_acp_db=3", "sessions: 2;", "parser warnings: 1;"] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    assert_eq!(
+        indexed_counts(dir, WINDSURF),
+        raw,
+        "every message read once"
+    );
+    assert_tools_paired(dir);
+
+    // The global store names the first store and gives its facts; the second is named by its
+    // own `info`.
+    let facts = columns(
+        dir,
+        "SELECT native_id, title, cwd, model, agent_name FROM sessions \
+         WHERE source = 'windsurf' ORDER BY native_id",
+        &["native_id", "title", "cwd", "model", "agent_name"],
+    );
+    assert_eq!(
+        facts,
+        [
+            json!([
+                PLOVER,
+                "Speed up the build",
+                "/home/u/plover",
+                "swe-1-6",
+                "devin-cli"
+            ]),
+            json!([WREN, "List the crates", "/home/u/wren", "swe-1-6", null]),
+        ]
+    );
+
+    // A row is one message: two rows without ids are two replies; chunks of one id join.
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE type = 'assistant_response' ORDER BY timestamp"
+        ),
+        [
+            "The linker fails.",
+            "Fixed:",
+            "use lld.",
+            "Two: core and cli."
+        ]
+    );
+    let failed = rows(
+        dir,
+        "SELECT tool_name, exit_code, text FROM events WHERE type = 'tool_response' \
+         AND subtype = 'error'",
+    );
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["tool_name"], "exec");
+    assert_eq!(failed[0]["exit_code"], 2);
+    assert_eq!(failed[0]["text"], "error: linker failed");
+
+    // Nothing of the global store but the ACP keys is read.
+    assert_eq!(
+        number(
+            dir,
+            "SELECT count(*) FROM events WHERE text LIKE '%never-read%'"
+        ),
+        Some(0)
+    );
+
+    // `esker doctor` lists the message-store folder with its two sessions.
+    let folder = devin_user_dir(home.path()).join("acp-messages");
+    let location = doctor_location(home.path(), dir, &folder);
+    assert_eq!(location["harness"], "windsurf");
+    assert_eq!(location["sessions"].as_u64(), Some(2), "{location:#}");
+}
+
+/// Devin Desktop rewrites a streaming message's row in place and appends the next: only that
+/// store is read again, the rewritten message keeps its event (its text grows), the new row adds
+/// exactly its own, and the result equals indexing the stores at once.
+#[test]
+fn a_row_rewritten_in_place_and_a_new_row_add_exactly_their_events() {
+    let (home, fixture) = home_with_message_stores();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+
+    let wren = &fixture["stores"][1];
+    let uuid = wren["uuid"].as_str().expect("uuid");
+    let path = devin_user_dir(home.path()).join(format!("acp-messages/{uuid}.db"));
+    let mut reply = wren["messages"][2]["payload"].clone();
+    reply["content"].as_array_mut().expect("chunks").push(
+        json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": " Both build."},
+            "_meta": {"cognition.ai/timestamp": "2026-10-02T09:00:23.000Z",
+                "cognition.ai/streamingMessageId": "w2"}}),
+    );
+    let prompt = json!({"kind": "user_message", "content": [
+        {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "Thanks"},
+         "_meta": {"cognition.ai/timestamp": "2026-10-02T09:00:30.000Z",
+            "cognition.ai/clientMessageId": "w3"}}]});
+    let connection = rusqlite::Connection::open(&path).expect("open the store");
+    connection
+        .execute(
+            "UPDATE messages SET payload = ?1 WHERE position = 2",
+            [reply.to_string()],
+        )
+        .expect("rewrite the reply");
+    connection
+        .execute(
+            "INSERT INTO messages (position, kind, payload) VALUES (3, 'user_message', ?1)",
+            [prompt.to_string()],
+        )
+        .expect("append a prompt");
+    drop(connection);
+
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr.contains("windsurf_acp_db=1"),
+        "only the changed store: {stderr}"
+    );
+    assert!(stderr.contains("events: 1 new"), "{stderr}");
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT text FROM events WHERE type = 'assistant_response' AND session_id IN \
+                 (SELECT session_id FROM sessions WHERE native_id = '{WREN}')"
+            )
+        ),
+        ["Two: core and cli. Both build."]
+    );
+    let one_shot = tempfile::tempdir().expect("temp dir");
+    index_home(home.path(), one_shot.path());
+    assert_eq!(
+        indexed_counts(dir, WINDSURF),
+        indexed_counts(one_shot.path(), WINDSURF),
+        "reading again equals reading once"
+    );
+    let again = index_home(home.path(), dir);
+    assert!(again.contains("events: 0 new"), "{again}");
 }
