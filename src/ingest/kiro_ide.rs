@@ -609,7 +609,7 @@ impl<'w> Executions<'w> {
             let start = log.get("startTime").and_then(Value::as_i64);
             (start.unwrap_or(i64::MAX), execution_id(log).to_string())
         };
-        in_order.sort_by(|left, right| order(*left).cmp(&order(*right)));
+        in_order.sort_by_key(|log| order(log));
         let mut by_id = HashMap::new();
         for log in in_order.iter().copied() {
             by_id.entry(execution_id(log)).or_insert(log);

@@ -1393,7 +1393,7 @@ fn agent_message_item(text: &str) -> Value {
 }
 
 /// `(key, text)` of the events of `kind`, in order.
-fn keyed<'s>(session: &'s ParsedSession, kind: EventType) -> Vec<(&'s str, &'s str)> {
+fn keyed(session: &ParsedSession, kind: EventType) -> Vec<(&str, &str)> {
     of_kind(session, kind)
         .into_iter()
         .map(|event| (event.key.as_str(), event.text.as_str()))
