@@ -123,6 +123,7 @@ impl Parser<'_, '_, '_> {
         let records = self.records;
         let mut web_search_calls = Vec::new();
         let mut web_search_ends: Vec<(String, Value)> = Vec::new();
+        let mut own_messages = Vec::new();
         for (position, record) in records.iter().enumerate() {
             let own = self.is_own(position);
             let payload = record.payload;
@@ -136,10 +137,9 @@ impl Parser<'_, '_, '_> {
                             }
                         }
                     } else if own && item == "message" {
-                        let role = str_field(payload, "role").unwrap_or("");
-                        let text = match_text(payload.get("content").unwrap_or(&NULL));
-                        self.index.response_messages.add(role, &text);
-                        if role == "assistant" {
+                        own_messages.push(position);
+                        if str_field(payload, "role") == Some("assistant") {
+                            let text = match_text(payload.get("content").unwrap_or(&NULL));
                             // Codex Desktop appends the memories a reply cites to its text
                             // (`<oai-mem-citation>…`); its `agent_message` twin carries them
                             // apart (`memory_citation`), so the twins match without them.
@@ -215,6 +215,16 @@ impl Parser<'_, '_, '_> {
                 }
                 ("history_mutation", _) if own => self.index.index_history_mutation(payload),
                 _ => {}
+            }
+        }
+        // Only a `history_mutation` append repeats the response-item messages: tally them
+        // for rollouts that have one (TRAE CLI's), not for every Codex rollout.
+        if self.index.mutation.has_appends {
+            for position in own_messages {
+                let payload = records[position].payload;
+                let role = str_field(payload, "role").unwrap_or("");
+                let text = match_text(payload.get("content").unwrap_or(&NULL));
+                self.index.response_messages.add(role, &text);
             }
         }
         // Pair each web_search_call item (which usually has no id on disk) with the

@@ -38,6 +38,8 @@ pub(super) struct MutationIndex {
     pub(super) reasoning_texts: HashSet<String>,
     /// Their `display_completions` `UserMessage` texts: TRAE's prompts.
     pub(super) prompt_texts: HashSet<String>,
+    /// Whether the session has an append at all (Codex's own rollouts have none).
+    pub(super) has_appends: bool,
 }
 
 /// What the appends read so far gave (a later append may show it again).
@@ -83,6 +85,7 @@ impl Index {
         if !is_append(payload) {
             return;
         }
+        self.mutation.has_appends = true;
         for completion in list(payload, "display_completions") {
             let text = displayed_prompt_text(completion);
             if !text.is_empty() {
