@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::grouped::ROW_KEY_MARK;
 use super::run::{ENCRYPTED_FORMAT, KnownLocation, UNKNOWN_FORMAT, survey};
 use crate::ingest::homes::{Homes, Origin};
 use crate::store::state::{Checkpoint, SessionLocation, StoreState};
@@ -207,10 +208,19 @@ fn sessions_under<'a>(
     let canonical = location
         .canonicalize()
         .unwrap_or_else(|_| location.to_path_buf());
+    // A SQLite store's own checkpoint names every row it lists, a row left to another file
+    // too (a Devin session whose trajectory is written); its per-row checkpoints name the
+    // sessions each row gave, so where those exist they are what the store holds.
+    let stores_with_rows: BTreeSet<&str> = checkpoints
+        .keys()
+        .filter_map(|key| key.split_once(ROW_KEY_MARK).map(|(store, _)| store))
+        .collect();
     checkpoints
         .iter()
         .filter(|(key, checkpoint)| {
-            checkpoint.format != ENCRYPTED_FORMAT && is_under(key, &canonical)
+            checkpoint.format != ENCRYPTED_FORMAT
+                && is_under(key, &canonical)
+                && !stores_with_rows.contains(key.as_str())
         })
         .flat_map(|(_, checkpoint)| checkpoint.sessions.iter().map(String::as_str))
         .collect()

@@ -1032,8 +1032,11 @@ fn issues_of(output: &ParseOutput) -> Vec<FileIssue> {
 
 /// The checkpoint key of one session of a store.
 pub fn row_key(store: &Path, native_id: &str) -> String {
-    format!("{}#session={native_id}", store.display())
+    format!("{}{ROW_KEY_MARK}{native_id}", store.display())
 }
+
+/// What separates a store's path from a row's native id in [`row_key`].
+pub const ROW_KEY_MARK: &str = "#session=";
 
 /// Reads the sessions of `store` whose rows changed since their checkpoints (all of them when
 /// `checkpoints` is empty); `previous` is the store file's own checkpoint.

@@ -474,7 +474,8 @@ fn trae_rollouts_are_trae_cli_sessions_and_codex_ones_stay_codex() {
         ids,
         [
             format!("session:trae-cli-{ARCHIVED}"),
-            format!("session:trae-cli-{LIVE}")
+            format!("session:trae-cli-{LIVE}"),
+            format!("session:trae-cli-{MUTATING}")
         ]
     );
     for (source, hits_trae) in [("trae-cli", true), ("codex", false)] {
