@@ -327,8 +327,13 @@ impl StoreKind {
                 let Some(mut session) = devin::read_store_session(connection, database, id)? else {
                     return Ok((ParseOutput::default(), 0));
                 };
-                let nodes = session.nodes.iter_mut().map(|node| &mut node.message);
-                let redacted = redact_all(options, nodes.chain(session.row.values_mut()));
+                let children = session
+                    .subagents
+                    .iter_mut()
+                    .flat_map(|chain| &mut chain.nodes);
+                let nodes = session.nodes.iter_mut().chain(children);
+                let messages = nodes.map(|node| &mut node.message);
+                let redacted = redact_all(options, messages.chain(session.row.values_mut()));
                 Ok((devin::parse_store_session(&session), redacted))
             }
         }

@@ -48,9 +48,18 @@
 //! `metadata` JSON) whose conversation is the chain from `sessions.main_chain_id` (else the
 //! largest `node_id`) up `parent_node_id` to a root; a compaction starts a new chain whose
 //! continuation node names the old chain's head in `metadata.summarized_from`, so that chain is
-//! read too (and the one it names, transitively), all of it in `node_id` order. Other nodes
-//! (retried or edited turns, copies made when the CLI rebuilt its context, sub-agent chains and
-//! the summarizer's thread) are not read, and a node whose `message_id` was already read (a
+//! read too (and the one it names, transitively), all of it in `node_id` order. A sub-agent runs
+//! in the same forest, in a tree of its own: the `tool` node of the conversation that reports a
+//! `run_subagent` result carries `metadata.extensions` `subagent/agent_id`,
+//! `subagent/chain_node_id` (the head of the sub-agent's chain), `subagent/profile_name` and
+//! `subagent/model`; a background run's result names the agent only, and its head is then the
+//! `subagent_heads` row (schema 17) of that agent id. Each such chain (walked as the
+//! conversation is, its nodes not the conversation's) is a child session `<id>-sub-<agent id>`
+//! naming the session as its parent (title from the `run_subagent` call's `title` argument, the
+//! profile as agent name), and the result node lists the child's id in its payload
+//! (`subagent_session_ids`). Other nodes (retried or edited turns, copies made when the CLI
+//! rebuilt its context, chains no result or head names, and the summarizer's thread) are not
+//! read, and a node whose `message_id` was already read (a
 //! copy) is read once. A `chat_message` is `{message_id, role, content (a string, or text
 //! parts), metadata {created_at (RFC 3339), is_user_input, generation_model, metrics,
 //! extensions}, tool_calls?, tool_call_id?, thinking?}`:
@@ -70,9 +79,8 @@
 //! Hidden sessions (`hidden = 1`: retired by the CLI, not in `devin list`) are not read. A
 //! session with a trajectory is left to it (the record once written; a live copy read before is
 //! replaced by it when it has at least as many events, `indexer::run`'s rule for a session found
-//! in two files). Events are keyed by node (`n<node id>:...`). Sub-agent chains
-//! (`subagent_heads`, `subagent/chain_node_id`) and `tool_call_state` (ACP copies of the calls)
-//! are not read.
+//! in two files). Events are keyed by node (`n<node id>:...`). `tool_call_state` (ACP copies of
+//! the calls) is not read.
 //!
 //! Sources: the ATIF RFC (harbor-framework/harbor `rfcs/0001-trajectory-format.md`, read as the
 //! mirror OpenAgentsInc/openagents `docs/atif/0001-trajectory-format.md`, v1.4, and the v1.5-v1.7
@@ -88,7 +96,13 @@
 //! reader: `docs/HARNESS-RESEARCH.md` section 5 (agentsview's `message_nodes` fallback,
 //! agent-sessions' reader and its survey of 253 real sessions, roshbhatia/traces' reader, a Rust
 //! adapter written against a live 3000.11.3 store, and a sanitized real v17 fixture's notes and
-//! chain tests).
+//! chain tests). Sub-agent chains: that fixture's notes (a real session's `tool` node with
+//! `subagent/chain_node_id = 35`, `subagent/agent_id`, `subagent/profile_name`, its chain of 4
+//! nodes rooted at its own system node, sharing none with the conversation; `subagent_heads`
+//! empty there, a head row added only by its tests), two TypeScript readers' tests (the four
+//! `subagent/*` keys on a `run_subagent` result; a background completion without a chain id)
+//! and a Go reader's test (a `subagent_heads` row naming a sub-session); section 5 of
+//! `docs/HARNESS-RESEARCH.md`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -196,6 +210,25 @@ pub struct StoreSession {
     pub off_chain: usize,
     /// True when no `main_chain_id` named a node and the largest node was taken as the head.
     pub head_fallback: bool,
+    /// The sub-agents the conversation started whose chains the forest holds, in the order
+    /// the conversation names them.
+    pub subagents: Vec<SubagentChain>,
+}
+
+/// A sub-agent's chain in its parent session's forest: named on the parent's conversation by a
+/// `tool` node's `subagent/agent_id` and `subagent/chain_node_id` extensions (the result of a
+/// foreground `run_subagent` call), else by the `subagent_heads` row of its agent id.
+#[derive(Debug, Clone)]
+pub struct SubagentChain {
+    /// `subagent/agent_id`.
+    pub agent_id: String,
+    /// `subagent/profile_name` (`Explore`, ...).
+    pub profile: Option<String>,
+    /// The call id of the `tool` node that names it (the parent's `run_subagent` call).
+    pub call_id: Option<String>,
+    /// The chain's nodes (from its head up `parent_node_id`, with what its compactions
+    /// splice in), in `node_id` order; none of them on the parent's conversation.
+    pub nodes: Vec<MessageNode>,
 }
 
 /// One row of `message_nodes`.
@@ -300,7 +333,20 @@ pub fn read_store_session(
         .filter(|head| forest.iter().any(|node| node.node_id == *head));
     let head = named_head.or_else(|| forest.iter().map(|node| node.node_id).max());
     let kept = conversation(&forest, head);
-    let off_chain = forest.len() - kept.len();
+    let heads = subagent_heads(connection, id)?;
+    let mut subagents = subagent_links(&forest, &kept, &heads);
+    let mut taken = kept.clone();
+    for subagent in &mut subagents {
+        let head = subagent.nodes.first().map(|node| node.node_id);
+        let chain = conversation(&forest, head);
+        subagent.nodes = forest
+            .iter()
+            .filter(|node| chain.contains(&node.node_id) && taken.insert(node.node_id))
+            .cloned()
+            .collect();
+    }
+    subagents.retain(|subagent| !subagent.nodes.is_empty());
+    let off_chain = forest.len() - taken.len();
     let nodes = forest
         .into_iter()
         .filter(|node| kept.contains(&node.node_id))
@@ -311,7 +357,96 @@ pub fn read_store_session(
         nodes,
         off_chain,
         head_fallback: named_head.is_none(),
+        subagents,
     }))
+}
+
+/// The `subagent_heads` rows of session `id` (agent id, head node), none before schema 17.
+fn subagent_heads(connection: &Connection, id: &str) -> rusqlite::Result<HashMap<String, i64>> {
+    if !table_names(connection)?
+        .iter()
+        .any(|table| table == "subagent_heads")
+    {
+        return Ok(HashMap::new());
+    }
+    // The heads only stand in for a chain id no result names: a table of another shape is read
+    // as empty rather than failing the session.
+    let Ok(rows) = rows_as_objects(
+        connection,
+        include_str!("../../queries/devin_subagent_heads.sql"),
+        id,
+    ) else {
+        return Ok(HashMap::new());
+    };
+    Ok(rows
+        .iter()
+        .filter_map(|row| {
+            let agent = row.get("agent_id").and_then(value_text)?;
+            Some((agent, row.get("chain_node_id")?.as_i64()?))
+        })
+        .collect())
+}
+
+/// The sub-agents the conversation `kept` names: each `subagent/agent_id` on one of its nodes,
+/// with the chain head its `subagent/chain_node_id` names, else its `subagent_heads` row (a
+/// background run's result names the agent only); a head that is no node of the forest is no
+/// chain. Each returned link holds its head node alone (the chain is walked by the caller).
+fn subagent_links(
+    forest: &[MessageNode],
+    kept: &BTreeSet<i64>,
+    heads: &HashMap<String, i64>,
+) -> Vec<SubagentChain> {
+    let mut links: Vec<SubagentChain> = Vec::new();
+    for node in forest.iter().filter(|node| kept.contains(&node.node_id)) {
+        let message = &node.message;
+        let Some(agent_id) = extension(message, SUBAGENT_AGENT_ID).and_then(value_text) else {
+            continue;
+        };
+        let named = extension(message, SUBAGENT_CHAIN_NODE_ID).and_then(Value::as_i64);
+        let profile = extension(message, SUBAGENT_PROFILE).and_then(value_text);
+        let call_id = text_field(message, "tool_call_id");
+        if let Some(link) = links.iter_mut().find(|link| link.agent_id == agent_id) {
+            link.profile = link.profile.take().or(profile);
+            if link.call_id.is_none() && named.is_some() {
+                link.call_id = call_id;
+            }
+            if let Some(head) = named.and_then(|head| node_of(forest, head)) {
+                link.nodes = vec![head];
+            }
+            continue;
+        }
+        let head = named
+            .or_else(|| heads.get(&agent_id).copied())
+            .and_then(|head| node_of(forest, head));
+        links.push(SubagentChain {
+            agent_id,
+            profile,
+            call_id,
+            nodes: head.into_iter().collect(),
+        });
+    }
+    links.retain(|link| !link.nodes.is_empty());
+    links
+}
+
+/// Node `node_id` of the forest, copied.
+fn node_of(forest: &[MessageNode], node_id: i64) -> Option<MessageNode> {
+    forest.iter().find(|node| node.node_id == node_id).cloned()
+}
+
+/// A string or a number as text (Devin writes agent ids as strings).
+fn value_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// The native id of a sub-agent's session: its parent's, `-sub-` and its agent id (as
+/// Copilot's sub-agents are named).
+pub fn subagent_session_id(parent: &str, agent_id: &str) -> String {
+    format!("{parent}-sub-{agent_id}")
 }
 
 /// A `message_nodes` row as a node; `None` without a `node_id`.
@@ -331,6 +466,11 @@ fn node_of_row(row: &Map<String, Value>) -> Option<MessageNode> {
         metadata: parsed("metadata"),
     })
 }
+
+/// The extensions a `run_subagent` result (and a background run's completion) carries.
+const SUBAGENT_AGENT_ID: &str = "subagent/agent_id";
+const SUBAGENT_CHAIN_NODE_ID: &str = "subagent/chain_node_id";
+const SUBAGENT_PROFILE: &str = "subagent/profile_name";
 
 /// An extension of a chat message, `metadata.extensions[name]` (Devin's vendor fields: their
 /// names hold `/`).
@@ -364,9 +504,20 @@ fn conversation(forest: &[MessageNode], head: Option<i64>) -> BTreeSet<i64> {
     kept
 }
 
-/// Parses a session read from its `message_nodes` ([`read_store_session`]).
+/// Parses a session read from its `message_nodes` ([`read_store_session`]): the session, then
+/// one child session per sub-agent chain (`<id>-sub-<agent id>`, naming the session as its
+/// parent); the parent's result that names a sub-agent lists the child's id in its payload
+/// (`subagent_session_ids`, as the trajectory's `subagent_trajectory_ref` results do).
 pub fn parse_store_session(session: &StoreSession) -> ParseOutput {
     let row_text = |name: &str| non_empty(session.row.get(name));
+    let children: HashMap<String, String> = session
+        .subagents
+        .iter()
+        .map(|subagent| {
+            let child = subagent_session_id(&session.id, &subagent.agent_id);
+            (subagent.agent_id.clone(), child)
+        })
+        .collect();
     let mut parser = Parser {
         events: Vec::new(),
         warnings: Vec::new(),
@@ -374,15 +525,9 @@ pub fn parse_store_session(session: &StoreSession) -> ParseOutput {
         default_model: row_text("model"),
         first_model: None,
         any_step_usage: false,
+        children,
     };
-    let mut read_ids = HashSet::new();
-    for node in &session.nodes {
-        let copy = text_field(&node.message, "message_id").is_some_and(|id| !read_ids.insert(id));
-        if !copy {
-            parser.node(node);
-        }
-    }
-    mark_terminal_replies(&mut parser.events);
+    parser.nodes(&session.nodes);
     let started_at = session
         .row
         .get("created_at")
@@ -393,19 +538,68 @@ pub fn parse_store_session(session: &StoreSession) -> ParseOutput {
     let meta = SessionMeta {
         title: row_text("title"),
         cwd: row_text("working_directory"),
-        model: row_text("model").or(parser.first_model),
+        model: row_text("model").or(parser.first_model.take()),
         started_at,
         ..SessionMeta::default()
     };
-    ParseOutput {
-        sessions: vec![ParsedSession {
+    let mut sessions = Vec::new();
+    let mut warnings = Vec::new();
+    for subagent in &session.subagents {
+        let mut child = Parser {
+            events: Vec::new(),
+            warnings: Vec::new(),
+            calls: HashMap::new(),
+            default_model: row_text("model"),
+            first_model: None,
+            any_step_usage: false,
+            children: HashMap::new(),
+        };
+        child.nodes(&subagent.nodes);
+        let title = subagent
+            .call_id
+            .as_deref()
+            .and_then(|call_id| call_arguments(&parser.events, call_id))
+            .and_then(|arguments| text_field(arguments, "title"));
+        warnings.append(&mut child.warnings);
+        sessions.push(ParsedSession {
+            source: Source::Devin,
+            native_id: subagent_session_id(&session.id, &subagent.agent_id),
+            meta: SessionMeta {
+                title,
+                cwd: meta.cwd.clone(),
+                model: child.first_model.take().or_else(|| meta.model.clone()),
+                parent_native_id: Some(session.id.clone()),
+                agent_name: subagent.profile.clone(),
+                started_at: child.events.iter().find_map(|event| event.timestamp),
+                ..SessionMeta::default()
+            },
+            events: child.events,
+        });
+    }
+    sessions.insert(
+        0,
+        ParsedSession {
             source: Source::Devin,
             native_id: session.id.clone(),
             meta,
             events: parser.events,
-        }],
+        },
+    );
+    parser.warnings.append(&mut warnings);
+    ParseOutput {
+        sessions,
         warnings: parser.warnings,
     }
+}
+
+/// The arguments of the call `call_id` among `events` (its payload).
+fn call_arguments<'e>(events: &'e [RawEvent], call_id: &str) -> Option<&'e Value> {
+    events
+        .iter()
+        .find(|event| {
+            event.kind == EventType::ToolCall && event.tool_call_id.as_deref() == Some(call_id)
+        })
+        .and_then(|event| event.payload.as_ref())
 }
 
 /// A non-negative count field of `value`.
@@ -488,9 +682,25 @@ struct Parser {
     default_model: Option<String>,
     first_model: Option<String>,
     any_step_usage: bool,
+    /// The child session of each sub-agent, by agent id (a live store's sub-agent chains).
+    children: HashMap<String, String>,
 }
 
 impl Parser {
+    /// A chain's nodes in order, each `message_id` read once (the CLI copies messages when it
+    /// rebuilds its context), and the replies that end their turns marked.
+    fn nodes(&mut self, nodes: &[MessageNode]) {
+        let mut read_ids = HashSet::new();
+        for node in nodes {
+            let copy =
+                text_field(&node.message, "message_id").is_some_and(|id| !read_ids.insert(id));
+            if !copy {
+                self.node(node);
+            }
+        }
+        mark_terminal_replies(&mut self.events);
+    }
+
     fn step(&mut self, index: usize, step: &Value) {
         let line = index as u64 + 1;
         if !step.is_object() {
@@ -884,6 +1094,12 @@ impl Parser {
             failed,
         );
         event.exit_code = exit_code;
+        let child = extension(message, SUBAGENT_AGENT_ID)
+            .and_then(value_text)
+            .and_then(|agent_id| self.children.get(&agent_id));
+        if let Some(child) = child {
+            event.payload = Some(json!({ "subagent_session_ids": [child] }));
+        }
         self.events.push(event);
     }
 
@@ -919,6 +1135,7 @@ pub fn parse(path: &Path, trajectory: &Value, sidecar: Option<&Value>) -> ParseO
         default_model: agent_model.clone().or_else(|| row_text("model")),
         first_model: None,
         any_step_usage: false,
+        children: HashMap::new(),
     };
     let steps: &[Value] = trajectory
         .get("steps")
@@ -1556,6 +1773,7 @@ mod tests {
             ],
             off_chain: 0,
             head_fallback: false,
+            subagents: Vec::new(),
         };
         let output = parse_store_session(&session);
         assert_eq!(output.warnings.len(), 1);
@@ -1565,5 +1783,285 @@ mod tests {
             output.warnings
         );
         assert_eq!(output.sessions[0].events.len(), 1);
+    }
+
+    /// A session that delegates twice, in the shapes of a sanitized real v17 store's notes: a
+    /// foreground `run_subagent` whose result names its chain (`subagent/chain_node_id`, the
+    /// chain rooted at its own system prompt, sharing no node with the parent's), and a
+    /// background one whose result names the agent only, its head in `subagent_heads`.
+    fn delegating_store() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cli = dir.path().join("devin").join("cli");
+        std::fs::create_dir_all(&cli).expect("mkdir");
+        let database = cli.join(STORE_NAME);
+        let owner = Connection::open(&database).expect("store");
+        owner.execute_batch(STORE_DDL).expect("tables");
+        owner
+            .execute_batch(
+                "CREATE TABLE subagent_heads (session_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+                   chain_node_id INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                   PRIMARY KEY (session_id, agent_id));
+                 INSERT INTO subagent_heads VALUES ('fern-heron', 'bg77', 24, 1795000024);",
+            )
+            .expect("heads");
+        owner
+            .execute(
+                "INSERT INTO sessions (id, working_directory, backend_type, model, agent_mode, \
+                 created_at, last_activity_at, title, main_chain_id) VALUES ('fern-heron', \
+                 '/w/app', 'windsurf', 'swe-2', 'normal', 1795000000, 1795000100, 'Delegate', 8)",
+                [],
+            )
+            .expect("session");
+        let spawn = |id: &str, title: &str, task: &str| {
+            json!({"id": id, "name": "run_subagent",
+                "arguments": {"title": title, "task": task, "profile": "subagent_explore"}})
+        };
+        let nodes: Vec<(i64, Option<i64>, Value, Value)> = vec![
+            (
+                1,
+                None,
+                json!({"message_id": "s-1", "role": "system", "content": "You are Devin."}),
+                json!({"is_system_prefix": true}),
+            ),
+            (
+                2,
+                Some(1),
+                json!({"message_id": "u-2", "role": "user",
+                "content": "Map the auth module", "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                3,
+                Some(2),
+                json!({"message_id": "a-3", "role": "assistant", "content": "",
+                "tool_calls": [spawn("spawn-1", "Auth survey", "Explore the auth module")]}),
+                Value::Null,
+            ),
+            // The foreground sub-agent's chain: its own system prompt, task, work and report.
+            (
+                11,
+                None,
+                json!({"message_id": "s-11", "role": "system",
+                "content": "You are a sub-agent."}),
+                json!({"is_system_prefix": true}),
+            ),
+            (
+                12,
+                Some(11),
+                json!({"message_id": "u-12", "role": "user",
+                "content": "Explore the auth module", "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                13,
+                Some(12),
+                json!({"message_id": "a-13", "role": "assistant", "content": "",
+                "tool_calls": [{"id": "read-1", "name": "read", "arguments": {"path": "auth.rs"}}],
+                "metadata": {"generation_model": "swe-1.5"}}),
+                Value::Null,
+            ),
+            (
+                14,
+                Some(13),
+                json!({"message_id": "t-14", "role": "tool", "tool_call_id": "read-1",
+                "content": "fn login() {}"}),
+                Value::Null,
+            ),
+            (
+                15,
+                Some(14),
+                json!({"message_id": "a-15", "role": "assistant",
+                "content": "Auth is one login function.",
+                "metadata": {"generation_model": "swe-1.5"}}),
+                Value::Null,
+            ),
+            (
+                4,
+                Some(3),
+                json!({"message_id": "t-4", "role": "tool", "tool_call_id": "spawn-1",
+                "content": "Auth is one login function.",
+                "metadata": {"extensions": {"subagent/agent_id": "d8a8ea4c",
+                    "subagent/chain_node_id": 15, "subagent/profile_name": "Explore",
+                    "subagent/model": "Subagent Default",
+                    "chisel/tool_result_meta": {"success": true, "kind": "run_subagent"}}}}),
+                Value::Null,
+            ),
+            (
+                5,
+                Some(4),
+                json!({"message_id": "a-5", "role": "assistant", "content": "",
+                "tool_calls": [spawn("spawn-2", "Lint", "Run the linter")]}),
+                Value::Null,
+            ),
+            // The background sub-agent's chain: its head only `subagent_heads` names.
+            (
+                21,
+                None,
+                json!({"message_id": "s-21", "role": "system",
+                "content": "You are a sub-agent."}),
+                json!({"is_system_prefix": true}),
+            ),
+            (
+                22,
+                Some(21),
+                json!({"message_id": "u-22", "role": "user",
+                "content": "Run the linter", "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            (
+                24,
+                Some(22),
+                json!({"message_id": "a-24", "role": "assistant",
+                "content": "No lint errors."}),
+                Value::Null,
+            ),
+            (
+                6,
+                Some(5),
+                json!({"message_id": "t-6", "role": "tool", "tool_call_id": "spawn-2",
+                "content": "Started agent bg77 in the background",
+                "metadata": {"extensions": {"subagent/agent_id": "bg77"}}}),
+                Value::Null,
+            ),
+            (
+                7,
+                Some(6),
+                json!({"message_id": "a-7", "role": "assistant",
+                "content": "Auth mapped; linting in the background."}),
+                Value::Null,
+            ),
+            (
+                8,
+                Some(7),
+                json!({"message_id": "u-8", "role": "user", "content": "Thanks",
+                "metadata": {"is_user_input": true}}),
+                Value::Null,
+            ),
+            // A chain no result and no head row names: not read.
+            (
+                31,
+                None,
+                json!({"message_id": "u-31", "role": "user", "content": "Orphan"}),
+                Value::Null,
+            ),
+        ];
+        for (node, parent, message, metadata) in nodes {
+            let metadata = (!metadata.is_null()).then(|| metadata.to_string());
+            owner
+                .execute(
+                    "INSERT INTO message_nodes (session_id, node_id, parent_node_id, \
+                     chat_message, created_at, metadata) VALUES ('fern-heron', ?1, ?2, ?3, ?4, ?5)",
+                    rusqlite::params![
+                        node,
+                        parent,
+                        message.to_string(),
+                        1_795_000_000 + node,
+                        metadata
+                    ],
+                )
+                .expect("node");
+        }
+        (dir, database)
+    }
+
+    #[test]
+    fn sub_agent_chains_are_child_sessions_linked_from_the_parents_result() {
+        let (_dir, database) = delegating_store();
+        let connection = Connection::open(&database).expect("open");
+        let session = read_store_session(&connection, &database, "fern-heron")
+            .expect("read")
+            .expect("session");
+        let nodes: Vec<i64> = session.nodes.iter().map(|node| node.node_id).collect();
+        assert_eq!(nodes, [1, 2, 3, 4, 5, 6, 7, 8]);
+        let chains: Vec<(&str, Vec<i64>)> = session
+            .subagents
+            .iter()
+            .map(|chain| {
+                let nodes = chain.nodes.iter().map(|node| node.node_id).collect();
+                (chain.agent_id.as_str(), nodes)
+            })
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                ("d8a8ea4c", vec![11, 12, 13, 14, 15]),
+                ("bg77", vec![21, 22, 24])
+            ],
+            "the foreground chain from its result, the background one from subagent_heads"
+        );
+        assert_eq!(session.off_chain, 1, "only the orphan chain is left unread");
+
+        let output = parse_store_session(&session);
+        assert!(output.warnings.is_empty(), "{:?}", output.warnings);
+        let ids: Vec<&str> = output
+            .sessions
+            .iter()
+            .map(|s| s.native_id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "fern-heron",
+                "fern-heron-sub-d8a8ea4c",
+                "fern-heron-sub-bg77"
+            ]
+        );
+        let parent = &output.sessions[0];
+        assert_eq!(parent.meta.parent_native_id, None);
+        assert_eq!(parent.events.len(), 7, "{:?}", kinds(&output));
+        let links: Vec<(&str, Option<&Value>)> = parent
+            .events
+            .iter()
+            .filter(|event| event.kind == EventType::ToolResponse)
+            .map(|event| (event.key.as_str(), event.payload.as_ref()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                (
+                    "n4:result",
+                    Some(&json!({"subagent_session_ids": ["fern-heron-sub-d8a8ea4c"]}))
+                ),
+                (
+                    "n6:result",
+                    Some(&json!({"subagent_session_ids": ["fern-heron-sub-bg77"]}))
+                ),
+            ]
+        );
+        let explore = &output.sessions[1];
+        assert_eq!(explore.source, Source::Devin);
+        assert_eq!(explore.meta.parent_native_id.as_deref(), Some("fern-heron"));
+        assert_eq!(
+            explore.meta.title.as_deref(),
+            Some("Auth survey"),
+            "the call's title"
+        );
+        assert_eq!(explore.meta.agent_name.as_deref(), Some("Explore"));
+        assert_eq!(explore.meta.model.as_deref(), Some("swe-1.5"));
+        assert_eq!(explore.meta.cwd.as_deref(), Some("/w/app"));
+        let keys: Vec<&str> = explore
+            .events
+            .iter()
+            .map(|event| event.key.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            ["n12:prompt", "n13:call0", "n14:result", "n15:reply"],
+            "the sub-agent's system prompt is not read"
+        );
+        assert_eq!(explore.events[2].tool_name.as_deref(), Some("read"));
+        let lint = &output.sessions[2];
+        assert_eq!(lint.meta.parent_native_id.as_deref(), Some("fern-heron"));
+        assert_eq!(
+            lint.meta.title.as_deref(),
+            Some("Lint"),
+            "the background result names its call too"
+        );
+        assert_eq!(
+            lint.meta.model.as_deref(),
+            Some("swe-2"),
+            "the session's model"
+        );
+        assert_eq!(lint.events.len(), 2);
     }
 }

@@ -54,9 +54,17 @@
 //! `tool_call` it is the call as it last stood (`toolCallId`, `title`, `status`, `rawInput`,
 //! `rawOutput`, `content`, `_meta`, whose `terminal_exit {exit_code}` is a shell's exit code),
 //! read as a `tool_call` that may carry its own result. A row is one message (chunks without an
-//! id join only within it); events are keyed by position and call id. `plan` rows are UI state;
-//! `subagent` rows (a sub-agent's `childMessages`) are skipped with one warning, and so is any
-//! other kind; a store whose `meta` says `truncated` (Devin keeps a capped history) says so in a
+//! id join only within it); events are keyed by position and call id. `plan` rows are UI state.
+//! A `subagent` row (`{agentId, title, task, profile, status, isBackground, toolCallId?,
+//! childMessages}`) is a sub-agent the session started: a `system` event of the session (subtype
+//! `subagent`, key `subagent.<agentId>`, the row's fields as payload; a row rewritten keeps it),
+//! and, when its `childMessages` (rows of the same shapes) hold anything, a child session
+//! `<session id>-sub-<agentId>` naming the session as its parent (title, profile as agent name;
+//! its own sub-agents in turn, four deep). The child's id is listed (`subagent_session_ids`) in
+//! the row's event and in the result of the `run_subagent` call that started it (the call the
+//! row's `toolCallId` names, else the one `run_subagent` call whose `task` argument is the
+//! row's, as a public TypeScript reader matches them). Any other kind is skipped with one
+//! warning; a store whose `meta` says `truncated` (Devin keeps a capped history) says so in a
 //! warning. The global store names the store by `windsurf.acp.messageStore.session.<sessionId>`
 //! rows (`{uuid, lastUpdated}`) or the `windsurf.acp.messageStore.index` key (`{<sessionId>:
 //! {uuid}}`); without it, the store's own `info` gives the facts, and the file's uuid the id.
@@ -67,7 +75,11 @@
 //! reader) read them, and the Windsurf bundle's `acp-messages` store; the message store as seven
 //! public readers of it read it (a TypeScript provider and its test, a Go capture and its test,
 //! a Rust adapter, Python exporters) and as a schema spec verified on real stores gives its
-//! tables. No real log or store was available: the fixtures are hand-made in those shapes.
+//! tables. `subagent` rows as three public readers read them (a Python exporter: the fields and
+//! nested `childMessages`, read four deep; a TypeScript reader: `agentId`, `toolCallId`, the
+//! `run_subagent` call matched by `task`, the child read from `childMessages` as a session of
+//! its own; a Python dashboard: `childMessages`' `tool_call` rows). No real log or store was
+//! available: the fixtures are hand-made in those shapes.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -76,7 +88,7 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::content::{
     UNKNOWN_TOOL, epoch_time, mark_terminal_replies, plain_event, text_field, tool_call,
@@ -125,6 +137,24 @@ const UNREAD_UPDATES: [&str; 4] = [
     "current_mode_update",
     "available_commands_update",
 ];
+
+/// A message store's row of a sub-agent the session started: `{kind, agentId, title, task,
+/// profile, status, isBackground, childMessages [rows of its own]}`.
+const SUBAGENT_KIND: &str = "subagent";
+/// The fields of a `subagent` row kept in its parent's event.
+const SUBAGENT_FIELDS: [&str; 7] = [
+    "agentId",
+    "title",
+    "task",
+    "profile",
+    "status",
+    "isBackground",
+    "toolCallId",
+];
+/// How deep sub-agents of sub-agents are read.
+const SUBAGENT_DEPTH: usize = 4;
+/// The tool Devin delegates with; its `task` argument names the sub-agent it started.
+const SUBAGENT_TOOL: &str = "run_subagent";
 
 /// Message-store rows that are UI state: not read, not warned about.
 const UNREAD_MESSAGES: [&str; 1] = ["plan"];
@@ -610,15 +640,118 @@ fn session_output(path: &Path, mut parser: Parser, facts: Option<&Value>) -> Par
                 .unwrap_or("session")
                 .to_string()
         });
+    let children = child_sessions(&mut parser, &native_id, &meta, facts, 0);
+    let mut sessions = vec![ParsedSession {
+        source: Source::Windsurf,
+        native_id,
+        meta,
+        events: parser.events,
+    }];
+    sessions.extend(children);
     ParseOutput {
-        sessions: vec![ParsedSession {
+        sessions,
+        warnings: parser.warnings,
+    }
+}
+
+/// The child session of each `subagent` row `parser` read (`<parent>-sub-<agentId>`, its rows
+/// the row's `childMessages`, naming `parent_id` as its parent; their own sub-agents in turn,
+/// to [`SUBAGENT_DEPTH`]), each linked from the parent: its row's event, and the result of the
+/// `run_subagent` call that started it (the call the row's `toolCallId` names, else the one
+/// call whose `task` is the row's), list the child's id in `subagent_session_ids`.
+fn child_sessions(
+    parser: &mut Parser,
+    parent_id: &str,
+    parent: &SessionMeta,
+    facts: Option<&Value>,
+    depth: usize,
+) -> Vec<ParsedSession> {
+    let mut sessions = Vec::new();
+    for (agent_id, row) in std::mem::take(&mut parser.subagents) {
+        let rows = row.get("childMessages").and_then(Value::as_array);
+        if depth >= SUBAGENT_DEPTH || rows.is_none_or(Vec::is_empty) {
+            continue;
+        }
+        let mut child = Parser::with_facts(facts);
+        for (position, message) in rows.into_iter().flatten().enumerate() {
+            child.message_row(&StoredMessage {
+                position: i64::try_from(position).unwrap_or_default(),
+                kind: text_field(message, "kind").unwrap_or_default(),
+                payload: message.clone(),
+            });
+        }
+        child.finish();
+        if child.events.is_empty() {
+            continue;
+        }
+        let native_id = format!("{parent_id}-sub-{agent_id}");
+        let link = json!({ "subagent_session_ids": [native_id] });
+        if let Some(event) = parser
+            .events
+            .iter_mut()
+            .find(|event| event.key == format!("subagent.{agent_id}"))
+            && let Some(Value::Object(fields)) = event.payload.as_mut()
+        {
+            fields.insert("subagent_session_ids".to_string(), json!([native_id]));
+        }
+        if let Some(call_id) = delegating_call(&parser.events, &row)
+            && let Some(result) = parser.events.iter_mut().find(|event| {
+                event.kind == EventType::ToolResponse
+                    && event.tool_call_id.as_deref() == Some(call_id.as_str())
+            })
+        {
+            result.payload = Some(link);
+        }
+        let meta = SessionMeta {
+            title: text_field(&row, "title"),
+            cwd: parent.cwd.clone(),
+            model: child.model.clone(),
+            parent_native_id: Some(parent_id.to_string()),
+            agent_name: text_field(&row, "profile"),
+            started_at: child.events.iter().find_map(|event| event.timestamp),
+            ..SessionMeta::default()
+        };
+        let grandchildren = child_sessions(&mut child, &native_id, &meta, facts, depth + 1);
+        parser.warnings.append(&mut child.warnings);
+        sessions.push(ParsedSession {
             source: Source::Windsurf,
             native_id,
             meta,
-            events: parser.events,
-        }],
-        warnings: parser.warnings,
+            events: child.events,
+        });
+        sessions.extend(grandchildren);
     }
+    sessions
+}
+
+/// The call id of the `run_subagent` call that started the sub-agent of `row`: the call its
+/// `toolCallId` names, else the only `run_subagent` call whose `task` argument is the row's.
+fn delegating_call(events: &[RawEvent], row: &Value) -> Option<String> {
+    let calls = || {
+        events
+            .iter()
+            .filter(|event| event.kind == EventType::ToolCall)
+    };
+    if let Some(call_id) = text_field(row, "toolCallId")
+        && calls().any(|event| event.tool_call_id.as_deref() == Some(call_id.as_str()))
+    {
+        return Some(call_id);
+    }
+    let task = text_field(row, "task")?;
+    let mut matching = calls().filter(|event| {
+        event.tool_name.as_deref() == Some(SUBAGENT_TOOL)
+            && event
+                .payload
+                .as_ref()
+                .and_then(|arguments| text_field(arguments, "task"))
+                .as_deref()
+                == Some(task.as_str())
+    });
+    let call = matching.next()?;
+    if matching.next().is_some() {
+        return None;
+    }
+    call.tool_call_id.clone()
 }
 
 /// The kind of message a chunk belongs to.
@@ -716,6 +849,8 @@ struct Parser {
     session_id: Option<String>,
     /// The newest `session_info_update` title.
     title: Option<String>,
+    /// The `subagent` rows of a message store, by agent id (a row rewritten keeps its place).
+    subagents: Vec<(String, Value)>,
 }
 
 impl Parser {
@@ -811,8 +946,65 @@ impl Parser {
             }
             return;
         }
+        if kind == SUBAGENT_KIND {
+            self.subagent(
+                payload,
+                At {
+                    line,
+                    part: 0,
+                    time: row_time,
+                },
+            );
+            return;
+        }
         if !UNREAD_MESSAGES.contains(&kind.as_str()) {
             self.skip(line, &format!("ACP message kind {kind:?}"));
+        }
+    }
+
+    /// A `subagent` row: a `system` event of the parent saying what it delegated (the link to
+    /// the child session is added once the session's id is known, [`child_sessions`]), and the
+    /// row kept for the child. A row of an agent already seen replaces it (the newest wins).
+    fn subagent(&mut self, payload: &Value, at: At) {
+        let Some(agent_id) = text_field(payload, "agentId") else {
+            self.skip(at.line, "subagent row without an agentId");
+            return;
+        };
+        let mut facts = Map::new();
+        for name in SUBAGENT_FIELDS {
+            if let Some(value) = payload.get(name).filter(|value| !value.is_null()) {
+                facts.insert(name.to_string(), value.clone());
+            }
+        }
+        let text = [text_field(payload, "title"), text_field(payload, "task")]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n");
+        let key = format!("subagent.{agent_id}");
+        let event = RawEvent {
+            payload: Some(Value::Object(facts)),
+            originating_model: self.model.clone(),
+            ..plain_event(
+                key.clone(),
+                EventType::System,
+                at.line,
+                at.time,
+                text,
+                Some(SUBAGENT_KIND),
+            )
+        };
+        match self.events.iter_mut().find(|event| event.key == key) {
+            Some(seen) => *seen = event,
+            None => self.events.push(event),
+        }
+        match self
+            .subagents
+            .iter_mut()
+            .find(|(seen, _)| *seen == agent_id)
+        {
+            Some((_, seen)) => *seen = payload.clone(),
+            None => self.subagents.push((agent_id, payload.clone())),
         }
     }
 
@@ -1628,10 +1820,11 @@ mod tests {
             .iter()
             .map(|warning| warning.message.as_str())
             .collect();
+        assert!(warnings.is_empty(), "the plan is UI state: {warnings:?}");
         assert_eq!(
-            warnings,
-            ["ACP message kind \"subagent\" skipped"],
-            "the plan is UI state"
+            output.sessions.len(),
+            1,
+            "a sub-agent with no rows of its own is no session"
         );
         let session = &output.sessions[0];
         assert_eq!(
@@ -1644,6 +1837,7 @@ mod tests {
                 EventType::AssistantResponse,
                 EventType::ToolCall,
                 EventType::ToolResponse,
+                EventType::System,
                 EventType::AssistantResponse,
                 EventType::AssistantResponse,
             ]
@@ -1660,8 +1854,14 @@ mod tests {
         assert_eq!(texts[1], "Profile first.");
         assert_eq!(texts[4], "The linker fails.");
         assert_eq!(texts[6], "fn main() {}", "a result in rawOutput only");
+        assert_eq!(texts[7], "Explore", "the sub-agent's row, by its title");
         assert_eq!(
-            &texts[7..],
+            events[7].payload,
+            Some(json!({"agentId": "a7", "title": "Explore", "status": "completed"})),
+            "no child session to link to"
+        );
+        assert_eq!(
+            &texts[8..],
             ["Fixed:", "use lld."],
             "two rows are two messages"
         );
@@ -1676,6 +1876,7 @@ mod tests {
                 "line.4",
                 "call.read-1",
                 "result.read-1",
+                "subagent.a7",
                 "line.8",
                 "line.9",
             ]
@@ -1700,7 +1901,167 @@ mod tests {
             events[0].timestamp,
             parse_timestamp(&json!("2026-10-02T09:00:01.000Z"))
         );
-        assert_eq!(events[8].turn_end, Some(TurnEnd::Terminal));
+        assert_eq!(events[9].turn_end, Some(TurnEnd::Terminal));
+    }
+
+    /// A store whose session delegated twice, in the shapes public Devin Desktop readers read:
+    /// a `run_subagent` call (its `task` the sub-agent's) answered, then the `subagent` row with
+    /// its own rows in `childMessages` (among them a sub-agent of its own), written once
+    /// running and rewritten when done; a background sub-agent naming its call by `toolCallId`.
+    fn delegating_store() -> MessageStore {
+        let text = |kind: &str, chunk: &str, text: &str| {
+            json!({"kind": kind, "content": [{"sessionUpdate": chunk,
+                "content": {"type": "text", "text": text}, "_meta": at(1)}]})
+        };
+        let call = |id: &str, name: &str, input: Value| {
+            json!({"kind": "tool_call", "content": {"toolCallId": id, "title": name,
+                "status": "completed", "rawInput": input, "rawOutput": "done",
+                "_meta": {"cognition.ai/inferenceToolName": name}}})
+        };
+        let task = "Find where sessions are saved";
+        let explore = |status: &str| {
+            json!({"kind": "subagent", "agentId": "ex1", "title": "Explore", "task": task,
+            "profile": "subagent_explore", "status": status, "isBackground": false,
+            "childMessages": [
+                text("user_message", "user_message_chunk", task),
+                call("grep-1", "grep", json!({"pattern": "save"})),
+                {"kind": "subagent", "agentId": "deep", "title": "Deeper",
+                 "childMessages": [text("agent_message", "agent_message_chunk", "Deep.")]},
+                text("agent_message", "agent_message_chunk", "In store.rs."),
+            ]})
+        };
+        let rows = vec![
+            text(
+                "user_message",
+                "user_message_chunk",
+                "Where are sessions saved?",
+            ),
+            call(
+                "spawn-1",
+                "run_subagent",
+                json!({"title": "Explore", "task": task, "profile": "subagent_explore"}),
+            ),
+            explore("running"),
+            json!({"kind": "subagent", "agentId": "bg2", "title": "Lint", "task": "Lint it",
+                "toolCallId": "spawn-2", "isBackground": true, "status": "running",
+                "childMessages": [text("agent_message", "agent_message_chunk", "Linting.")]}),
+            call("spawn-2", "run_subagent", json!({"task": "Lint it"})),
+            text("agent_message", "agent_message_chunk", "In store.rs."),
+        ];
+        let mut messages: Vec<StoredMessage> = rows
+            .into_iter()
+            .enumerate()
+            .map(|(position, payload)| StoredMessage {
+                position: position as i64,
+                kind: text_field(&payload, "kind").unwrap_or_default(),
+                payload,
+            })
+            .collect();
+        messages[2].payload = explore("completed");
+        MessageStore {
+            uuid: PLOVER_STORE.to_string(),
+            meta: Map::new(),
+            messages,
+            facts: Some(json!({"sessionId": PLOVER, "cwd": "/home/u/plover", "model": "swe-1-6"})),
+        }
+    }
+
+    #[test]
+    fn subagent_rows_are_child_sessions_linked_from_the_parent() {
+        let output = parse_message_store(Path::new("x.db"), &delegating_store());
+        assert!(output.warnings.is_empty(), "{:?}", output.warnings);
+        let ids: Vec<&str> = output
+            .sessions
+            .iter()
+            .map(|s| s.native_id.as_str())
+            .collect();
+        let explore = format!("{PLOVER}-sub-ex1");
+        let deep = format!("{explore}-sub-deep");
+        let lint = format!("{PLOVER}-sub-bg2");
+        assert_eq!(
+            ids,
+            [PLOVER, explore.as_str(), deep.as_str(), lint.as_str()]
+        );
+
+        let parent = &output.sessions[0];
+        let keys: Vec<&str> = parent
+            .events
+            .iter()
+            .map(|event| event.key.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "line.1",
+                "call.spawn-1",
+                "result.spawn-1",
+                "subagent.ex1",
+                "subagent.bg2",
+                "call.spawn-2",
+                "result.spawn-2",
+                "line.6",
+            ],
+            "the sub-agents' rows stay in their own sessions"
+        );
+        let event = |key: &str| {
+            parent
+                .events
+                .iter()
+                .find(|event| event.key == key)
+                .expect(key)
+        };
+        assert_eq!(
+            event("result.spawn-1").payload,
+            Some(json!({"subagent_session_ids": [explore]})),
+            "the call whose task is the row's"
+        );
+        assert_eq!(
+            event("result.spawn-2").payload,
+            Some(json!({"subagent_session_ids": [lint]})),
+            "the call the row's toolCallId names"
+        );
+        let row = event("subagent.ex1");
+        assert_eq!(row.kind, EventType::System);
+        assert_eq!(row.subtype.as_deref(), Some("subagent"));
+        assert_eq!(row.text, "Explore\nFind where sessions are saved");
+        assert_eq!(
+            row.payload.as_ref().unwrap()["status"],
+            json!("completed"),
+            "the newest"
+        );
+        assert_eq!(
+            row.payload.as_ref().unwrap()["subagent_session_ids"],
+            json!([explore])
+        );
+
+        let child = &output.sessions[1];
+        assert_eq!(child.source, Source::Windsurf);
+        assert_eq!(child.meta.parent_native_id.as_deref(), Some(PLOVER));
+        assert_eq!(child.meta.title.as_deref(), Some("Explore"));
+        assert_eq!(child.meta.agent_name.as_deref(), Some("subagent_explore"));
+        assert_eq!(child.meta.cwd.as_deref(), Some("/home/u/plover"));
+        assert_eq!(child.meta.model.as_deref(), Some("swe-1-6"));
+        assert_eq!(
+            kinds(child),
+            [
+                EventType::UserInput,
+                EventType::ToolCall,
+                EventType::ToolResponse,
+                EventType::System,
+                EventType::AssistantResponse,
+            ]
+        );
+        assert_eq!(child.events[0].text, "Find where sessions are saved");
+        assert_eq!(
+            output.sessions[2].meta.parent_native_id.as_deref(),
+            Some(explore.as_str())
+        );
+        assert_eq!(output.sessions[2].events.len(), 1);
+        assert_eq!(
+            output.sessions[3].meta.parent_native_id.as_deref(),
+            Some(PLOVER)
+        );
+        assert_eq!(output.sessions[3].events[0].text, "Linting.");
     }
 
     #[test]

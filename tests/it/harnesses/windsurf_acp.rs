@@ -445,13 +445,22 @@ fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
         },
         "the fixture, as this test reads it"
     );
-    for expected in ["windsurf_acp_db=3", "sessions: 2;", "parser warnings: 1;"] {
+    for expected in ["windsurf_acp_db=3", "sessions: 2;", "parser warnings: 0;"] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
     assert_eq!(
         indexed_counts(dir, WINDSURF),
         raw,
         "every message read once"
+    );
+    // The sub-agent row is a `system` event of its session; with no rows of its own it is no
+    // child session.
+    assert_eq!(
+        texts(
+            dir,
+            "SELECT text FROM events WHERE type = 'system' AND subtype = 'subagent'"
+        ),
+        ["Explore"]
     );
     assert_tools_paired(dir);
 
