@@ -674,6 +674,13 @@ fn non_empty(value: Option<&Value>) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Where and by which model an agent's words were said (a step's line or a node's).
+struct Said<'m> {
+    line: u64,
+    timestamp: Option<DateTime<Utc>>,
+    model: &'m Option<String>,
+}
+
 struct Parser {
     events: Vec<RawEvent>,
     warnings: Vec<ParseWarning>,
@@ -764,34 +771,13 @@ impl Parser {
                 if self.first_model.is_none() {
                     self.first_model.clone_from(&model);
                 }
-                if let Some(reasoning) = non_empty(step.get("reasoning_content")) {
-                    self.events.push(RawEvent {
-                        model: model.clone(),
-                        originating_model: model.clone(),
-                        ..plain_event(
-                            key("reasoning"),
-                            EventType::Reasoning,
-                            line,
-                            timestamp,
-                            reasoning,
-                            None,
-                        )
-                    });
-                }
-                if !text.trim().is_empty() {
-                    self.events.push(RawEvent {
-                        model: model.clone(),
-                        originating_model: model.clone(),
-                        ..plain_event(
-                            key("reply"),
-                            EventType::AssistantResponse,
-                            line,
-                            timestamp,
-                            text,
-                            None,
-                        )
-                    });
-                }
+                let reasoning = non_empty(step.get("reasoning_content"));
+                let said = Said {
+                    line,
+                    timestamp,
+                    model: &model,
+                };
+                self.reasoning_and_reply(&key, &said, reasoning, text);
                 self.tool_calls(step, line, timestamp, model.as_deref());
             }
             other => {
@@ -805,6 +791,33 @@ impl Parser {
             if let Some(carrier) = usage_carrier(&self.events, first_event) {
                 TokenUsage::attach(&mut self.events[carrier], usage);
             }
+        }
+    }
+
+    /// An agent turn's reasoning (when it has any) and reply (when it says anything), both
+    /// credited to the model that wrote them.
+    fn reasoning_and_reply(
+        &mut self,
+        key: &dyn Fn(&str) -> String,
+        said: &Said<'_>,
+        reasoning: Option<String>,
+        text: String,
+    ) {
+        let parts = [
+            ("reasoning", EventType::Reasoning, reasoning),
+            (
+                "reply",
+                EventType::AssistantResponse,
+                Some(text).filter(|text| !text.trim().is_empty()),
+            ),
+        ];
+        for (part, kind, body) in parts {
+            let Some(body) = body else { continue };
+            self.events.push(RawEvent {
+                model: said.model.clone(),
+                originating_model: said.model.clone(),
+                ..plain_event(key(part), kind, said.line, said.timestamp, body, None)
+            });
         }
     }
 
@@ -1000,34 +1013,12 @@ impl Parser {
         let thinking = message.get("thinking");
         let reasoning = non_empty(thinking.and_then(|thinking| thinking.get("thinking")))
             .or_else(|| non_empty(thinking));
-        if let Some(reasoning) = reasoning {
-            self.events.push(RawEvent {
-                model: model.clone(),
-                originating_model: model.clone(),
-                ..plain_event(
-                    key("reasoning"),
-                    EventType::Reasoning,
-                    line,
-                    timestamp,
-                    reasoning,
-                    None,
-                )
-            });
-        }
-        if !text.trim().is_empty() {
-            self.events.push(RawEvent {
-                model: model.clone(),
-                originating_model: model.clone(),
-                ..plain_event(
-                    key("reply"),
-                    EventType::AssistantResponse,
-                    line,
-                    timestamp,
-                    text,
-                    None,
-                )
-            });
-        }
+        let said = Said {
+            line,
+            timestamp,
+            model: &model,
+        };
+        self.reasoning_and_reply(&key, &said, reasoning, text);
         let Some(calls) = message.get("tool_calls").and_then(Value::as_array) else {
             return;
         };
