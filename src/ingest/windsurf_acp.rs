@@ -2080,7 +2080,16 @@ mod tests {
             session.meta.started_at,
             parse_timestamp(&json!("2026-10-02T08:59:58.000Z"))
         );
-        assert_eq!(session.events.len(), 9);
+        // The nine message rows, and the `subagent` row's marker.
+        assert_eq!(session.events.len(), 10);
+        assert_eq!(
+            session
+                .events
+                .iter()
+                .filter(|event| event.subtype.as_deref() == Some("subagent"))
+                .count(),
+            1
+        );
         assert!(
             output
                 .warnings
