@@ -159,7 +159,13 @@ async fn register(
         "{location}",
         &format!("{}/", location_text.replace('\'', "''")),
     );
+    let started = std::time::Instant::now();
     context.sql(&statement).await?.collect().await?;
+    tracing::debug!(
+        table = table_name,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        "registered a table"
+    );
     Ok(())
 }
 

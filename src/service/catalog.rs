@@ -492,6 +492,7 @@ impl GenerationReaders {
             SearchIndex::open(&index_snapshot).map(|index| (index, started.elapsed()))
         });
         let context = serving_context_for(snapshot, runtime).await?;
+        let registered = started.elapsed();
         let session_sets = Arc::new(SessionSets::default());
         context.register_udf(in_session_set_udf(Arc::clone(&session_sets)));
         let index_tables =
@@ -509,6 +510,7 @@ impl GenerationReaders {
         tracing::debug!(
             generation = snapshot.generation,
             tables_ms = tables.as_millis() as u64,
+            registered_ms = registered.as_millis() as u64,
             search_index_ms = index_opening.as_millis() as u64,
             "opened a generation's tables and search index"
         );
