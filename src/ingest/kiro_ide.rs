@@ -998,18 +998,7 @@ impl Turns {
                 }
                 "tool" => self.orphan_result(key, line, None, text),
                 "" => {}
-                other => {
-                    let mut event = plain_event(
-                        key,
-                        EventType::Unknown,
-                        line,
-                        None,
-                        String::new(),
-                        Some(other),
-                    );
-                    event.payload = Some(entry.clone());
-                    self.events.push(event);
-                }
+                other => self.unknown(key, line, None, other, entry),
             }
         }
     }
@@ -1101,19 +1090,32 @@ impl Turns {
                 }
                 other => {
                     let subtype = if other.is_empty() { "untyped" } else { other };
-                    let mut event = plain_event(
-                        key,
-                        EventType::Unknown,
-                        line,
-                        time,
-                        String::new(),
-                        Some(subtype),
-                    );
-                    event.payload = Some(action.clone());
-                    self.events.push(event);
+                    self.unknown(key, line, time, subtype, action);
                 }
             }
         }
+    }
+
+    /// An entry or action of a kind this reader does not know, kept whole as an `unknown`
+    /// event of that subtype.
+    fn unknown(
+        &mut self,
+        key: String,
+        line: u64,
+        time: Option<DateTime<Utc>>,
+        subtype: &str,
+        payload: &Value,
+    ) {
+        let mut event = plain_event(
+            key,
+            EventType::Unknown,
+            line,
+            time,
+            String::new(),
+            Some(subtype),
+        );
+        event.payload = Some(payload.clone());
+        self.events.push(event);
     }
 
     /// A tool action: its call, and its result when it has an `output`.
