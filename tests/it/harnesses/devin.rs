@@ -13,10 +13,14 @@
 //! The live store (format `devin_db`): a home whose `sessions.db` is built here from
 //! `tests/standalone-fixtures/devin-live/store.json`, counted by this test's own walk of each
 //! session's `message_nodes` forest (the main chain, the chains a compaction replaced, a copied
-//! message once); the hidden session is not read, the one whose trajectory is written is the
-//! trajectory's, new nodes add exactly their events, and a trajectory written at the end takes
-//! the session over.
+//! message once, and each sub-agent's chain, from the `subagent/chain_node_id` a result of the
+//! conversation names, as a session of its own); the hidden session is not read, the one whose
+//! trajectory is written is the trajectory's, a sub-agent is a child session named after its
+//! parent and linked from the `run_subagent` result, new nodes add exactly their events, and a
+//! trajectory written at the end takes the session over. A child session goes with its parent:
+//! when the CLI hides the parent, and when the parent's trajectory is written.
 
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +34,9 @@ use crate::support::{copy_tree, standalone_fixture};
 
 const MAIN: &str = "bald-ketch";
 const LEGACY: &str = "quiet-otter";
+/// The live session that ran a sub-agent, and the sub-agent's child session.
+const OSPREY: &str = "gilded-osprey";
+const OSPREY_CHILD: &str = "gilded-osprey-sub-5b1e07c2";
 /// Devin's sessions in the store.
 const DEVIN: &str = "source = 'devin'";
 
@@ -80,36 +87,43 @@ fn raw_counts(files: &[PathBuf]) -> (Counts, i64) {
     let mut not_steps = 0;
     for file in files {
         counts.sessions += 1;
-        for step in read_json(file)["steps"].as_array().expect("steps") {
-            if !step.is_object() {
-                not_steps += 1;
-                continue;
-            }
-            let has_text = !message_text(&step["message"]).trim().is_empty();
-            match step["source"].as_str() {
-                Some("user") => {
-                    let injected = step["metadata"]["is_user_input"] == json!(false);
-                    counts.prompts += i64::from(has_text && !injected);
-                }
-                Some("agent") => {
-                    counts.replies += i64::from(has_text);
-                    counts.reasoning += i64::from(step["reasoning_content"].is_string());
-                    counts.calls += step["tool_calls"].as_array().map_or(0, Vec::len) as i64;
-                }
-                _ => {}
-            }
-            for result in step["observation"]["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                counts.results += 1;
-                let exit = result["extra"]["exit_code"].as_i64().unwrap_or(0);
-                counts.failed += i64::from(exit != 0);
-            }
-        }
+        not_steps += count_steps(&read_json(file), &mut counts);
     }
     (counts, not_steps)
+}
+
+/// Counts one trajectory's steps into `counts`; returns the records that are not steps.
+fn count_steps(trajectory: &Value, counts: &mut Counts) -> i64 {
+    let mut not_steps = 0;
+    for step in trajectory["steps"].as_array().expect("steps") {
+        if !step.is_object() {
+            not_steps += 1;
+            continue;
+        }
+        let has_text = !message_text(&step["message"]).trim().is_empty();
+        match step["source"].as_str() {
+            Some("user") => {
+                let injected = step["metadata"]["is_user_input"] == json!(false);
+                counts.prompts += i64::from(has_text && !injected);
+            }
+            Some("agent") => {
+                counts.replies += i64::from(has_text);
+                counts.reasoning += i64::from(step["reasoning_content"].is_string());
+                counts.calls += step["tool_calls"].as_array().map_or(0, Vec::len) as i64;
+            }
+            _ => {}
+        }
+        for result in step["observation"]["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            counts.results += 1;
+            let exit = result["extra"]["exit_code"].as_i64().unwrap_or(0);
+            counts.failed += i64::from(exit != 0);
+        }
+    }
+    not_steps
 }
 
 #[test]
@@ -359,22 +373,38 @@ fn home_with_live_store() -> (tempfile::TempDir, Value) {
     (home, fixture)
 }
 
-/// This test's own reading of a session's forest: the chain from `main_chain_id` (else the
-/// largest node) up `parent_node_id`, plus the chains `summarized_from` names, in node order,
-/// a `message_id` read once; counted as a prompt (a user node with text Devin does not mark
-/// `is_user_input: false`), a reply (assistant text), reasoning (`thinking.thinking`), calls
-/// (`tool_calls` entries) and results (tool nodes, failed when `chisel/tool_result_meta` says
-/// `success: false` or `chisel/terminal_output` a non-zero exit code).
+/// This test's own reading of a session's forest: the conversation is [`chain_of`] the node
+/// `main_chain_id` names (else the largest node); a node of it whose `chat_message` extensions
+/// name a `subagent/chain_node_id` (a `run_subagent` result) starts a sub-agent's chain, walked
+/// the same way without the nodes already taken, a session of its own. Each is counted by
+/// [`count_nodes`].
 fn count_forest(nodes: &[&Value], head: Option<i64>, counts: &mut Counts) {
-    let by_id: std::collections::HashMap<i64, &Value> = nodes
+    let by_id: HashMap<i64, &Value> = nodes
         .iter()
         .map(|node| (node["node_id"].as_i64().expect("node id"), *node))
         .collect();
-    let mut kept = std::collections::BTreeSet::new();
-    let mut heads: Vec<i64> = head
-        .or_else(|| by_id.keys().max().copied())
-        .into_iter()
-        .collect();
+    let kept = chain_of(&by_id, head.or_else(|| by_id.keys().max().copied()));
+    count_nodes(&by_id, &kept, counts);
+    let mut taken = kept.clone();
+    for id in &kept {
+        let extensions = &by_id[id]["chat_message"]["metadata"]["extensions"];
+        let tip = extensions["subagent/chain_node_id"].as_i64();
+        let chain: BTreeSet<i64> = chain_of(&by_id, tip)
+            .into_iter()
+            .filter(|node| taken.insert(*node))
+            .collect();
+        if !chain.is_empty() {
+            counts.sessions += 1;
+            count_nodes(&by_id, &chain, counts);
+        }
+    }
+}
+
+/// The nodes of the chain from `head` up `parent_node_id`, plus the chains `summarized_from`
+/// names (a compaction's continuation names the head of the chain it replaced).
+fn chain_of(by_id: &HashMap<i64, &Value>, head: Option<i64>) -> BTreeSet<i64> {
+    let mut kept = BTreeSet::new();
+    let mut heads: Vec<i64> = head.into_iter().collect();
     while let Some(start) = heads.pop() {
         let mut next = Some(start);
         while let Some(id) = next {
@@ -386,9 +416,18 @@ fn count_forest(nodes: &[&Value], head: Option<i64>, counts: &mut Counts) {
             next = node["parent_node_id"].as_i64();
         }
     }
-    let mut read_ids = std::collections::HashSet::new();
-    for id in kept {
-        let message = &by_id[&id]["chat_message"];
+    kept
+}
+
+/// Counts one session's nodes `ids`, in node order, a `message_id` read once: a prompt (a user
+/// node with text Devin does not mark `is_user_input: false`), a reply (assistant text),
+/// reasoning (`thinking.thinking`), calls (`tool_calls` entries) and results (tool nodes,
+/// failed when `chisel/tool_result_meta` says `success: false` or `chisel/terminal_output` a
+/// non-zero exit code).
+fn count_nodes(by_id: &HashMap<i64, &Value>, ids: &BTreeSet<i64>, counts: &mut Counts) {
+    let mut read_ids = HashSet::new();
+    for id in ids {
+        let message = &by_id[id]["chat_message"];
         if !read_ids.insert(message["message_id"].to_string()) {
             continue;
         }
@@ -420,7 +459,8 @@ fn count_forest(nodes: &[&Value], head: Option<i64>, counts: &mut Counts) {
 }
 
 /// This test's reading of the whole fixture: every session the CLI has not hidden, from its
-/// trajectory when it has one (a prompt and a reply each here), else from its forest.
+/// trajectory when it has one ([`count_steps`]: a trajectory names no sub-agent session), else
+/// from its forest, its sub-agents' chains included.
 fn live_raw_counts(fixture: &Value) -> Counts {
     let mut counts = Counts::default();
     for session in fixture["sessions"].as_array().expect("sessions") {
@@ -430,13 +470,7 @@ fn live_raw_counts(fixture: &Value) -> Counts {
         counts.sessions += 1;
         let id = session[0].as_str().expect("id");
         if let Some(trajectory) = fixture["trajectories"].get(id) {
-            for step in trajectory["steps"].as_array().expect("steps") {
-                match step["source"].as_str() {
-                    Some("user") => counts.prompts += 1,
-                    Some("agent") => counts.replies += 1,
-                    _ => {}
-                }
-            }
+            count_steps(trajectory, &mut counts);
             continue;
         }
         let nodes: Vec<&Value> = fixture["nodes"]
@@ -461,12 +495,12 @@ fn sessions_without_a_trajectory_are_read_from_the_live_store() {
     assert_eq!(
         raw,
         Counts {
-            sessions: 3,
-            prompts: 4,
-            replies: 4,
+            sessions: 5,
+            prompts: 6,
+            replies: 6,
             reasoning: 1,
-            calls: 2,
-            results: 2,
+            calls: 4,
+            results: 4,
             failed: 1,
         },
         "the fixture, as this test reads it"
@@ -561,13 +595,126 @@ fn sessions_without_a_trajectory_are_read_from_the_live_store() {
         Vec::<String>::new(),
         "nodes off the chain are not read"
     );
+
+    // The sub-agent's chain is a child session `<session>-sub-<agent id>` naming the session as
+    // its parent: titled by its `run_subagent` call's `title`, its `subagent/profile_name` as
+    // agent name, its model its own nodes' `generation_model`, its cwd the session's.
+    let children = columns(
+        dir,
+        &format!(
+            "SELECT native_id, title, agent_name, model, cwd FROM sessions \
+             WHERE parent_session_id = (SELECT session_id FROM sessions \
+             WHERE native_id = '{OSPREY}')"
+        ),
+        &["native_id", "title", "agent_name", "model", "cwd"],
+    );
+    assert_eq!(
+        children,
+        [json!([
+            OSPREY_CHILD,
+            "Config survey",
+            "Explore",
+            "swe-1-5",
+            "/home/dev/src/kestrel"
+        ])]
+    );
+    let agent = fixture["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find_map(|node| {
+            let extensions = &node["chat_message"]["metadata"]["extensions"];
+            extensions["subagent/agent_id"].as_str()
+        })
+        .expect("the fixture's sub-agent");
+    assert_eq!(
+        OSPREY_CHILD,
+        format!("{OSPREY}-sub-{agent}"),
+        "<parent>-sub-<agent id>"
+    );
+    assert_eq!(
+        number(
+            dir,
+            &format!(
+                "SELECT count(*) FROM sessions WHERE parent_session_id IS NOT NULL \
+                 AND native_id <> '{OSPREY_CHILD}'"
+            )
+        ),
+        Some(0),
+        "no other session is a child"
+    );
+    assert!(
+        texts(
+            dir,
+            &format!("SELECT source_path FROM sessions WHERE native_id = '{OSPREY_CHILD}'")
+        )[0]
+        .ends_with("devin/cli/sessions.db")
+    );
+    // The child holds the sub-agent's chain (its system prompt unread), none of the
+    // conversation's nodes; the conversation keeps its call and the call's result.
+    let kinds = |native_id: &str| {
+        texts(
+            dir,
+            &format!(
+                "SELECT e.type FROM events e JOIN sessions s ON s.session_id = e.session_id \
+                 WHERE s.native_id = '{native_id}' ORDER BY e.seq"
+            ),
+        )
+    };
+    assert_eq!(
+        kinds(OSPREY_CHILD),
+        [
+            "user_input",
+            "tool_call",
+            "tool_response",
+            "assistant_response"
+        ]
+    );
+    assert_eq!(
+        kinds(OSPREY),
+        [
+            "user_input",
+            "tool_call",
+            "tool_response",
+            "assistant_response"
+        ]
+    );
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT e.text FROM events e JOIN sessions s ON s.session_id = e.session_id \
+                 WHERE s.native_id = '{OSPREY_CHILD}' AND e.type = 'user_input'"
+            )
+        ),
+        ["Find where the config is parsed"],
+        "the task, as the sub-agent's prompt"
+    );
+    // The `run_subagent` result lists the child.
+    let link = texts(
+        dir,
+        "SELECT payload FROM events WHERE type = 'tool_response' AND tool_name = 'run_subagent'",
+    );
+    assert_eq!(link.len(), 1, "{link:?}");
+    let link: Value = serde_json::from_str(&link[0]).expect("payload is JSON");
+    assert_eq!(link, json!({"subagent_session_ids": [OSPREY_CHILD]}));
+
+    // `esker doctor` counts at the store every session read from it, the child among them.
+    let store = cli_folder(home.path()).join("sessions.db");
+    let location = doctor_location(home.path(), dir, &store);
+    assert_eq!(location["harness"], "devin-cli");
+    assert_eq!(
+        location["sessions"].as_u64(),
+        Some(live_store_sessions(&fixture)),
+        "{location:#}"
+    );
 }
 
 /// A running session's new nodes (the CLI moving `main_chain_id` to them) add exactly their
 /// events; once its trajectory is written the session is the trajectory's.
 #[test]
 fn a_live_session_grows_with_its_nodes_and_then_becomes_its_trajectory() {
-    let (home, _) = home_with_live_store();
+    let (home, fixture) = home_with_live_store();
     let data = tempfile::tempdir().expect("temp dir");
     let dir = data.path();
     index_home(home.path(), dir);
@@ -655,7 +802,139 @@ fn a_live_session_grows_with_its_nodes_and_then_becomes_its_trajectory() {
     );
     assert_eq!(
         number(dir, "SELECT count(*) FROM sessions WHERE source = 'devin'"),
-        Some(3),
+        Some(live_raw_counts(&fixture).sessions),
         "one session, not two"
+    );
+}
+
+/// The sessions `esker doctor` should count at the live store: every session
+/// [`live_raw_counts`] counts (sub-agents' included) but those read from their trajectory (each
+/// trajectory of the fixture is a visible session's).
+fn live_store_sessions(fixture: &Value) -> u64 {
+    let trajectories = fixture["trajectories"]
+        .as_object()
+        .expect("trajectories")
+        .len();
+    let sessions = live_raw_counts(fixture).sessions - trajectories as i64;
+    u64::try_from(sessions).expect("a count")
+}
+
+/// The session ids of the delegating session and of its sub-agent's child session.
+fn osprey_family(dir: &Path) -> Vec<String> {
+    texts(
+        dir,
+        &format!(
+            "SELECT session_id FROM sessions WHERE native_id IN ('{OSPREY}', '{OSPREY_CHILD}') \
+             ORDER BY native_id"
+        ),
+    )
+}
+
+/// How many rows of `table` belong to one of the sessions `ids`.
+fn rows_of_sessions(dir: &Path, table: &str, ids: &[String]) -> Option<i64> {
+    let listed = ids
+        .iter()
+        .map(|id| format!("'{id}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    number(
+        dir,
+        &format!("SELECT count(*) FROM {table} WHERE session_id IN ({listed})"),
+    )
+}
+
+/// The CLI retires a session by hiding its row (`hidden = 1`, no longer read): the session
+/// leaves the store, and its sub-agent's child session, read from the same row, goes with it;
+/// neither keeps an event, and the other sessions stay as they were.
+#[test]
+fn a_hidden_session_takes_its_sub_agent_session_with_it() {
+    let (home, mut fixture) = home_with_live_store();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+    let family = osprey_family(dir);
+    assert_eq!(family.len(), 2, "the session and its child: {family:?}");
+    let events = rows_of_sessions(dir, "events", &family);
+    assert!(events.is_some_and(|events| events > 0), "{events:?}");
+
+    let store = cli_folder(home.path()).join("sessions.db");
+    let connection = rusqlite::Connection::open(&store).expect("open the store");
+    connection
+        .execute("UPDATE sessions SET hidden = 1 WHERE id = ?1", [OSPREY])
+        .expect("hide the session");
+    drop(connection);
+    index_home(home.path(), dir);
+
+    assert_eq!(rows_of_sessions(dir, "sessions", &family), Some(0));
+    assert_eq!(rows_of_sessions(dir, "events", &family), Some(0));
+    for session in fixture["sessions"].as_array_mut().expect("sessions") {
+        if session[0] == OSPREY {
+            session[4] = json!(1);
+        }
+    }
+    assert_eq!(
+        indexed_counts(dir, DEVIN),
+        live_raw_counts(&fixture),
+        "the fixture with the session hidden"
+    );
+    let location = doctor_location(home.path(), dir, &store);
+    assert_eq!(
+        location["sessions"].as_u64(),
+        Some(live_store_sessions(&fixture)),
+        "{location:#}"
+    );
+}
+
+/// The CLI writes a delegating session's trajectory when it ends: the session is then the
+/// trajectory's, and the child session its live nodes gave goes (a trajectory names no
+/// sub-agent session esker reads: its results only list sub-agent trajectories' ids). Only the
+/// trajectory is written: `sessions.db` is left as it was, as when the CLI saved its last nodes
+/// before an index pass and wrote the trajectory after it.
+#[test]
+fn a_trajectory_written_for_a_delegating_session_leaves_no_live_sub_agent_behind() {
+    let (home, mut fixture) = home_with_live_store();
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    index_home(home.path(), dir);
+    let family = osprey_family(dir);
+    assert_eq!(family.len(), 2, "the session and its child: {family:?}");
+    let child = &family[1..];
+
+    let trajectory = json!({"schema_version": "ATIF-v1.7", "session_id": OSPREY,
+        "agent": {"name": "devin", "version": "3000.11.3", "model_name": "swe-1-6"},
+        "steps": [
+            {"step_id": 1, "source": "system", "message": "You are Devin."},
+            {"step_id": 2, "source": "user", "message": "Where is the config parsed?"},
+            {"step_id": 3, "source": "agent", "message": "",
+             "tool_calls": [{"tool_call_id": "spawn-1", "function_name": "run_subagent",
+                 "arguments": {"title": "Config survey",
+                     "task": "Find where the config is parsed",
+                     "profile": "subagent_explore"}}],
+             "observation": {"results": [{"source_call_id": "spawn-1",
+                 "content": "parse_config in src/config.rs parses it."}]}},
+            {"step_id": 4, "source": "agent",
+             "message": "The config is parsed in src/config.rs."}]});
+    fs::write(
+        cli_folder(home.path()).join(format!("transcripts/{OSPREY}.json")),
+        trajectory.to_string(),
+    )
+    .expect("trajectory");
+    let ended = index_home(home.path(), dir);
+    assert!(ended.contains("devin_trajectory=1"), "{ended}");
+
+    assert_eq!(rows_of_sessions(dir, "sessions", child), Some(0));
+    assert_eq!(rows_of_sessions(dir, "events", child), Some(0));
+    assert!(
+        texts(
+            dir,
+            &format!("SELECT source_path FROM sessions WHERE native_id = '{OSPREY}'")
+        )[0]
+        .ends_with(&format!("transcripts/{OSPREY}.json"))
+    );
+    fixture["trajectories"][OSPREY] = trajectory;
+    assert_eq!(
+        indexed_counts(dir, DEVIN),
+        live_raw_counts(&fixture),
+        "the session as its trajectory holds it, no child"
     );
 }

@@ -13,8 +13,10 @@
 //! Desktop's Linux place, the `acp-messages/<uuid>.db` stores and the global store that
 //! `tests/standalone-fixtures/windsurf-acp-db/stores.json` describes (built here as SQLite),
 //! counted by this test's own reading of the rows (a row is one message; a call is a
-//! `tool_call` row, its result a terminal status); a row rewritten in place and one appended add
-//! exactly their events.
+//! `tool_call` row, its result a terminal status; a `subagent` row's `childMessages` are a child
+//! session's rows, counted the same way); the sub-agent is a child session named after its
+//! parent and linked from the `run_subagent` call's result; a row rewritten in place and one
+//! appended add exactly their events.
 
 use std::collections::HashSet;
 use std::fs;
@@ -303,6 +305,8 @@ fn a_half_written_last_line_is_read_once_complete() {
 
 const PLOVER: &str = "acp/devin-cli/amber-plover";
 const WREN: &str = "acp/devin-cli/quiet-wren";
+/// The child session of amber-plover's sub-agent `a7`.
+const SUB_AGENT: &str = "acp/devin-cli/amber-plover-sub-a7";
 
 /// The message-store fixture: its stores' rows and the global store's items
 /// (`tests/standalone-fixtures/windsurf-acp-db/stores.json`).
@@ -376,49 +380,70 @@ fn home_with_message_stores() -> (tempfile::TempDir, Value) {
 /// This test's own reading of the stores' rows: a message is the chunks of one row kind sharing
 /// a `cognition.ai/clientMessageId` or `streamingMessageId` (a row's chunks without one are that
 /// row's message); a call a `tool_call` row; a result a call whose status is `completed` or
-/// `failed`, failed when `failed` or when its `_meta.terminal_exit.exit_code` is not 0; a store
-/// without messages holds no session.
+/// `failed`, failed when `failed` or when its `_meta.terminal_exit.exit_code` is not 0; a
+/// `subagent` row whose `childMessages` hold rows is a session of its own, those rows (payloads
+/// numbered by their place) counted the same way; a store without messages holds no session.
 fn raw_store_counts(fixture: &Value) -> Counts {
     let mut counts = Counts::default();
     for store in fixture["stores"].as_array().expect("stores") {
-        let messages = store["messages"].as_array().expect("messages");
-        counts.sessions += i64::from(!messages.is_empty());
-        let mut seen = HashSet::new();
-        for message in messages {
-            let payload = &message["payload"];
-            let position = message["position"].as_i64().expect("position");
-            match message["kind"].as_str().unwrap_or("") {
-                kind @ ("user_message" | "agent_message" | "agent_thought") => {
-                    for chunk in payload["content"].as_array().expect("chunks") {
-                        let meta = &chunk["_meta"];
-                        let id = meta["cognition.ai/clientMessageId"]
-                            .as_str()
-                            .or(meta["cognition.ai/streamingMessageId"].as_str())
-                            .map_or_else(|| format!("row {position}"), str::to_string);
-                        if !seen.insert((kind, id)) {
-                            continue;
-                        }
-                        match kind {
-                            "user_message" => counts.prompts += 1,
-                            "agent_message" => counts.replies += 1,
-                            _ => counts.reasoning += 1,
-                        }
+        let rows: Vec<(i64, &Value)> = store["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|message| {
+                let position = message["position"].as_i64().expect("position");
+                (position, &message["payload"])
+            })
+            .collect();
+        counts = counts + session_counts(&rows);
+    }
+    counts
+}
+
+/// [`raw_store_counts`] of one session's rows, `(position, payload)`, and of its sub-agents'.
+fn session_counts(rows: &[(i64, &Value)]) -> Counts {
+    let mut counts = Counts {
+        sessions: i64::from(!rows.is_empty()),
+        ..Counts::default()
+    };
+    let mut seen = HashSet::new();
+    for &(position, payload) in rows {
+        match payload["kind"].as_str().unwrap_or("") {
+            kind @ ("user_message" | "agent_message" | "agent_thought") => {
+                for chunk in payload["content"].as_array().expect("chunks") {
+                    let meta = &chunk["_meta"];
+                    let id = meta["cognition.ai/clientMessageId"]
+                        .as_str()
+                        .or(meta["cognition.ai/streamingMessageId"].as_str())
+                        .map_or_else(|| format!("row {position}"), str::to_string);
+                    if !seen.insert((kind, id)) {
+                        continue;
+                    }
+                    match kind {
+                        "user_message" => counts.prompts += 1,
+                        "agent_message" => counts.replies += 1,
+                        _ => counts.reasoning += 1,
                     }
                 }
-                "tool_call" => {
-                    let call = &payload["content"];
-                    counts.calls += 1;
-                    let status = call["status"].as_str().unwrap_or("");
-                    if matches!(status, "completed" | "failed") {
-                        counts.results += 1;
-                        let exit = call["_meta"]["terminal_exit"]["exit_code"]
-                            .as_i64()
-                            .unwrap_or(0);
-                        counts.failed += i64::from(status == "failed" || exit != 0);
-                    }
-                }
-                _ => {}
             }
+            "tool_call" => {
+                let call = &payload["content"];
+                counts.calls += 1;
+                let status = call["status"].as_str().unwrap_or("");
+                if matches!(status, "completed" | "failed") {
+                    counts.results += 1;
+                    let exit = call["_meta"]["terminal_exit"]["exit_code"]
+                        .as_i64()
+                        .unwrap_or(0);
+                    counts.failed += i64::from(status == "failed" || exit != 0);
+                }
+            }
+            "subagent" => {
+                let children = payload["childMessages"].as_array().into_iter().flatten();
+                let child_rows: Vec<(i64, &Value)> = (0..).zip(children).collect();
+                counts = counts + session_counts(&child_rows);
+            }
+            _ => {}
         }
     }
     counts
@@ -435,32 +460,23 @@ fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
     assert_eq!(
         raw,
         Counts {
-            sessions: 2,
-            prompts: 2,
-            replies: 4,
-            reasoning: 1,
-            calls: 3,
-            results: 3,
+            sessions: 3,
+            prompts: 3,
+            replies: 5,
+            reasoning: 2,
+            calls: 5,
+            results: 5,
             failed: 1,
         },
         "the fixture, as this test reads it"
     );
-    for expected in ["windsurf_acp_db=3", "sessions: 2;", "parser warnings: 0;"] {
+    for expected in ["windsurf_acp_db=3", "sessions: 3;", "parser warnings: 0;"] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
     assert_eq!(
         indexed_counts(dir, WINDSURF),
         raw,
         "every message read once"
-    );
-    // The sub-agent row is a `system` event of its session; with no rows of its own it is no
-    // child session.
-    assert_eq!(
-        texts(
-            dir,
-            "SELECT text FROM events WHERE type = 'system' AND subtype = 'subagent'"
-        ),
-        ["Explore"]
     );
     assert_tools_paired(dir);
 
@@ -482,9 +498,76 @@ fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
                 "swe-1-6",
                 "devin-cli"
             ]),
+            json!([
+                SUB_AGENT,
+                "Explore",
+                "/home/u/plover",
+                "swe-1-6",
+                "subagent_explore"
+            ]),
             json!([WREN, "List the crates", "/home/u/wren", "swe-1-6", null]),
         ]
     );
+
+    // The `subagent` row is a `system` event of its session, and its `childMessages` a child
+    // session `<session>-sub-<agentId>` naming the session as its parent (its title the row's,
+    // its profile as agent name, its cwd and model the parent's, above).
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT e.text FROM events e JOIN sessions s ON s.session_id = e.session_id \
+                 WHERE e.type = 'system' AND e.subtype = 'subagent' AND s.native_id = '{PLOVER}'"
+            )
+        ),
+        ["Explore\nFind where the linker is configured"]
+    );
+    assert_eq!(
+        texts(
+            dir,
+            &format!("SELECT parent_session_id FROM sessions WHERE native_id = '{SUB_AGENT}'")
+        ),
+        texts(
+            dir,
+            &format!("SELECT session_id FROM sessions WHERE native_id = '{PLOVER}'")
+        ),
+        "the child names its parent"
+    );
+    // The child holds the sub-agent's own rows, none of its parent's: its task as the prompt.
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT e.type FROM events e JOIN sessions s ON s.session_id = e.session_id \
+                 WHERE s.native_id = '{SUB_AGENT}' ORDER BY e.seq"
+            )
+        ),
+        [
+            "user_input",
+            "reasoning",
+            "tool_call",
+            "tool_response",
+            "assistant_response"
+        ]
+    );
+    assert_eq!(
+        texts(
+            dir,
+            &format!(
+                "SELECT e.text FROM events e JOIN sessions s ON s.session_id = e.session_id \
+                 WHERE s.native_id = '{SUB_AGENT}' AND e.type = 'user_input'"
+            )
+        ),
+        ["Find where the linker is configured"]
+    );
+    // The `run_subagent` call whose `task` is the row's answers with the child's id.
+    let link = texts(
+        dir,
+        "SELECT payload FROM events WHERE type = 'tool_response' AND tool_name = 'run_subagent'",
+    );
+    assert_eq!(link.len(), 1, "{link:?}");
+    let link: Value = serde_json::from_str(&link[0]).expect("payload is JSON");
+    assert_eq!(link, json!({"subagent_session_ids": [SUB_AGENT]}));
 
     // A row is one message: two rows without ids are two replies; chunks of one id join.
     assert_eq!(
@@ -494,6 +577,7 @@ fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
         ),
         [
             "The linker fails.",
+            "In .cargo/config.toml.",
             "Fixed:",
             "use lld.",
             "Two: core and cli."
@@ -518,11 +602,16 @@ fn message_stores_of_current_builds_are_read_with_the_global_stores_facts() {
         Some(0)
     );
 
-    // `esker doctor` lists the message-store folder with its two sessions.
+    // `esker doctor` lists the message-store folder with every session read from it, the
+    // sub-agent's child session among them.
     let folder = devin_user_dir(home.path()).join("acp-messages");
     let location = doctor_location(home.path(), dir, &folder);
     assert_eq!(location["harness"], "windsurf");
-    assert_eq!(location["sessions"].as_u64(), Some(2), "{location:#}");
+    assert_eq!(
+        location["sessions"].as_u64(),
+        u64::try_from(raw.sessions).ok(),
+        "{location:#}"
+    );
 }
 
 /// Devin Desktop rewrites a streaming message's row in place and appends the next: only that

@@ -32,6 +32,7 @@ def system(message_id, text):
     return {"message_id": message_id, "role": "system", "content": text}
 
 
+AGENT_ID = "5b1e07c2"
 PREFIX = {"summarized_from": None, "num_tokens_preceding": None, "is_system_prefix": True}
 
 
@@ -88,6 +89,45 @@ def compacted():
     ]
 
 
+def delegating():
+    """A session that ran a foreground sub-agent: its `run_subagent` call, the sub-agent's own
+    chain off the conversation (rooted at its own system prompt: the task, an `exec` call, its
+    result, the report), and the call's result on the conversation naming that chain's tip."""
+    s = "gilded-osprey"
+    task = "Find where the config is parsed"
+    spawn = {"id": "spawn-1", "index": 0, "kind": "function", "name": "run_subagent",
+             "arguments": {"title": "Config survey", "task": task,
+                           "profile": "subagent_explore"}}
+    grep = {"id": "exec-s1", "index": 0, "kind": "function", "name": "exec",
+            "arguments": {"command": "grep -rn parse_config src"}}
+    grep_ok = {"extensions": {
+        "chisel/tool_result_meta": {"success": True, "kind": "exec"},
+        "chisel/terminal_output": {"text": "src/config.rs:12", "cwd": "/w/app",
+                                   "exit": {"terminal_id": "t2", "exit_code": 0}}}}
+    report = "parse_config in src/config.rs parses it."
+    subagent = {"extensions": {
+        "subagent/agent_id": AGENT_ID, "subagent/chain_node_id": 47,
+        "subagent/profile_name": "Explore", "subagent/model": "Subagent Default",
+        "chisel/tool_result_meta": {"success": True, "kind": "run_subagent"}}}
+    return [
+        node(s, 40, None, system("s-40", "You are Devin."), PREFIX),
+        node(s, 41, 40, user("u-41", "Where is the config parsed?")),
+        node(s, 42, 41, assistant("a-42", "", tool_calls=[spawn])),
+        # The sub-agent's chain: no node of the conversation is on it.
+        node(s, 43, None, system("s-43", "You are a sub-agent."), PREFIX),
+        node(s, 44, 43, user("u-44", task)),
+        node(s, 45, 44, assistant("a-45", "", tool_calls=[grep],
+                                  metadata={"generation_model": "swe-1-5"})),
+        node(s, 46, 45, {"message_id": "t-46", "role": "tool", "tool_call_id": "exec-s1",
+                         "content": "src/config.rs:12: fn parse_config", "metadata": grep_ok}),
+        node(s, 47, 46, assistant("a-47", report, metadata={"generation_model": "swe-1-5"})),
+        # Back on the conversation: the call's result names the sub-agent's chain.
+        node(s, 48, 42, {"message_id": "t-48", "role": "tool", "tool_call_id": "spawn-1",
+                         "content": report, "metadata": subagent}),
+        node(s, 49, 48, assistant("a-49", "The config is parsed in src/config.rs.")),
+    ]
+
+
 def main():
     sessions = [
         # id, title, model, main_chain_id, hidden
@@ -95,8 +135,9 @@ def main():
         ["cobalt-finch", "Dependency audit", "swe-1-6", None, 0],
         ["dusty-wren", "Retired session", "swe-1-6", 1, 1],
         ["ember-lark", "Finished session", "swe-1-6", 1, 0],
+        ["gilded-osprey", "Find the config parser", "swe-1-6", 49, 0],
     ]
-    nodes = live() + compacted()
+    nodes = live() + compacted() + delegating()
     # The hidden session and the one whose trajectory is written have nodes too.
     nodes += [dict(n, session_id="dusty-wren") for n in live()[:2]]
     nodes += [node("ember-lark", 0, None, system("s-0", "You are Devin."), PREFIX),

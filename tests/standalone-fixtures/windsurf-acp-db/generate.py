@@ -10,6 +10,7 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOVER = "acp/devin-cli/amber-plover"
 WREN = "acp/devin-cli/quiet-wren"
+EXPLORE_TASK = "Find where the linker is configured"
 
 
 def at(second):
@@ -32,6 +33,27 @@ def row(position, kind, **payload):
     return {"position": position, "kind": kind, "payload": {"kind": kind, **payload}}
 
 
+def explore_rows():
+    """The rows of the sub-agent the amber-plover session started: payloads of the same shapes
+    as a store's rows, without a position (a reader numbers them by their place)."""
+    return [
+        {"kind": "user_message", "content": [
+            chunk("user_message_chunk", EXPLORE_TASK, 6, clientMessageId="s1")]},
+        {"kind": "agent_thought", "content": [
+            chunk("agent_thought_chunk", "Search the cargo config.", 6,
+                  streamingMessageId="s2")]},
+        {"kind": "tool_call", "content": {
+            "toolCallId": "grep-1", "title": "Search linker", "kind": "search",
+            "status": "completed", "rawInput": {"pattern": "linker"},
+            "content": [{"type": "content",
+                         "content": {"type": "text", "text": ".cargo/config.toml:2"}}],
+            "_meta": {"cognition.ai/timestamp": at(7),
+                      "cognition.ai/inferenceToolName": "grep"}}},
+        {"kind": "agent_message", "content": [
+            chunk("agent_message_chunk", "In .cargo/config.toml.", 7, streamingMessageId="s3")]},
+    ]
+
+
 def info(session_id, title, cwd, model, created=None):
     value = {"sessionId": session_id, "title": title, "cwd": cwd,
              "configOptions": [{"id": "model", "currentValue": model}]}
@@ -44,7 +66,7 @@ def main():
     plover = {
         "uuid": "9d1f6c2e-3b4a-4e5f-8a7b-6c5d4e3f2a1b",
         "why": "named by a windsurf.acp.messageStore.session row; every row kind",
-        "meta": {"schema_version": "1", "message_count": "9",
+        "meta": {"schema_version": "1", "message_count": "10",
                  "info": info(PLOVER, "Plover's own title", "/home/u/plover", "swe-2-high",
                               "2026-10-02T08:59:58.000Z")},
         "messages": [
@@ -71,10 +93,19 @@ def main():
             row(5, "plan", content={"sessionUpdate": "plan",
                                     "entries": [{"content": "Switch linker",
                                                  "status": "completed"}]}),
-            row(6, "subagent", agentId="a7", title="Explore", status="completed",
-                childMessages=[]),
-            row(7, "agent_message", content=[chunk(None, "Fixed: ", 8)]),
-            row(8, "agent_message", content=[chunk(None, "use lld.", 9)]),
+            row(6, "tool_call", content={
+                "toolCallId": "spawn-1", "title": "Explore", "kind": "other",
+                "status": "completed",
+                "rawInput": {"title": "Explore", "task": EXPLORE_TASK,
+                             "profile": "subagent_explore"},
+                "rawOutput": "The linker is set in .cargo/config.toml.",
+                "_meta": {"cognition.ai/timestamp": at(6),
+                          "cognition.ai/inferenceToolName": "run_subagent"}}),
+            row(7, "subagent", agentId="a7", title="Explore", task=EXPLORE_TASK,
+                profile="subagent_explore", status="completed", isBackground=False,
+                childMessages=explore_rows()),
+            row(8, "agent_message", content=[chunk(None, "Fixed: ", 8)]),
+            row(9, "agent_message", content=[chunk(None, "use lld.", 9)]),
         ],
     }
     wren = {
