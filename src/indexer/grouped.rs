@@ -341,10 +341,12 @@ impl StoreKind {
 
     /// What a store's sessions take from files other than the store, for its fingerprint (a
     /// change there reads the store again): the global `state.vscdb`'s facts of a Windsurf
-    /// message store.
+    /// message store; which Devin CLI sessions have a trajectory (a session whose trajectory
+    /// appears is left to it, and its live rows' sub-agent sessions go).
     fn shared_facts(self, database: &Path) -> String {
         match self {
             StoreKind::WindsurfAcp => windsurf_acp::message_store_facts(database),
+            StoreKind::Devin => devin::trajectory_names(database),
             _ => String::new(),
         }
     }
@@ -1012,6 +1014,7 @@ fn ids_of(sessions: &[AssembledSession]) -> Vec<String> {
 
 /// The sessions `previous` recorded that `current` no longer holds.
 fn removed(previous: Option<&Checkpoint>, current: &[String]) -> Vec<String> {
+    let current: std::collections::HashSet<&String> = current.iter().collect();
     previous
         .map(|checkpoint| {
             checkpoint
@@ -1084,10 +1087,12 @@ pub(super) fn read_store(
         all_ids.push(session_id(kind.source(), &native_id));
         let key = row_key(database, &native_id);
         let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
-        let row_unchanged = checkpoints
+        let unchanged_row = checkpoints
             .get(&key)
-            .is_some_and(|checkpoint| checkpoint.content_hash == row_hash);
-        if row_unchanged {
+            .filter(|checkpoint| checkpoint.content_hash == row_hash);
+        if let Some(checkpoint) = unchanged_row {
+            // The sessions the row gave when last read: its child sessions too.
+            all_ids.extend(checkpoint.sessions.iter().cloned());
             continue;
         }
         let parsed = kind.parse_session(connection, database, &native_id, options, &mut shared);
@@ -1102,8 +1107,13 @@ pub(super) fn read_store(
         let mut row_checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&parsed), 0);
         row_checkpoint.content_hash = row_hash;
         extra_checkpoints.push((key, row_checkpoint));
+        all_ids.extend(ids_of(&parsed));
         sessions.extend(parsed);
     }
+    // Every session the store holds now, the child sessions of its rows (sub-agents) included,
+    // so a child goes with its parent's row, or when its parent no longer names it.
+    all_ids.sort_unstable();
+    all_ids.dedup();
     let removed_sessions = removed(previous, &all_ids);
     let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
     // A store read before whose changed rows gave nothing new only moves its checkpoint; one

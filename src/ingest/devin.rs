@@ -279,6 +279,22 @@ fn trajectory_of(database: &Path, id: &str) -> PathBuf {
         .join(format!("{id}.json"))
 }
 
+/// The names of the trajectories beside the CLI store at `database`, sorted, one per line:
+/// part of the store's fingerprint, so a trajectory written after the store's last change
+/// still hands its session over.
+pub fn trajectory_names(database: &Path) -> String {
+    let folder = database.with_file_name(TRANSCRIPTS_FOLDER);
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    names.sort_unstable();
+    names.join("\n")
+}
+
 /// Every session the CLI has not hidden, with the stamp of its row and its nodes, and whether
 /// its trajectory is written (the session is then left to it).
 pub fn session_stamps(

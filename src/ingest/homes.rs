@@ -353,14 +353,29 @@ fn add_wsl_homes(
         }
     }
     if cfg!(windows) {
-        for distro in wsl_distros() {
-            let root = PathBuf::from(format!(r"\\wsl.localhost\{distro}"));
-            for user_home in linux_homes(&root) {
-                let origin = Origin::WslDistro {
-                    distro: distro.clone(),
-                };
-                push_home(homes, home, user_home, origin, false);
-            }
+        add_distro_homes(homes, home, &wsl_distros(), wsl_share);
+    }
+}
+
+/// A WSL distro's root as Windows shows it: `\\wsl.localhost\<distro>`.
+fn wsl_share(distro: &str) -> PathBuf {
+    PathBuf::from(format!(r"\\wsl.localhost\{distro}"))
+}
+
+/// Every `/home/<name>` of each distro in `distros`, whose root `root_of` gives (the
+/// `\\wsl.localhost` share on Windows; any folder in tests).
+fn add_distro_homes(
+    homes: &mut Homes,
+    home: &Path,
+    distros: &[String],
+    root_of: impl Fn(&str) -> PathBuf,
+) {
+    for distro in distros {
+        for user_home in linux_homes(&root_of(distro)) {
+            let origin = Origin::WslDistro {
+                distro: distro.clone(),
+            };
+            push_home(homes, home, user_home, origin, false);
         }
     }
 }
@@ -406,7 +421,7 @@ pub fn windows_profiles(users: &Path) -> Vec<PathBuf> {
     profiles
 }
 
-/// The homes of a Linux root: `/root` and every `/home/<name>`.
+/// The homes of a Linux root: every `/home/<name>` (`/root` is the root user's alone).
 pub fn linux_homes(root: &Path) -> Vec<PathBuf> {
     let mut homes: Vec<PathBuf> = std::fs::read_dir(root.join("home"))
         .into_iter()
@@ -566,6 +581,48 @@ mod tests {
         assert_eq!(parse_wsl_list(&utf16), ["Ubuntu", "Debian"]);
         assert_eq!(parse_wsl_list(b"Ubuntu-24.04\n"), ["Ubuntu-24.04"]);
         assert!(parse_wsl_list(b"").is_empty());
+    }
+
+    /// On Windows every WSL distro's `/home/<name>` is a home, seen through its share; here a
+    /// folder per distro stands for `\\wsl.localhost\<distro>` (esker's Windows build is not
+    /// made yet, so the share itself is untested).
+    #[test]
+    fn each_wsl_distro_s_users_are_homes_with_their_distro_named() {
+        let shares = tempfile::tempdir().unwrap();
+        for user_home in ["Ubuntu/home/ana", "Ubuntu/home/bo", "Debian/home/ana"] {
+            std::fs::create_dir_all(shares.path().join(user_home)).unwrap();
+        }
+        std::fs::create_dir_all(shares.path().join("docker-desktop/etc")).unwrap();
+        std::fs::write(shares.path().join("Ubuntu/home/notes.txt"), "").unwrap();
+        let own_home = shares.path().join("Ubuntu/home/bo");
+        let mut homes = Homes::default();
+        let distros = ["Ubuntu", "Debian", "docker-desktop", "Gone"].map(str::to_string);
+        add_distro_homes(&mut homes, &own_home, &distros, |distro| {
+            shares.path().join(distro)
+        });
+        let found: Vec<(PathBuf, String, bool)> = homes
+            .extra
+            .iter()
+            .map(|extra| (extra.path.clone(), extra.origin.describe(), extra.windows))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    shares.path().join("Ubuntu/home/ana"),
+                    "WSL distro Ubuntu".to_string(),
+                    false
+                ),
+                (
+                    shares.path().join("Debian/home/ana"),
+                    "WSL distro Debian".to_string(),
+                    false
+                ),
+            ],
+            "the running user's own home is not listed twice; a file, a distro without \
+             /home and a missing share are no homes"
+        );
+        assert_eq!(wsl_share("Ubuntu"), PathBuf::from(r"\\wsl.localhost\Ubuntu"));
     }
 
     #[test]

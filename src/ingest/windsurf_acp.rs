@@ -673,9 +673,17 @@ fn child_sessions(
             continue;
         }
         let mut child = Parser::with_facts(facts);
-        for (position, message) in rows.into_iter().flatten().enumerate() {
+        let rows = rows.into_iter().flatten();
+        // A child without a prompt row of its own starts from the row's `task` (the
+        // delegating call's instruction), as the first row.
+        let task = task_prompt(&row, rows.clone());
+        let first = i64::from(task.is_some());
+        if let Some(task) = &task {
+            child.message_row(task);
+        }
+        for (position, message) in rows.enumerate() {
             child.message_row(&StoredMessage {
-                position: i64::try_from(position).unwrap_or_default(),
+                position: i64::try_from(position).unwrap_or_default() + first,
                 kind: text_field(message, "kind").unwrap_or_default(),
                 payload: message.clone(),
             });
@@ -722,6 +730,27 @@ fn child_sessions(
         sessions.extend(grandchildren);
     }
     sessions
+}
+
+/// The prompt row a sub-agent's `childMessages` (`rows`) start from when none of them is a
+/// `user_message`: the `subagent` row's `task`, timed as the row; `None` when a row is a
+/// prompt or the row has no task.
+fn task_prompt<'r>(row: &Value, mut rows: impl Iterator<Item = &'r Value>) -> Option<StoredMessage> {
+    if rows.any(|message| text_field(message, "kind").as_deref() == Some("user_message")) {
+        return None;
+    }
+    let task = text_field(row, "task").filter(|task| !task.trim().is_empty())?;
+    let payload = json!({
+        "kind": "user_message",
+        "sourceEventTimestampMs": row.get("sourceEventTimestampMs"),
+        "content": [{"sessionUpdate": "user_message_chunk",
+                     "content": {"type": "text", "text": task}}],
+    });
+    Some(StoredMessage {
+        position: 0,
+        kind: "user_message".to_string(),
+        payload,
+    })
 }
 
 /// The call id of the `run_subagent` call that started the sub-agent of `row`: the call its
@@ -2061,7 +2090,19 @@ mod tests {
             output.sessions[3].meta.parent_native_id.as_deref(),
             Some(PLOVER)
         );
-        assert_eq!(output.sessions[3].events[0].text, "Linting.");
+        let lint_child = &output.sessions[3];
+        assert_eq!(
+            kinds(lint_child),
+            [EventType::UserInput, EventType::AssistantResponse],
+            "a child without a prompt row starts from its task"
+        );
+        assert_eq!(lint_child.events[0].text, "Lint it");
+        assert_eq!(lint_child.events[1].text, "Linting.");
+        assert_eq!(
+            output.sessions[2].events.len(),
+            1,
+            "a child without a task gets no prompt"
+        );
     }
 
     #[test]

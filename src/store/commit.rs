@@ -197,6 +197,7 @@ pub fn write_tables(
         .collect();
     TableWrite {
         previous_root: &next.previous.root,
+        previous_generation: next.previous.generation,
         root: &next.root,
         generation: next.generation,
         schemas,
@@ -268,6 +269,7 @@ pub struct TableSchemas {
 /// Writes the Parquet tables of one commit.
 struct TableWrite<'a> {
     previous_root: &'a Path,
+    previous_generation: u64,
     root: &'a Path,
     generation: u64,
     schemas: &'a TableSchemas,
@@ -329,7 +331,7 @@ impl TableWrite<'_> {
             self.touched,
         )?;
         tracing::debug!("file touches written");
-        write_sessions(
+        let moved = write_sessions(
             self.previous_root,
             self.root,
             self.generation,
@@ -337,6 +339,7 @@ impl TableWrite<'_> {
             sessions,
             self.touched,
         )?;
+        write_rewritten_sessions(self.root, self.previous_generation, self.touched, &moved)?;
         crash_point("after-tables");
         tracing::debug!("sessions written");
         Ok(sessions
@@ -642,6 +645,60 @@ pub struct ChangedRows {
 /// Past this many sessions to read again one by one, their buckets are read whole.
 const MAX_CHANGED_SESSIONS: usize = 1024;
 
+/// The file of a generation naming the generation its commit was made on and the sessions
+/// whose `sessions`/`turns` rows that commit wrote (touched, removed, or moved in a chain):
+/// [`changed_rows`] reads it instead of every session of a rewritten hot file.
+const REWRITTEN_SESSIONS_FILE: &str = "rewritten_sessions.json";
+
+/// The contents of [`REWRITTEN_SESSIONS_FILE`].
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct RewrittenSessions {
+    /// The generation the commit was made on.
+    after: u64,
+    sessions: BTreeSet<String>,
+}
+
+/// Records in the generation at `root` the sessions whose rows its commit wrote.
+fn write_rewritten_sessions(
+    root: &Path,
+    after: u64,
+    touched: &HashSet<String>,
+    moved: &HashSet<String>,
+) -> Result<(), StoreError> {
+    let record = RewrittenSessions {
+        after,
+        sessions: touched.iter().chain(moved).cloned().collect(),
+    };
+    let path = root.join(REWRITTEN_SESSIONS_FILE);
+    let text = serde_json::to_string(&record).map_err(|error| StoreError::Parquet {
+        path: path.clone(),
+        message: error.to_string(),
+    })?;
+    fs::write(&path, text).map_err(StoreError::io(&path))
+}
+
+/// The sessions whose rows the commits from the generation at `previous` to the one at `next`
+/// wrote, from each generation's [`REWRITTEN_SESSIONS_FILE`]; `None` when one of them is gone
+/// (removed, as generations nobody pins are) or holds none (written before the file was).
+fn rewritten_between(previous: &Path, next: &Path) -> Option<BTreeSet<String>> {
+    let generations = next.parent()?;
+    let target = super::parse_generation_name(previous.file_name()?.to_str()?)?;
+    let mut sessions = BTreeSet::new();
+    let mut at = next.to_path_buf();
+    loop {
+        let text = fs::read_to_string(at.join(REWRITTEN_SESSIONS_FILE)).ok()?;
+        let record: RewrittenSessions = serde_json::from_str(&text).ok()?;
+        sessions.extend(record.sessions);
+        match record.after.cmp(&target) {
+            std::cmp::Ordering::Equal => return Some(sessions),
+            std::cmp::Ordering::Less => return None,
+            std::cmp::Ordering::Greater => {
+                at = generations.join(super::generation_name(record.after));
+            }
+        }
+    }
+}
+
 /// The rows of `sessions` and `turns` that differ between the generations at `previous` and
 /// `next` (a file is the same when its name, size and modification time are: a commit
 /// hard-links the files it leaves alone); `None` when either holds a file outside the bucket
@@ -688,13 +745,24 @@ pub fn changed_rows(previous: &Path, next: &Path) -> Result<Option<ChangedRows>,
             hot_files.extend(differing.map(|path| (bucket, path)));
         }
     }
+    // The sessions the commits wrote, where each generation names them; else every session
+    // of the old and new hot files.
+    let rewritten = rewritten_between(previous, next);
     for (bucket, file) in hot_files {
         if changed.buckets.contains(&bucket) {
             continue;
         }
-        changed
-            .sessions
-            .extend(pio::read_string_column(&file, "session_id")?);
+        match &rewritten {
+            Some(rewritten) => changed.sessions.extend(
+                rewritten
+                    .iter()
+                    .filter(|session_id| turn_bucket(session_id) == bucket)
+                    .cloned(),
+            ),
+            None => changed
+                .sessions
+                .extend(pio::read_string_column(&file, "session_id")?),
+        }
     }
     changed
         .sessions
@@ -1149,7 +1217,7 @@ fn write_sessions(
     schema: &SchemaRef,
     sessions: &[AssembledSession],
     touched: &HashSet<String>,
-) -> Result<(), StoreError> {
+) -> Result<HashSet<String>, StoreError> {
     let previous_files = parquet_files(&previous_root.join("sessions"))?;
     let rows: Vec<&SessionRow> = sessions.iter().map(|session| &session.session).collect();
     let new_rows = pio::sessions_batch(schema, &rows).map_err(parquet_failure(root))?;
@@ -1171,7 +1239,8 @@ fn write_sessions(
             new_rows: new_rows_by_bucket,
             finish: &unchanged,
         };
-        return write_bucketed(previous_root, root, generation, &table, &change);
+        write_bucketed(previous_root, root, generation, &table, &change)?;
+        return Ok(HashSet::new());
     }
     let chains = relink_chains(&previous_files, &new_rows, touched)?;
     let mut new_rows_by_bucket = BTreeMap::new();
@@ -1184,7 +1253,8 @@ fn write_sessions(
         new_rows: new_rows_by_bucket,
         finish: &restamp,
     };
-    write_bucketed(previous_root, root, generation, &table, &change)
+    write_bucketed(previous_root, root, generation, &table, &change)?;
+    Ok(chains.moved)
 }
 
 /// The values of the [`CHAIN_KEY_COLUMNS`] of each row, sorted.

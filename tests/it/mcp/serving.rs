@@ -16,7 +16,9 @@ use esker::service::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot};
 use esker::service::directory::{
     SESSION_INDEX_COLUMNS, TURN_BY_ID, TURN_INDEX_COLUMNS, TURN_NEIGHBOURHOOD,
 };
+use esker::model::Source;
 use esker::store::Store;
+use esker::store::commit::turn_bucket;
 use serde_json::{Value, json};
 
 use crate::support::{fixture_store, fixtures_dir, index_into, query_rows};
@@ -901,6 +903,60 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
     assert_eq!(refresh.turns_read, turns_of_session, "{refresh:?}");
     assert!(turns_of_session < directory.turn_count(), "{refresh:?}");
     assert_same_directory(&grown, &*read_whole(data.path()).await).await;
+
+    // A second session joins that hot file (a copy of the rollout under an id of the same
+    // bucket, grown once so it moves out of the base). Growing the first again reads only the
+    // first: each generation names the sessions its commit wrote.
+    let bucket = turn_bucket(session_id);
+    let native = session_id.rsplit("codex-").next().unwrap().to_string();
+    let twin = (0u64..)
+        .map(|n| format!("00000000-0000-4000-8000-{n:012}"))
+        .find(|candidate| turn_bucket(&esker::ids::session_id(Source::Codex, candidate)) == bucket)
+        .unwrap();
+    let twin_path = rollout.with_file_name(format!("rollout-2025-08-20T07-15-02-{twin}.jsonl"));
+    let copy = std::fs::read_to_string(&rollout)
+        .unwrap()
+        .replace(&native, &twin);
+    std::fs::write(&twin_path, copy).unwrap();
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    append_codex_reply(&twin_path, "2026-03-14T12:02:00.000Z", "the twin grows");
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let current = Store::open(data.path()).unwrap().current().unwrap().root;
+    let hot_sessions: std::collections::HashSet<String> = std::fs::read_dir(current.join("sessions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&format!("part-b{bucket:02}-h"))
+        })
+        .flat_map(|path| {
+            esker::store::parquet_io::read_string_column(&path, "session_id").unwrap()
+        })
+        .collect();
+    let twin_id = esker::ids::session_id(Source::Codex, &twin);
+    assert!(
+        hot_sessions.contains(session_id) && hot_sessions.contains(&twin_id),
+        "both sessions in the bucket's hot file: {hot_sessions:?}"
+    );
+    let before_growth = catalog.snapshot().await.unwrap();
+    before_growth.ready_directory().await.unwrap();
+    append_codex_reply(&rollout, "2026-03-14T12:03:00.000Z", "the first grows again");
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let regrown = catalog.snapshot().await.unwrap();
+    regrown.ready_directory().await.unwrap();
+    let refresh = regrown
+        .directory_refresh()
+        .expect("the regrown generation's directory is carried")
+        .clone();
+    assert_eq!(refresh.from_generation, before_growth.generation);
+    assert!(refresh.buckets.is_empty(), "{refresh:?}");
+    assert_eq!(
+        refresh.sessions.iter().collect::<Vec<_>>(),
+        [session_id],
+        "{refresh:?}"
+    );
+    assert_eq!(refresh.sessions_read, 1, "{refresh:?}");
+    assert_same_directory(&regrown, &*read_whole(data.path()).await).await;
 
     // New sessions land in other buckets; the carried directory still equals a fresh read.
     index_into(data.path(), &[&logs.path().join("claude")]);
