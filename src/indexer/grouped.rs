@@ -20,6 +20,9 @@
 //! numbers or record ids, not from file offsets), so only new events are new. A store is one
 //! source: its file fingerprint (database and `-wal`) skips it when nothing changed, and a row
 //! checkpoint per session (`<store>#session=<id>`) re-reads only the sessions whose rows changed.
+//! A Devin Desktop message store whose session is left to the Devin CLI's copy
+//! (`ingest::devin_pair`, its facts part of the fingerprint) lists no session, so a copy indexed
+//! before is removed (with its sub-agent sessions), and comes back when the CLI's copy goes.
 
 use std::collections::HashMap;
 use std::fs;
@@ -339,9 +342,20 @@ impl StoreKind {
         }
     }
 
+    /// Whether the sessions a re-read row no longer gives are removed: its own (a row is listed
+    /// among the store's sessions only while it gives its session) and its sub-agents'. So a
+    /// Devin Desktop message store whose session is left to the Devin CLI's copy
+    /// (`ingest::devin_pair`) loses it, children too, and has it back once the CLI's copy goes.
+    /// Other stores list every row and keep what a row gave: a Devin CLI row whose trajectory is
+    /// written stays listed, the trajectory replacing its copy by `indexer::run`'s rule for a
+    /// session two sources give (the fuller one), and its sub-agent sessions stay.
+    fn removes_what_rows_no_longer_give(self) -> bool {
+        matches!(self, StoreKind::WindsurfAcp)
+    }
+
     /// What a store's sessions take from files other than the store, for its fingerprint (a
     /// change there reads the store again): the global `state.vscdb`'s facts of a Windsurf
-    /// message store.
+    /// message store, with the Devin CLI's copy of its session (`ingest::devin_pair`).
     fn shared_facts(self, database: &Path) -> String {
         match self {
             StoreKind::WindsurfAcp => windsurf_acp::message_store_facts(database),
@@ -1080,14 +1094,19 @@ pub(super) fn read_store(
     let mut issues = Vec::new();
     let mut parser_warnings = 0;
     let mut shared = StoreShared::default();
+    let mut no_longer_given = Vec::new();
     for (native_id, row_stamp) in stamps {
-        all_ids.push(session_id(kind.source(), &native_id));
+        let own_id = session_id(kind.source(), &native_id);
         let key = row_key(database, &native_id);
         let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
-        let row_unchanged = checkpoints
+        let unchanged_row = checkpoints
             .get(&key)
-            .is_some_and(|checkpoint| checkpoint.content_hash == row_hash);
-        if row_unchanged {
+            .filter(|checkpoint| checkpoint.content_hash == row_hash);
+        if let Some(checkpoint) = unchanged_row {
+            let gave_its_session = checkpoint.sessions.contains(&own_id);
+            if gave_its_session || !kind.removes_what_rows_no_longer_give() {
+                all_ids.push(own_id);
+            }
             continue;
         }
         let parsed = kind.parse_session(connection, database, &native_id, options, &mut shared);
@@ -1099,12 +1118,30 @@ pub(super) fn read_store(
         parser_warnings += output.warnings.len() as u64;
         issues.extend(issues_of(&output));
         let parsed = assemble_all(&output, database, fallback_time(&stamp), options);
-        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&parsed), 0);
+        let gives_its_session = parsed
+            .iter()
+            .any(|session| session.session.session_id == own_id);
+        if gives_its_session || !kind.removes_what_rows_no_longer_give() {
+            all_ids.push(own_id);
+        }
+        let row_ids = ids_of(&parsed);
+        if kind.removes_what_rows_no_longer_give()
+            && let Some(before) = checkpoints.get(&key)
+        {
+            let gone = before.sessions.iter().filter(|id| !row_ids.contains(id));
+            no_longer_given.extend(gone.cloned());
+        }
+        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), row_ids, 0);
         row_checkpoint.content_hash = row_hash;
         extra_checkpoints.push((key, row_checkpoint));
         sessions.extend(parsed);
     }
-    let removed_sessions = removed(previous, &all_ids);
+    let mut removed_sessions = removed(previous, &all_ids);
+    for id in no_longer_given {
+        if !removed_sessions.contains(&id) {
+            removed_sessions.push(id);
+        }
+    }
     let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
     // A store read before whose changed rows gave nothing new only moves its checkpoint; one
     // read for the first time is reported as recognised even when it holds no session yet.
