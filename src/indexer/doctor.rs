@@ -1,7 +1,8 @@
 //! `esker doctor`: every place esker looks for agent history on this machine, what it found
 //! there, what the store holds from it, and what was skipped and why (missing, not a format
-//! esker reads, encrypted, malformed lines, not indexed yet). Silent gaps are what people
-//! complain about most in peers: this makes each one visible.
+//! esker reads, encrypted, malformed lines, not indexed yet, a Devin Desktop copy of a session
+//! left to the Devin CLI's copy). Silent gaps are what people complain about most in peers:
+//! this makes each one visible.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use serde::Serialize;
 
 use super::grouped::ROW_KEY_MARK;
 use super::run::{ENCRYPTED_FORMAT, KnownLocation, UNKNOWN_FORMAT, survey};
+use crate::ingest::Format;
 use crate::ingest::homes::{Homes, Origin};
 use crate::store::state::{Checkpoint, SessionLocation, StoreState};
 
@@ -72,6 +74,9 @@ pub enum SkipReason {
     NotIndexedYet,
     /// Directory entries that could not be walked (permissions, symlink loops).
     Unwalkable,
+    /// A Devin Desktop copy of a `devin-cli` session whose Devin CLI copy is indexed instead
+    /// (`ingest::devin_pair`): read, giving no session.
+    LeftToCliCopy,
 }
 
 impl SkipReason {
@@ -82,6 +87,9 @@ impl SkipReason {
             SkipReason::MalformedLines => "malformed lines skipped (the rest was read)",
             SkipReason::NotIndexedYet => "not indexed yet (run `esker index`)",
             SkipReason::Unwalkable => "entries that could not be walked",
+            SkipReason::LeftToCliCopy => {
+                "Devin Desktop copies of Devin CLI sessions (the CLI's copy is indexed)"
+            }
         }
     }
 }
@@ -177,6 +185,9 @@ fn report(
                         source,
                     );
                 }
+                if is_left_to_cli_copy(checkpoint, source) {
+                    note(SkipReason::LeftToCliCopy, 1, source);
+                }
             }
         }
     }
@@ -198,6 +209,15 @@ fn report(
         .count();
     report.skipped = skips.into_values().collect();
     report
+}
+
+/// Whether a source read is a Devin Desktop log or message store that gave no session because
+/// the Devin CLI of the same home indexes the session (checked only for those that gave none).
+fn is_left_to_cli_copy(checkpoint: &Checkpoint, source: &Path) -> bool {
+    let desktop_formats = [Format::WindsurfAcp.name(), Format::WindsurfAcpDb.name()];
+    checkpoint.sessions.is_empty()
+        && desktop_formats.contains(&checkpoint.format.as_str())
+        && crate::ingest::windsurf_acp::is_left_to_cli_copy(source)
 }
 
 /// The sessions of every checkpoint at or under `location` (a store's per-row keys included).

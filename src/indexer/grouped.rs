@@ -20,8 +20,14 @@
 //! numbers or record ids, not from file offsets), so only new events are new. A store is one
 //! source: its file fingerprint (database and `-wal`) skips it when nothing changed, and a row
 //! checkpoint per session (`<store>#session=<id>`) re-reads only the sessions whose rows changed.
+//! The store's checkpoint lists every session its rows give, sub-agent sessions included: a
+//! session no row gives any more (a row deleted or hidden, a sub-agent its re-read parent no
+//! longer names) is removed.
+//! A Devin Desktop message store whose session is left to the Devin CLI's copy
+//! (`ingest::devin_pair`, its facts part of the fingerprint) lists no session, so a copy indexed
+//! before is removed (with its sub-agent sessions), and comes back when the CLI's copy goes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -339,10 +345,21 @@ impl StoreKind {
         }
     }
 
+    /// Whether a row's own session is listed among the store's only while the row gives it.
+    /// So a Devin Desktop message store whose session is left to the Devin CLI's copy
+    /// (`ingest::devin_pair`) loses it, and has it back once the CLI's copy goes. Other stores
+    /// keep listing a row's session: a Devin CLI row whose trajectory is written stays listed,
+    /// the trajectory replacing its copy by `indexer::run`'s rule for a session two sources
+    /// give. In every store, the sub-agent sessions a re-read row no longer gives go.
+    fn lists_rows_only_while_they_give_a_session(self) -> bool {
+        matches!(self, StoreKind::WindsurfAcp)
+    }
+
     /// What a store's sessions take from files other than the store, for its fingerprint (a
     /// change there reads the store again): the global `state.vscdb`'s facts of a Windsurf
-    /// message store; which Devin CLI sessions have a trajectory (a session whose trajectory
-    /// appears is left to it, and its live rows' sub-agent sessions go).
+    /// message store, with the Devin CLI's copy of its session (`ingest::devin_pair`); which
+    /// Devin CLI sessions have a trajectory (a session whose trajectory appears is left to
+    /// it, and its live rows' sub-agent sessions go).
     fn shared_facts(self, database: &Path) -> String {
         match self {
             StoreKind::WindsurfAcp => windsurf_acp::message_store_facts(database),
@@ -1083,15 +1100,25 @@ pub(super) fn read_store(
     let mut issues = Vec::new();
     let mut parser_warnings = 0;
     let mut shared = StoreShared::default();
+    let listed_before: HashSet<&String> = previous
+        .map(|checkpoint| checkpoint.sessions.iter().collect())
+        .unwrap_or_default();
+    let mut no_longer_given = Vec::new();
     for (native_id, row_stamp) in stamps {
-        all_ids.push(session_id(kind.source(), &native_id));
+        let own_id = session_id(kind.source(), &native_id);
         let key = row_key(database, &native_id);
         let row_hash = crate::ids::stable_hash_hex(&[row_stamp.as_bytes()]);
-        let unchanged_row = checkpoints
-            .get(&key)
-            .filter(|checkpoint| checkpoint.content_hash == row_hash);
+        // A row is read again when it changed, or when the session it gave is no longer listed
+        // (removed while the row was hidden, and back unchanged).
+        let unchanged_row = checkpoints.get(&key).filter(|checkpoint| {
+            checkpoint.content_hash == row_hash
+                && (!checkpoint.sessions.contains(&own_id) || listed_before.contains(&own_id))
+        });
         if let Some(checkpoint) = unchanged_row {
-            // The sessions the row gave when last read: its child sessions too.
+            if !kind.lists_rows_only_while_they_give_a_session() {
+                all_ids.push(own_id);
+            }
+            // The sessions the row gave when last read: its own and its sub-agents'.
             all_ids.extend(checkpoint.sessions.iter().cloned());
             continue;
         }
@@ -1104,17 +1131,34 @@ pub(super) fn read_store(
         parser_warnings += output.warnings.len() as u64;
         issues.extend(issues_of(&output));
         let parsed = assemble_all(&output, database, fallback_time(&stamp), options);
-        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), ids_of(&parsed), 0);
+        let row_ids = ids_of(&parsed);
+        let keeps_own_id = !kind.lists_rows_only_while_they_give_a_session();
+        if let Some(before) = checkpoints.get(&key) {
+            let gone = before
+                .sessions
+                .iter()
+                .filter(|id| !row_ids.contains(id) && !(keeps_own_id && **id == own_id));
+            no_longer_given.extend(gone.cloned());
+        }
+        if keeps_own_id {
+            all_ids.push(own_id);
+        }
+        all_ids.extend(row_ids.iter().cloned());
+        let mut row_checkpoint = checkpoint_of(&stamp, format.name(), row_ids, 0);
         row_checkpoint.content_hash = row_hash;
         extra_checkpoints.push((key, row_checkpoint));
-        all_ids.extend(ids_of(&parsed));
         sessions.extend(parsed);
     }
-    // Every session the store holds now, the child sessions of its rows (sub-agents) included,
-    // so a child goes with its parent's row, or when its parent no longer names it.
+    // Every session the store holds now, its rows' sub-agent sessions included: a child goes
+    // with its parent's row, and with a parent that no longer names it.
     all_ids.sort_unstable();
     all_ids.dedup();
-    let removed_sessions = removed(previous, &all_ids);
+    let mut removed_sessions = removed(previous, &all_ids);
+    for id in no_longer_given {
+        if all_ids.binary_search(&id).is_err() && !removed_sessions.contains(&id) {
+            removed_sessions.push(id);
+        }
+    }
     let checkpoint = checkpoint_of(&stamp, format.name(), all_ids, 0);
     // A store read before whose changed rows gave nothing new only moves its checkpoint; one
     // read for the first time is reported as recognised even when it holds no session yet.

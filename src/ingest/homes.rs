@@ -622,7 +622,10 @@ mod tests {
             "the running user's own home is not listed twice; a file, a distro without \
              /home and a missing share are no homes"
         );
-        assert_eq!(wsl_share("Ubuntu"), PathBuf::from(r"\\wsl.localhost\Ubuntu"));
+        assert_eq!(
+            wsl_share("Ubuntu"),
+            PathBuf::from(r"\\wsl.localhost\Ubuntu")
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod copilot_history;
 pub mod crush;
 pub mod cursor;
 pub mod devin;
+pub mod devin_pair;
 pub mod factory;
 pub mod gemini;
 pub mod goose;

@@ -35,13 +35,21 @@
 //! _meta}}`) for a session the cache no longer lists. They give the session's id (its ACP
 //! `sessionId`, such as `acp/devin-cli/<name>`; else the log's uuid), title, cwd (else
 //! `workspaceDirs[0]`), model, start, and its ACP provider (`devin-cli`, `devin-cloud`, `codex`,
-//! `cascade`), kept as the session's agent name: every session is Windsurf's (a `devin-cli`
-//! session is also read by `ingest::devin` from the CLI's own `sessions.db` or trajectory, under
-//! the CLI's id, the last part of `acp/devin-cli/<name>`: both copies are kept, see
-//! `docs/HARNESS-RESEARCH.md` section 6).
+//! `cascade`), kept as the session's agent name: every session is Windsurf's.
 //! The store's facts are read once per change of the store (not once per log) and kept for the
 //! process; a store that cannot be read leaves each log read alone, and read again with its
 //! facts once the store can be read (they are the log's sidecar, hashed in its checkpoint).
+//!
+//! A `devin-cli` session is the Devin CLI run by the window, which records it too, as `<name>`
+//! (`ingest::devin`, `docs/HARNESS-RESEARCH.md` section 6). When the CLI of the same home
+//! indexes `<name>` (its `sessions` row not hidden, or its trajectory written), the session's
+//! facts hold the CLI's copy and the client message ids of its prompts (`ingest::devin_pair`:
+//! hashed with the facts, so the log or store is read again when the CLI's copy appears or
+//! goes); a session one of whose prompts' `cognition.ai/clientMessageId` is among them is the
+//! CLI's, and this copy gives no session (and no sub-agent session), only a warning saying
+//! so. A name the CLI holds with no shared prompt keeps both copies. (A message store the global
+//! store does not name is paired by its own `info` when read, but read again for a change of
+//! the CLI's copy only once the store itself changes.)
 //!
 //! Current builds keep a session in a message store instead, `<user dir>/acp-messages/<uuid>.db`
 //! (SQLite, WAL; one session a file, read through `ingest::sqlite` as a store of
@@ -95,6 +103,7 @@ use super::content::{
     tool_response,
 };
 use super::cursor::ide_store::{json_of, read_item};
+use super::devin_pair;
 use super::grok::{chunk_text, exit_code, is_terminal, update_result_text};
 use super::lines::JsonLine;
 use super::sqlite::{StoreReadError, open_snapshot, rows_of, stamp, table_names, wal_path};
@@ -181,9 +190,14 @@ pub fn is_event_log_path(path: &Path) -> bool {
             .is_some_and(|folder| folder == EVENTS_FOLDER)
 }
 
+/// The `User` directory an event log or a message store is in.
+fn user_dir_of(path: &Path) -> Option<&Path> {
+    path.parent()?.parent()
+}
+
 /// The global store of the `User` directory an event log is in.
 pub fn global_store_of(log: &Path) -> Option<PathBuf> {
-    let user = log.parent()?.parent()?;
+    let user = user_dir_of(log)?;
     Some(user.join("globalStorage").join("state.vscdb"))
 }
 
@@ -233,9 +247,14 @@ struct CachedFacts {
 static FACTS: Mutex<BTreeMap<PathBuf, CachedFacts>> = Mutex::new(BTreeMap::new());
 
 /// The facts of the session whose log is at `path` (see [`facts_of`]), from the global store
-/// of its `User` directory; `None` when the store is missing, cannot be read or does not name
-/// the log.
+/// of its `User` directory, with what the Devin CLI holds of it ([`with_cli_copy`]); `None`
+/// when the store is missing, cannot be read or does not name the log.
 pub fn read_sidecar(path: &Path) -> Option<Value> {
+    global_facts(path).map(|facts| with_cli_copy(path, facts))
+}
+
+/// The global store's facts of the session whose log or message store is at `path`.
+fn global_facts(path: &Path) -> Option<Value> {
     let uuid = path.file_stem()?.to_str()?;
     let database = global_store_of(path)?;
     if !database.is_file() {
@@ -248,6 +267,55 @@ pub fn read_sidecar(path: &Path) -> Option<Value> {
             None
         }
     }
+}
+
+/// `facts` with, for a `devin-cli` session (`acp/devin-cli/<name>`) the Devin CLI of the same
+/// home indexes, the CLI's copy ([`devin_pair::CliCopy`], under [`devin_pair::FACTS_KEY`]): part
+/// of what the log's (or the store's) checkpoint hashes, so a CLI copy that appears or goes
+/// reads the session again; the parser leaves a session whose prompts the CLI's share to it.
+fn with_cli_copy(path: &Path, mut facts: Value) -> Value {
+    let Some(user) = user_dir_of(path) else {
+        return facts;
+    };
+    let Some(session_id) = text_field(&facts, "sessionId") else {
+        return facts;
+    };
+    let Some(name) = devin_pair::cli_name(&session_id) else {
+        return facts;
+    };
+    let copy = devin_pair::cli_copy(user, name, || devin_cli_names(user));
+    if let (Some(copy), Value::Object(fields)) = (copy, &mut facts) {
+        fields.insert(devin_pair::FACTS_KEY.to_string(), copy.to_json());
+    }
+    facts
+}
+
+/// The CLI names of every `devin-cli` session the global store of `user` names (read with the
+/// one looked up, when the CLI's store must be read).
+fn devin_cli_names(user: &Path) -> Vec<String> {
+    let database = user.join("globalStorage").join("state.vscdb");
+    if !database.is_file() {
+        return Vec::new();
+    }
+    let Ok(sessions) = store_facts(&database) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = sessions
+        .values()
+        .filter_map(|facts| facts.get("sessionId")?.as_str())
+        .filter_map(devin_pair::cli_name)
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether the Devin CLI of the same home indexes the session the global store names for the
+/// log or message store at `path` (its facts hold the CLI's copy): how `esker doctor` tells a
+/// Desktop copy left to the CLI's from a file that held nothing.
+pub fn is_left_to_cli_copy(path: &Path) -> bool {
+    read_sidecar(path).is_some_and(|facts| facts.get(devin_pair::FACTS_KEY).is_some())
 }
 
 /// The facts of `database`: kept from an earlier read while the store and its `-wal` are
@@ -543,10 +611,10 @@ fn uuid_of(database: &Path) -> String {
 }
 
 /// A store's facts: the global store's ([`read_sidecar`]), each missing one taken from the
-/// store's own `info` (the ACP session info the window saved with it); null when neither says
-/// anything.
+/// store's own `info` (the ACP session info the window saved with it), with what the Devin CLI
+/// holds of the session ([`with_cli_copy`]); null when neither says anything.
 fn store_facts_of(database: &Path, meta: &Map<String, Value>) -> Value {
-    let global = read_sidecar(database).filter(Value::is_object);
+    let global = global_facts(database).filter(Value::is_object);
     let own = meta
         .get("info")
         .filter(|info| info.is_object())
@@ -556,7 +624,7 @@ fn store_facts_of(database: &Path, meta: &Map<String, Value>) -> Value {
             row.insert("info".to_string(), info.clone());
             facts_of(&session_id, None, Some(&Value::Object(row)))
         });
-    match (global, own) {
+    let facts = match (global, own) {
         (Some(Value::Object(mut facts)), Some(Value::Object(own))) => {
             for (name, value) in own {
                 facts.entry(name).or_insert(value);
@@ -565,8 +633,9 @@ fn store_facts_of(database: &Path, meta: &Map<String, Value>) -> Value {
         }
         (Some(facts), _) => facts,
         (None, Some(own)) => own,
-        (None, None) => Value::Null,
-    }
+        (None, None) => return Value::Null,
+    };
+    with_cli_copy(database, facts)
 }
 
 /// Whether the store says it holds only the newest messages (`truncated`, in `meta` or its
@@ -621,6 +690,20 @@ pub fn parse(path: &Path, lines: &[JsonLine], sidecar: Option<&Value>) -> ParseO
 /// (else what its records said, else the file's name for its id).
 fn session_output(path: &Path, mut parser: Parser, facts: Option<&Value>) -> ParseOutput {
     parser.finish();
+    if let Some(copy) = confirmed_cli_copy(facts, &parser) {
+        let mut warnings = parser.warnings;
+        warnings.push(ParseWarning {
+            line: 0,
+            message: format!(
+                "Devin Desktop copy of CLI session {}: the CLI's copy is indexed",
+                copy.name
+            ),
+        });
+        return ParseOutput {
+            sessions: Vec::new(),
+            warnings,
+        };
+    }
     let fact = |name: &str| facts.and_then(|facts| text_field(facts, name));
     let meta = SessionMeta {
         title: fact("title").or(parser.title.take()),
@@ -652,6 +735,19 @@ fn session_output(path: &Path, mut parser: Parser, facts: Option<&Value>) -> Par
         sessions,
         warnings: parser.warnings,
     }
+}
+
+/// The Devin CLI's copy of the session (from its facts, [`with_cli_copy`]) when one of the
+/// session's prompts is the CLI's (a `cognition.ai/clientMessageId` the CLI's user nodes carry):
+/// the session is then the CLI's, and this copy gives none (`ingest::devin_pair`).
+fn confirmed_cli_copy(facts: Option<&Value>, parser: &Parser) -> Option<devin_pair::CliCopy> {
+    let copy = devin_pair::CliCopy::from_json(facts?.get(devin_pair::FACTS_KEY)?)?;
+    let prompts = parser
+        .messages
+        .keys()
+        .filter(|(run, _)| *run == Run::Prompt)
+        .map(|(_, id)| id.as_str());
+    copy.shares_a_prompt(prompts).then_some(copy)
 }
 
 /// The child session of each `subagent` row `parser` read (`<parent>-sub-<agentId>`, its rows
@@ -735,7 +831,10 @@ fn child_sessions(
 /// The prompt row a sub-agent's `childMessages` (`rows`) start from when none of them is a
 /// `user_message`: the `subagent` row's `task`, timed as the row; `None` when a row is a
 /// prompt or the row has no task.
-fn task_prompt<'r>(row: &Value, mut rows: impl Iterator<Item = &'r Value>) -> Option<StoredMessage> {
+fn task_prompt<'r>(
+    row: &Value,
+    mut rows: impl Iterator<Item = &'r Value>,
+) -> Option<StoredMessage> {
     if rows.any(|message| text_field(message, "kind").as_deref() == Some("user_message")) {
         return None;
     }
@@ -1342,12 +1441,18 @@ mod tests {
     /// the plaintext API key no reader may touch.
     fn user_dir() -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("temp dir");
-        let events = dir.path().join(EVENTS_FOLDER);
+        write_user_dir(dir.path());
+        dir
+    }
+
+    /// Writes [`user_dir`]'s logs and global store into `dir`.
+    fn write_user_dir(dir: &Path) {
+        let events = dir.join(EVENTS_FOLDER);
         std::fs::create_dir_all(&events).expect("mkdir");
         for (uuid, lines) in [(CADET_LOG, cadet_lines()), (OTTER_LOG, otter_lines())] {
             std::fs::write(events.join(format!("{uuid}.ndjson")), ndjson(&lines)).expect("log");
         }
-        let global = dir.path().join("globalStorage");
+        let global = dir.join("globalStorage");
         std::fs::create_dir_all(&global).expect("mkdir");
         let store = Connection::open(global.join("state.vscdb")).expect("store");
         store
@@ -1387,7 +1492,6 @@ mod tests {
         store
             .execute(insert, params!["windsurfAuthStatus", auth.to_string()])
             .expect("auth");
-        dir
     }
 
     fn log_path(user: &Path, uuid: &str) -> PathBuf {
@@ -2155,5 +2259,121 @@ mod tests {
             .execute_batch("DROP TABLE messages; CREATE TABLE messages (x INTEGER)")
             .expect("other table");
         assert!(!has_message_schema(&owner).expect("schema"));
+    }
+
+    // ---- a `devin-cli` session the Devin CLI also records
+
+    /// A machine home holding the `User` directory `user` (moved there) as Devin Desktop's on
+    /// Linux, and a Devin CLI folder whose store holds `cli` sessions (name, hidden, the client
+    /// message id of its prompt); returns the home and the moved `User` directory.
+    fn home_with_cli(
+        user: &Path,
+        cli: &[(&str, i64, Option<&str>)],
+    ) -> (tempfile::TempDir, PathBuf) {
+        let home = tempfile::tempdir().expect("temp dir");
+        let moved = home.path().join(".config/Devin/User");
+        std::fs::create_dir_all(home.path().join(".config/Devin")).expect("mkdir");
+        std::fs::rename(user, &moved).expect("move the User directory");
+        let cli_folder = home.path().join(".local/share/devin/cli");
+        devin_pair::testing::write_cli_folder(&cli_folder, cli);
+        (home, moved)
+    }
+
+    #[test]
+    fn a_cli_copy_in_the_facts_takes_the_session_only_when_a_prompt_is_shared() {
+        let bytes = ndjson(&cadet_lines());
+        let split = split_json_lines(bytes.as_bytes());
+        let path = Path::new("/u/acp-events/cadet.ndjson");
+        let facts = |ids: Value| {
+            json!({"sessionId": CADET, "providerId": "devin-cli",
+                "cliCopy": {"name": "brindle-cadet", "clientMessageIds": ids}})
+        };
+        let shared = parse(path, &split.lines, Some(&facts(json!(["m0", "m1"]))));
+        assert!(shared.sessions.is_empty(), "the CLI's copy is the session");
+        assert_eq!(
+            shared
+                .warnings
+                .iter()
+                .map(|warning| warning.message.as_str())
+                .collect::<Vec<_>>(),
+            ["Devin Desktop copy of CLI session brindle-cadet: the CLI's copy is indexed"]
+        );
+        let elsewhere = parse(path, &split.lines, Some(&facts(json!(["m9"]))));
+        assert_eq!(
+            elsewhere.sessions.len(),
+            1,
+            "a name alone does not pair the copies"
+        );
+        assert!(elsewhere.warnings.is_empty(), "{:?}", elsewhere.warnings);
+        let none = parse(path, &split.lines, Some(&facts(json!([]))));
+        assert_eq!(none.sessions.len(), 1, "no id to confirm the pair by");
+    }
+
+    #[test]
+    fn a_log_the_cli_of_the_same_home_holds_is_left_to_it_unless_hidden() {
+        let user = user_dir();
+        let (_home, user) = home_with_cli(
+            user.path(),
+            &[
+                ("brindle-cadet", 0, Some("m1")),
+                ("quiet-otter", 1, Some("u1")),
+            ],
+        );
+        let cadet_log = log_path(&user, CADET_LOG);
+        let facts = read_sidecar(&cadet_log).expect("facts");
+        assert_eq!(
+            facts[devin_pair::FACTS_KEY],
+            json!({"name": "brindle-cadet", "clientMessageIds": ["m1"]}),
+            "the CLI's copy is part of the log's sidecar, hashed in its checkpoint"
+        );
+        let cadet = parse_log(&user, CADET_LOG);
+        assert!(cadet.sessions.is_empty(), "{:?}", cadet.sessions);
+        assert!(is_left_to_cli_copy(&cadet_log));
+        let otter_log = log_path(&user, OTTER_LOG);
+        assert_eq!(
+            read_sidecar(&otter_log).and_then(|facts| facts.get(devin_pair::FACTS_KEY).cloned()),
+            None,
+            "a hidden session is not the CLI's indexed copy"
+        );
+        let otter = parse_log(&user, OTTER_LOG);
+        assert_eq!(otter.sessions.len(), 1);
+        assert_eq!(otter.sessions[0].native_id, OTTER);
+    }
+
+    #[test]
+    fn a_message_store_the_cli_holds_lists_its_copy_in_its_stamp_and_gives_no_session() {
+        let (dir, _) = message_store_dir(true, false);
+        let (_home, user) = home_with_cli(dir.path(), &[("amber-plover", 0, Some("m1"))]);
+        let path = user
+            .join(MESSAGES_FOLDER)
+            .join(format!("{PLOVER_STORE}.db"));
+        assert!(message_store_facts(&path).contains(devin_pair::FACTS_KEY));
+        let (stamps, output) = read_store(&path);
+        assert_eq!(
+            stamps.len(),
+            1,
+            "the row is listed; the indexer takes its session out"
+        );
+        assert_eq!(stamps[0].0, PLOVER);
+        assert!(
+            stamps[0].1.contains(devin_pair::FACTS_KEY),
+            "{}",
+            stamps[0].1
+        );
+        assert!(output.sessions.is_empty(), "{:?}", output.sessions);
+        assert!(is_left_to_cli_copy(&path));
+    }
+
+    #[test]
+    fn a_message_store_sharing_only_its_name_with_the_cli_keeps_its_session() {
+        let (dir, _) = message_store_dir(true, false);
+        let (_home, user) = home_with_cli(dir.path(), &[("amber-plover", 0, Some("cli-only"))]);
+        let path = user
+            .join(MESSAGES_FOLDER)
+            .join(format!("{PLOVER_STORE}.db"));
+        let (_, output) = read_store(&path);
+        assert_eq!(output.sessions.len(), 1);
+        assert_eq!(output.sessions[0].native_id, PLOVER);
+        assert!(output.warnings.is_empty(), "{:?}", output.warnings);
     }
 }

@@ -679,3 +679,212 @@ fn a_row_rewritten_in_place_and_a_new_row_add_exactly_their_events() {
     let again = index_home(home.path(), dir);
     assert!(again.contains("events: 0 new"), "{again}");
 }
+
+// ---- a `devin-cli` session the Devin CLI of the same home also records: the CLI's copy is kept
+
+/// The Devin CLI's `sessions` and `message_nodes` tables (the columns a live store has).
+const CLI_STORE_DDL: &str = "
+    CREATE TABLE sessions (
+      id TEXT PRIMARY KEY, working_directory TEXT NOT NULL, backend_type TEXT NOT NULL,
+      model TEXT NOT NULL, agent_mode TEXT NOT NULL, created_at INTEGER NOT NULL,
+      last_activity_at INTEGER NOT NULL, title TEXT, main_chain_id INTEGER,
+      shell_last_seen_index INTEGER DEFAULT 0, cogs_json TEXT, workspace_dirs TEXT,
+      hidden INTEGER NOT NULL DEFAULT 0, metadata TEXT);
+    CREATE TABLE message_nodes (
+      row_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+      node_id INTEGER NOT NULL, parent_node_id INTEGER, chat_message TEXT NOT NULL,
+      created_at INTEGER NOT NULL, metadata TEXT, UNIQUE(session_id, node_id));";
+
+/// Writes the Devin CLI's `sessions.db` where the CLI keeps it on Linux in `home`, holding each
+/// of `sessions` (its name, the client message id of its prompt) as a row the CLI has not
+/// hidden, with a prompt node carrying the id and a reply node, the chain's head; returns it.
+fn write_cli_store(home: &Path, sessions: &[(&str, &str)]) -> PathBuf {
+    let cli = home.join(".local/share/devin/cli");
+    fs::create_dir_all(cli.join("transcripts")).expect("mkdir");
+    let path = cli.join("sessions.db");
+    let store = rusqlite::Connection::open(&path).expect("create the CLI store");
+    store.execute_batch(CLI_STORE_DDL).expect("tables");
+    for (name, client_id) in sessions {
+        store
+            .execute(
+                "INSERT INTO sessions (id, working_directory, backend_type, model, agent_mode, \
+                 created_at, last_activity_at, title, main_chain_id, hidden) \
+                 VALUES (?1, '/home/u/proj', 'windsurf', 'swe-1-6', 'normal', 1795000000, \
+                 1795000100, 'The CLI''s copy', 2, 0)",
+                [name],
+            )
+            .expect("session");
+        let prompt = json!({"message_id": "u-1", "role": "user", "content": "The CLI's prompt",
+            "metadata": {"is_user_input": true,
+                "extensions": {"chisel/client-message-id": client_id}}});
+        let reply = json!({"message_id": "a-2", "role": "assistant",
+            "content": "The CLI's reply", "metadata": {"metrics": {"input_tokens": 10,
+                "output_tokens": 5}}});
+        for (node, parent, message) in [(1, None, prompt), (2, Some(1), reply)] {
+            store
+                .execute(
+                    "INSERT INTO message_nodes (session_id, node_id, parent_node_id, \
+                     chat_message, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    rusqlite::params![name, node, parent, message.to_string(), 1_795_000_000],
+                )
+                .expect("node");
+        }
+    }
+    path
+}
+
+/// The CLI hides (retires) or shows again its session `name`.
+fn set_cli_hidden(store: &Path, name: &str, hidden: bool) {
+    let connection = rusqlite::Connection::open(store).expect("open the CLI store");
+    connection
+        .execute(
+            "UPDATE sessions SET hidden = ?1, last_activity_at = last_activity_at + 1 \
+             WHERE id = ?2",
+            rusqlite::params![i64::from(hidden), name],
+        )
+        .expect("hide");
+}
+
+/// How many indexed sessions match `condition`.
+fn sessions_where(dir: &Path, condition: &str) -> i64 {
+    number(
+        dir,
+        &format!("SELECT count(*) FROM sessions WHERE {condition}"),
+    )
+    .unwrap_or(0)
+}
+
+/// The `left_to_cli_copy` skip `esker doctor` reports for `folder`, if any.
+fn left_to_cli(home: &Path, dir: &Path, folder: &Path) -> Option<Value> {
+    let location = doctor_location(home, dir, folder);
+    location["skipped"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|skip| skip["reason"] == "left_to_cli_copy")
+        .cloned()
+}
+
+/// A `devin-cli` event log whose session the Devin CLI of the same home indexes (same name, a
+/// shared client message id) is indexed once, as the CLI's; a Desktop session the CLI does not
+/// hold stays; hiding the CLI's session brings the Desktop's copy back (reading only that log
+/// again), and showing it again takes it out.
+#[test]
+fn a_desktop_log_of_a_cli_session_is_left_to_the_cli_copy_until_the_cli_hides_it() {
+    let home = home_with_fixture();
+    let store = write_cli_store(home.path(), &[("brindle-cadet", "m1")]);
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr
+            .contains("Devin Desktop copy of CLI session brindle-cadet: the CLI's copy is indexed"),
+        "{stderr}"
+    );
+    assert_eq!(sessions_where(dir, &format!("native_id = '{CADET}'")), 0);
+    assert_eq!(
+        sessions_where(dir, "source = 'devin' AND native_id = 'brindle-cadet'"),
+        1,
+        "the CLI's copy is the session"
+    );
+    assert_eq!(
+        sessions_where(dir, &format!("native_id = '{OTTER}'")),
+        1,
+        "a Desktop session the CLI does not hold is indexed"
+    );
+
+    // `esker doctor` says where the Desktop's copy went.
+    let folder = user_dir(home.path()).join("acp-events");
+    let left = left_to_cli(home.path(), dir, &folder).expect("the log left to the CLI's copy");
+    assert_eq!(left["count"].as_u64(), Some(1), "{left:#}");
+    assert!(
+        left["paths"][0]
+            .as_str()
+            .is_some_and(|path| path.ends_with(&format!("{CADET_LOG}.ndjson"))),
+        "{left:#}"
+    );
+    let location = doctor_location(home.path(), dir, &folder);
+    assert_eq!(location["sessions"].as_u64(), Some(1), "{location:#}");
+
+    // The CLI hides the session: its copy leaves the index, the Desktop's comes back.
+    set_cli_hidden(&store, "brindle-cadet", true);
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr.contains("windsurf_acp=1"),
+        "only the paired log: {stderr}"
+    );
+    assert_eq!(sessions_where(dir, &format!("native_id = '{CADET}'")), 1);
+    assert_eq!(sessions_where(dir, "native_id = 'brindle-cadet'"), 0);
+    assert_eq!(left_to_cli(home.path(), dir, &folder), None);
+    let one_shot = tempfile::tempdir().expect("temp dir");
+    index_home(home.path(), one_shot.path());
+    assert_eq!(
+        indexed_counts(dir, WINDSURF),
+        indexed_counts(one_shot.path(), WINDSURF),
+        "coming back equals reading once"
+    );
+
+    // Shown again: the Desktop's copy leaves again.
+    set_cli_hidden(&store, "brindle-cadet", false);
+    index_home(home.path(), dir);
+    assert_eq!(sessions_where(dir, &format!("native_id = '{CADET}'")), 0);
+    assert_eq!(sessions_where(dir, "native_id = 'brindle-cadet'"), 1);
+}
+
+/// A session name the CLI also holds, but with no prompt in common (no shared client message
+/// id), is not taken for the same session: both copies are indexed.
+#[test]
+fn a_name_the_cli_holds_without_a_shared_prompt_keeps_both_copies() {
+    let home = home_with_fixture();
+    write_cli_store(home.path(), &[("brindle-cadet", "cli-only-request")]);
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+    assert!(!stderr.contains("Devin Desktop copy"), "{stderr}");
+    assert_eq!(sessions_where(dir, &format!("native_id = '{CADET}'")), 1);
+    assert_eq!(
+        sessions_where(dir, "source = 'devin' AND native_id = 'brindle-cadet'"),
+        1
+    );
+    let folder = user_dir(home.path()).join("acp-events");
+    assert_eq!(left_to_cli(home.path(), dir, &folder), None);
+}
+
+/// A message store (current builds) of a session the CLI indexes gives no session (nor any
+/// sub-agent session of its rows); hiding the CLI's session brings it back, as reading once.
+#[test]
+fn a_desktop_message_store_of_a_cli_session_is_left_to_the_cli_copy_until_hidden() {
+    let (home, _) = home_with_message_stores();
+    let store = write_cli_store(home.path(), &[("amber-plover", "m1")]);
+    let data = tempfile::tempdir().expect("temp dir");
+    let dir = data.path();
+    let stderr = index_home(home.path(), dir);
+    assert!(
+        stderr
+            .contains("Devin Desktop copy of CLI session amber-plover: the CLI's copy is indexed"),
+        "{stderr}"
+    );
+    let plover_and_children = format!("native_id LIKE '{PLOVER}%'");
+    assert_eq!(sessions_where(dir, &plover_and_children), 0);
+    assert_eq!(
+        sessions_where(dir, "source = 'devin' AND native_id = 'amber-plover'"),
+        1
+    );
+    assert_eq!(sessions_where(dir, &format!("native_id = '{WREN}'")), 1);
+    let folder = devin_user_dir(home.path()).join("acp-messages");
+    let left = left_to_cli(home.path(), dir, &folder).expect("the store left to the CLI's copy");
+    assert_eq!(left["count"].as_u64(), Some(1), "{left:#}");
+
+    set_cli_hidden(&store, "amber-plover", true);
+    index_home(home.path(), dir);
+    assert_eq!(sessions_where(dir, &format!("native_id = '{PLOVER}'")), 1);
+    assert_eq!(sessions_where(dir, "native_id = 'amber-plover'"), 0);
+    assert_eq!(left_to_cli(home.path(), dir, &folder), None);
+    let one_shot = tempfile::tempdir().expect("temp dir");
+    index_home(home.path(), one_shot.path());
+    assert_eq!(
+        indexed_counts(dir, WINDSURF),
+        indexed_counts(one_shot.path(), WINDSURF),
+        "coming back equals reading once"
+    );
+}
