@@ -32,6 +32,7 @@ mod peer;
 mod profile;
 mod questions;
 mod recall;
+mod relayout;
 mod serve;
 mod space;
 mod stats;
@@ -63,6 +64,7 @@ struct Options {
     generate_only: bool,
     profile_only: bool,
     space_only: bool,
+    relayout_only: bool,
     latency_only: bool,
     abandon_only: bool,
     after_commit_only: bool,
@@ -85,6 +87,7 @@ fn parse_options() -> anyhow::Result<Options> {
         generate_only: false,
         profile_only: false,
         space_only: false,
+        relayout_only: false,
         latency_only: false,
         abandon_only: false,
         after_commit_only: false,
@@ -112,6 +115,7 @@ fn parse_options() -> anyhow::Result<Options> {
             "generate" => options.generate_only = true,
             "profile" => options.profile_only = true,
             "space" => options.space_only = true,
+            "relayout" => options.relayout_only = true,
             "latency" => options.latency_only = true,
             "abandon" => options.abandon_only = true,
             "after-commit" => options.after_commit_only = true,
@@ -157,6 +161,13 @@ fn main() -> anyhow::Result<()> {
             .clone()
             .ok_or_else(|| anyhow::anyhow!("space needs --work DIR"))?;
         return space::print_space(&work.join("data-full"));
+    }
+    if options.relayout_only {
+        let work = options
+            .work
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("relayout needs --work DIR"))?;
+        return relayout::relayout(&work.join("data-full"));
     }
     if options.profile_only {
         let work = options

@@ -29,6 +29,7 @@ pub const LAYOUT: pio::FileLayout<'static> = pio::FileLayout {
     small_pages: &[],
     uncompressed: &[],
     row_group_rows: pio::ROW_GROUP_ROWS,
+    page_rows: pio::PAGE_ROWS,
 };
 
 /// The Parquet files of the table in a generation, sorted by name.

@@ -54,6 +54,7 @@ const EVENTS_LAYOUT: FileLayout<'static> = FileLayout {
     small_pages: &["text", "payload"],
     uncompressed: EVENTS_UNCOMPRESSED,
     row_group_rows: pio::ROW_GROUP_ROWS,
+    page_rows: pio::PAGE_ROWS,
 };
 /// `turns`: 16 buckets by session, sorted by (session, ordinal).
 const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
@@ -64,6 +65,7 @@ const TURNS_LAYOUT: FileLayout<'static> = FileLayout {
     small_pages: &[],
     uncompressed: &[],
     row_group_rows: pio::LOOKUP_ROW_GROUP_ROWS,
+    page_rows: pio::LOOKUP_PAGE_ROWS,
 };
 /// `sessions`: 16 buckets by session (like `turns`), each sorted by id.
 const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
@@ -74,6 +76,7 @@ const SESSIONS_LAYOUT: FileLayout<'static> = FileLayout {
     small_pages: &[],
     uncompressed: &[],
     row_group_rows: pio::LOOKUP_ROW_GROUP_ROWS,
+    page_rows: pio::LOOKUP_PAGE_ROWS,
 };
 /// `file_touches` is looked up by file name (`queries/file_attention_touches.sql`).
 const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
@@ -84,6 +87,7 @@ const TOUCHES_LAYOUT: FileLayout<'static> = FileLayout {
     small_pages: &[],
     uncompressed: &[],
     row_group_rows: pio::ROW_GROUP_ROWS,
+    page_rows: pio::PAGE_ROWS,
 };
 
 /// The file layout of a store table's Parquet files (`memories`, a layer above, has its

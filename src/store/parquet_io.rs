@@ -34,7 +34,12 @@ pub const ROW_GROUP_ROWS: usize = 8192;
 /// Rows per row group of the tables served by keyed lookups (`sessions`, `turns`).
 pub const LOOKUP_ROW_GROUP_ROWS: usize = 1024;
 /// Rows per data page: a located lookup decodes one page of each column, not the row group.
-const PAGE_ROWS: usize = 1024;
+pub const PAGE_ROWS: usize = 1024;
+/// Rows per data page of the tables served by keyed lookups (`sessions`, `turns`): a lookup
+/// of one session decodes 128 rows of each projected column, not the 1,024 of its row group
+/// (the chain range and open(turn) rows at 10M documents decoded whole row groups of
+/// `sessions`' and `turns`' text columns: PERFORMANCE.md "Round 5").
+pub const LOOKUP_PAGE_ROWS: usize = 128;
 /// Bytes per data page of the wide columns (event text, payloads): a located lookup decodes
 /// one such page per wide column (~0.1 ms at 128 KiB).
 const WIDE_PAGE_BYTES: usize = 128 * 1024;
@@ -73,6 +78,9 @@ pub struct FileLayout<'a> {
     /// a few rows at a time (a row group the lookup does not select is never read; inside a
     /// selected one, skipping rows decompresses the pages before them).
     pub row_group_rows: usize,
+    /// Rows per data page: [`PAGE_ROWS`], or [`LOOKUP_PAGE_ROWS`] for the lookup tables (the
+    /// writer is handed that many rows at a time, so its pages end there).
+    pub page_rows: usize,
 }
 
 fn parquet_error(path: &Path) -> impl Fn(String) -> StoreError + '_ {
@@ -318,7 +326,8 @@ fn writer_properties(schema: &SchemaRef, layout: &FileLayout<'_>) -> WriterPrope
     let column = |name: &&str| ColumnPath::from(*name);
     let mut builder = WriterProperties::builder()
         .set_max_row_group_row_count(Some(layout.row_group_rows))
-        .set_data_page_row_count_limit(PAGE_ROWS)
+        .set_data_page_row_count_limit(layout.page_rows)
+        .set_write_batch_size(layout.page_rows)
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(ZSTD_LEVEL).unwrap_or_default(),
         ))
@@ -794,6 +803,7 @@ mod tests {
             small_pages: &["text"],
             uncompressed: &["seq"],
             row_group_rows: ROW_GROUP_ROWS,
+            page_rows: PAGE_ROWS,
         };
         let directory = tempfile::tempdir().unwrap();
         let file = directory.path().join("part.parquet");
@@ -816,6 +826,7 @@ mod tests {
             small_pages: &["text"],
             uncompressed: &["seq"],
             row_group_rows: ROW_GROUP_ROWS,
+            page_rows: PAGE_ROWS,
         };
         let properties = writer_properties(&schema, &layout);
         let zstd = |level| Compression::ZSTD(ZstdLevel::try_new(level).unwrap());
@@ -832,6 +843,51 @@ mod tests {
         assert_eq!(properties.compression(&seq), Compression::UNCOMPRESSED);
     }
 
+    /// A lookup table's pages end every [`LOOKUP_PAGE_ROWS`] rows inside its row groups, so a
+    /// selection of one session's rows decodes a page of each column, not the row group.
+    #[test]
+    fn lookup_tables_end_a_page_every_lookup_page_rows() {
+        use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+        use datafusion::parquet::file::serialized_reader::ReadOptionsBuilder;
+
+        let schema = schema();
+        let directory = tempfile::tempdir().unwrap();
+        let pages_per_row_group = |page_rows: usize| {
+            let file = directory.path().join(format!("pages-{page_rows}.parquet"));
+            let layout = FileLayout {
+                sorted_by: &["session_id", "seq"],
+                bloom: &["session_id"],
+                page_statistics: &["session_id"],
+                no_dictionary: &[],
+                small_pages: &[],
+                uncompressed: &[],
+                row_group_rows: LOOKUP_ROW_GROUP_ROWS,
+                page_rows,
+            };
+            let batch = scrambled_batch(&schema, 0, 3 * LOOKUP_ROW_GROUP_ROWS, 40);
+            write_sorted(&file, &schema, &[batch], &layout).unwrap();
+            let options = ReadOptionsBuilder::new().with_page_index().build();
+            let reader =
+                SerializedFileReader::new_with_options(File::open(&file).unwrap(), options)
+                    .unwrap();
+            let metadata = reader.metadata();
+            assert_eq!(metadata.num_row_groups(), 3);
+            let offsets = metadata.offset_index().expect("an offset index");
+            offsets
+                .iter()
+                .map(|columns| {
+                    columns
+                        .iter()
+                        .map(|column| column.page_locations().len())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        let pages = LOOKUP_ROW_GROUP_ROWS / LOOKUP_PAGE_ROWS;
+        assert_eq!(pages_per_row_group(LOOKUP_PAGE_ROWS), vec![vec![pages; 3]; 3]);
+        assert_eq!(pages_per_row_group(PAGE_ROWS), vec![vec![1; 3]; 3]);
+    }
+
     #[test]
     fn no_rows_write_an_empty_file_with_the_schema() {
         let schema = schema();
@@ -845,6 +901,7 @@ mod tests {
             small_pages: &[],
             uncompressed: &[],
             row_group_rows: ROW_GROUP_ROWS,
+            page_rows: PAGE_ROWS,
         };
         write_sorted(
             &file,

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use esker::mcp::server::EskerServer;
+use esker::model::Source;
 use esker::query::serving::metadata_hits;
 use esker::service::catalog::{AnswerPath, Catalog, NamedQuery, WarmSnapshot};
 use esker::service::directory::{
     SESSION_INDEX_COLUMNS, TURN_BY_ID, TURN_INDEX_COLUMNS, TURN_NEIGHBOURHOOD,
 };
-use esker::model::Source;
 use esker::store::Store;
 use esker::store::commit::turn_bucket;
 use serde_json::{Value, json};
@@ -922,17 +922,18 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
     append_codex_reply(&twin_path, "2026-03-14T12:02:00.000Z", "the twin grows");
     index_into(data.path(), &[&logs.path().join("codex")]);
     let current = Store::open(data.path()).unwrap().current().unwrap().root;
-    let hot_sessions: std::collections::HashSet<String> = std::fs::read_dir(current.join("sessions"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with(&format!("part-b{bucket:02}-h"))
-        })
-        .flat_map(|path| {
-            esker::store::parquet_io::read_string_column(&path, "session_id").unwrap()
-        })
-        .collect();
+    let hot_sessions: std::collections::HashSet<String> =
+        std::fs::read_dir(current.join("sessions"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                name.starts_with(&format!("part-b{bucket:02}-h"))
+            })
+            .flat_map(|path| {
+                esker::store::parquet_io::read_string_column(&path, "session_id").unwrap()
+            })
+            .collect();
     let twin_id = esker::ids::session_id(Source::Codex, &twin);
     assert!(
         hot_sessions.contains(session_id) && hot_sessions.contains(&twin_id),
@@ -940,7 +941,11 @@ async fn a_commit_carries_the_loaded_index_tables_and_reads_only_the_changed_row
     );
     let before_growth = catalog.snapshot().await.unwrap();
     before_growth.ready_directory().await.unwrap();
-    append_codex_reply(&rollout, "2026-03-14T12:03:00.000Z", "the first grows again");
+    append_codex_reply(
+        &rollout,
+        "2026-03-14T12:03:00.000Z",
+        "the first grows again",
+    );
     index_into(data.path(), &[&logs.path().join("codex")]);
     let regrown = catalog.snapshot().await.unwrap();
     regrown.ready_directory().await.unwrap();
