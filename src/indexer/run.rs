@@ -444,6 +444,8 @@ async fn run_pass(store: &Store, options: &IndexOptions) -> Result<IndexSummary,
         store.reset(&lock)?;
     }
     let mut state = StoreState::load_lazily(&store.verify()?.root)?;
+    // Facts cached across files (Claude Desktop's Code titles) are checked again once a pass.
+    crate::ingest::claude_desktop_titles::pass_started();
     let mut summary = IndexSummary::default();
     let mut sources = discover_sources(&paths, options.report_issues, &mut summary);
     let sizes = newest_first(&mut sources.files);
@@ -1271,7 +1273,8 @@ fn checkpoint_for(
     }
 }
 
-/// The metadata a log of `format` is read with: its harness's sidecar, else (a Claude
+/// The metadata a log of `format` is read with: its harness's sidecar (for a Claude Code
+/// transcript, the title of the Claude Desktop Code record naming it), else (a Claude
 /// sub-agent's transcript) the `.meta.json` beside it.
 fn sidecar_of(format: Format, path: &Path) -> Option<Value> {
     crate::ingest::harness_sidecar(format, path).or_else(|| {

@@ -9,12 +9,19 @@
 //! or the first of `userSelectedFolders`), `model`, `createdAt` / `lastActivityAt` (epoch
 //! milliseconds), `isArchived`, `initialMessage`, and the whole MCP configuration (records
 //! reach hundreds of kilobytes). A Code session's transcript is Claude Code's own
-//! (`~/.claude/projects/<slug>/<cliSessionId>.jsonl`, read as `claude`); a Cowork task's is in
-//! its folder beside the record, read here as `cowork` with the record's title, cwd, model and
-//! start. A record whose transcript is missing (the app lists sessions whose transcript is
-//! gone, or not written yet) is still a session: zero events and the record's facts, as
-//! `claude-desktop` (Code) or `cowork`. A record whose transcript exists adds no session of its
-//! own (the transcript's session is the one).
+//! (`~/.claude/projects/<slug>/<cliSessionId>.jsonl`, read as `claude`, here through
+//! [`parse_code_transcript`]); a Cowork task's is in its folder beside the record, read here as
+//! `cowork` with the record's title, cwd, model and start. A record whose transcript is missing
+//! (the app lists sessions whose transcript is gone, or not written yet) is still a session:
+//! zero events and the record's facts, as `claude-desktop` (Code) or `cowork`. A record whose
+//! transcript exists adds no session of its own (the transcript's session is the one).
+//!
+//! The `claude` session of a transcript a Code record names takes the record's `title` (found
+//! through `ingest::claude_desktop_titles`, given to the parser as the transcript's sidecar, so
+//! a rename in the app re-reads the transcript): the app shows that title and the person may
+//! rename it there. It wins over the transcript's own title (a `custom-title`, `ai-title` or
+//! `summary` record); a `summary` stays the session's summary. The record's other facts (cwd,
+//! model, start) are the transcript's to give.
 //!
 //! User data folders (Electron's): `~/Library/Application Support/Claude` (macOS),
 //! `$XDG_CONFIG_HOME/Claude` (`~/.config/Claude`, Linux builds), `%APPDATA%\Claude` and the
@@ -41,7 +48,10 @@ pub const CODE_FOLDER: &str = "claude-code-sessions";
 pub const COWORK_FOLDER: &str = "local-agent-mode-sessions";
 
 /// Claude Desktop's user data folders under `home` (existing or not).
-fn user_data_folders(home: &Path, env: &impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+pub(super) fn user_data_folders(
+    home: &Path,
+    env: &impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
     let mut folders = vec![
         home.join("Library")
             .join("Application Support")
@@ -86,7 +96,7 @@ fn has_component(path: &Path, name: &str) -> bool {
 }
 
 /// A record's file name: `local_<id>.json`.
-fn is_record_name(path: &Path) -> bool {
+pub(super) fn is_record_name(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.starts_with("local_") && name.ends_with(".json"))
@@ -160,13 +170,30 @@ pub fn sniff(value: &Value) -> bool {
 /// The record of a Cowork transcript's task (`<task folder>.json`) and the transcript's own
 /// Claude sub-agent `.meta.json`: `{record, meta}`.
 pub fn transcript_sidecar(path: &Path) -> Option<Value> {
-    let read = |file: PathBuf| -> Option<Value> {
-        serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
-    };
-    let record = task_folder(path).and_then(|folder| read(folder.with_extension("json")));
-    let stem = path.file_stem()?.to_str()?;
-    let meta = read(path.with_file_name(format!("{stem}.meta.json")));
+    let record = task_folder(path).and_then(|folder| read_json(&folder.with_extension("json")));
+    let meta = meta_beside(path);
     (record.is_some() || meta.is_some()).then(|| json!({"record": record, "meta": meta}))
+}
+
+/// The sidecar of a Claude Code transcript (format `claude_transcript`) that a Code record of
+/// its home names: `{desktopTitle, meta}`, the record's title and the `.meta.json` beside the
+/// transcript (Claude Code writes none beside a main transcript; kept so the parser reads what
+/// it read before). `None` when no record names it, a sub-agent's transcript included: its
+/// `.meta.json` alone is then its sidecar (`indexer::run`), as before.
+pub fn code_transcript_sidecar(path: &Path) -> Option<Value> {
+    let title = super::claude_desktop_titles::title_of_transcript(path)?;
+    Some(json!({"desktopTitle": title, "meta": meta_beside(path)}))
+}
+
+/// A JSON file, when it can be read and parsed.
+fn read_json(file: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+}
+
+/// The Claude sub-agent `<stem>.meta.json` beside a transcript.
+fn meta_beside(path: &Path) -> Option<Value> {
+    let stem = path.file_stem()?.to_str()?;
+    read_json(&path.with_file_name(format!("{stem}.meta.json")))
 }
 
 /// The facts a record gives a session.
@@ -212,6 +239,32 @@ pub fn parse_transcript(path: &Path, lines: &[JsonLine], sidecar: Option<&Value>
             meta.cwd = facts.cwd.or(meta.cwd.take());
             meta.model = facts.model.or(meta.model.take());
             meta.started_at = facts.started_at.or(meta.started_at);
+        }
+    }
+    output
+}
+
+/// Parses a Claude Code transcript with the Claude Code parser, as `claude`. With a
+/// [`code_transcript_sidecar`] (a Code record names the transcript), the session the
+/// transcript is named after takes the record's title, over the transcript's own (a `summary`
+/// stays its summary), and the parser gets the sidecar's `meta`; otherwise the sidecar is the
+/// parser's as it is (a sub-agent's `.meta.json`).
+pub fn parse_code_transcript(
+    path: &Path,
+    lines: &[JsonLine],
+    sidecar: Option<&Value>,
+) -> ParseOutput {
+    let Some(title) = sidecar.and_then(|sidecar| text_field(sidecar, "desktopTitle")) else {
+        return super::claude::parse(path, lines, sidecar);
+    };
+    let meta = sidecar
+        .and_then(|sidecar| sidecar.get("meta"))
+        .filter(|meta| meta.is_object());
+    let mut output = super::claude::parse(path, lines, meta);
+    let cli = path.file_stem().and_then(|stem| stem.to_str());
+    for session in &mut output.sessions {
+        if cli == Some(session.native_id.as_str()) {
+            session.meta.title = Some(title.clone());
         }
     }
     output
@@ -394,5 +447,47 @@ mod tests {
         assert_eq!(session.meta.title.as_deref(), Some("Plan the trip"));
         assert_eq!(session.meta.cwd.as_deref(), Some("/Users/u/trip"));
         assert_eq!(session.events.len(), 1);
+    }
+
+    #[test]
+    fn a_code_record_titles_the_transcript_it_names() {
+        let home = tempfile::tempdir().expect("temp dir");
+        let records = home.path().join(".config").join("Claude").join(CODE_FOLDER);
+        let records = records.join("a").join("o");
+        std::fs::create_dir_all(&records).expect("mkdir");
+        let record = json!({"sessionId": "local_1", "cliSessionId": "c1",
+            "title": "Tidy the README", "cwd": "/elsewhere"});
+        std::fs::write(records.join("local_1.json"), record.to_string()).expect("write");
+        let projects = home.path().join(".claude").join("projects").join("-p");
+        std::fs::create_dir_all(&projects).expect("mkdir");
+        let user = json!({"type": "user", "uuid": "u1", "sessionId": "c1", "cwd": "/w/readme",
+            "timestamp": "2026-08-17T10:00:00Z",
+            "message": {"role": "user", "content": "tidy it"}});
+        let summary = json!({"type": "summary", "summary": "Numbered the steps", "leafUuid": "u1"});
+        let text = format!("{user}\n{summary}\n");
+        let transcript = projects.join("c1.jsonl");
+        std::fs::write(&transcript, &text).expect("write");
+        let split = split_json_lines(text.as_bytes());
+
+        let sidecar = code_transcript_sidecar(&transcript).expect("sidecar");
+        assert_eq!(sidecar, json!({"desktopTitle": "Tidy the README", "meta": null}));
+        let output = parse_code_transcript(&transcript, &split.lines, Some(&sidecar));
+        let session = &output.sessions[0];
+        assert_eq!(session.source, Source::Claude);
+        assert_eq!(session.native_id, "c1");
+        assert_eq!(session.meta.title.as_deref(), Some("Tidy the README"));
+        assert_eq!(session.meta.summary.as_deref(), Some("Numbered the steps"));
+        assert_eq!(session.meta.cwd.as_deref(), Some("/w/readme"));
+
+        // No record: the transcript's own title; a sub-agent's `.meta.json` goes to the parser.
+        let own = parse_code_transcript(&transcript, &split.lines, None);
+        assert_eq!(own.sessions[0].meta.title.as_deref(), Some("Numbered the steps"));
+        let meta = json!({"agentType": "general-purpose", "description": "Research"});
+        assert_eq!(
+            parse_code_transcript(&transcript, &split.lines, Some(&meta)),
+            crate::ingest::claude::parse(&transcript, &split.lines, Some(&meta))
+        );
+        let other = projects.join("c2.jsonl");
+        assert!(code_transcript_sidecar(&other).is_none());
     }
 }

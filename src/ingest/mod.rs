@@ -9,6 +9,7 @@ pub mod antigravity;
 pub mod auggie;
 pub mod claude;
 pub mod claude_desktop;
+pub mod claude_desktop_titles;
 pub mod cline;
 pub mod cline_api;
 pub mod codebuddy;
@@ -423,10 +424,12 @@ pub fn format_at(format: Format, path: &Path) -> Option<Format> {
 
 /// The file beside a log of `format` that holds part of its session's metadata, as JSON:
 /// Copilot's `workspace.yaml`, Factory's `<id>.settings.json`, OpenClaw's `sessions.json`,
-/// the ACP keys of Windsurf's global `state.vscdb`.
-/// (Claude's sub-agent `.meta.json` is read by `indexer::run`.)
+/// the ACP keys of Windsurf's global `state.vscdb`, the title of the Claude Desktop Code record
+/// naming a Claude Code transcript. (Claude's sub-agent `.meta.json` is read by
+/// `indexer::run` when there is no such record.)
 pub fn harness_sidecar(format: Format, path: &Path) -> Option<Value> {
     match format {
+        Format::ClaudeTranscript => claude_desktop::code_transcript_sidecar(path),
         Format::CopilotEvents => copilot::read_workspace(path),
         Format::FactorySession => factory::read_settings(path),
         Format::KiroSession => kiro::read_metadata(path),
@@ -475,7 +478,7 @@ pub fn parse(
             claude_desktop::parse_record(path, value)
         }
         (Format::ClaudeTranscript, Content::Lines(split)) => {
-            claude::parse(path, &split.lines, sidecar)
+            claude_desktop::parse_code_transcript(path, &split.lines, sidecar)
         }
         (Format::GeminiJsonl, Content::Lines(split)) => gemini::parse_jsonl(path, &split.lines),
         (Format::GeminiJson, Content::Whole(value)) => gemini::parse_json(path, value),
