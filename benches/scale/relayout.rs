@@ -26,7 +26,10 @@ pub fn relayout(data_dir: &Path) -> anyhow::Result<()> {
         let (mut files, mut bytes_before, mut bytes_after) = (0, 0, 0);
         for entry in fs::read_dir(root.join(table))? {
             let path = entry?.path();
-            if path.extension().is_none_or(|extension| extension != "parquet") {
+            if path
+                .extension()
+                .is_none_or(|extension| extension != "parquet")
+            {
                 continue;
             }
             let batches = pio::read_parquet(&path)?;

@@ -1134,10 +1134,9 @@ pub(super) fn read_store(
         let row_ids = ids_of(&parsed);
         let keeps_own_id = !kind.lists_rows_only_while_they_give_a_session();
         if let Some(before) = checkpoints.get(&key) {
-            let gone = before
-                .sessions
-                .iter()
-                .filter(|id| !row_ids.contains(id) && !(keeps_own_id && **id == own_id));
+            let still_listed =
+                |id: &String| row_ids.contains(id) || (keeps_own_id && *id == own_id);
+            let gone = before.sessions.iter().filter(|id| !still_listed(id));
             no_longer_given.extend(gone.cloned());
         }
         if keeps_own_id {

@@ -470,7 +470,10 @@ mod tests {
         let split = split_json_lines(text.as_bytes());
 
         let sidecar = code_transcript_sidecar(&transcript).expect("sidecar");
-        assert_eq!(sidecar, json!({"desktopTitle": "Tidy the README", "meta": null}));
+        assert_eq!(
+            sidecar,
+            json!({"desktopTitle": "Tidy the README", "meta": null})
+        );
         let output = parse_code_transcript(&transcript, &split.lines, Some(&sidecar));
         let session = &output.sessions[0];
         assert_eq!(session.source, Source::Claude);
@@ -481,7 +484,10 @@ mod tests {
 
         // No record: the transcript's own title; a sub-agent's `.meta.json` goes to the parser.
         let own = parse_code_transcript(&transcript, &split.lines, None);
-        assert_eq!(own.sessions[0].meta.title.as_deref(), Some("Numbered the steps"));
+        assert_eq!(
+            own.sessions[0].meta.title.as_deref(),
+            Some("Numbered the steps")
+        );
         let meta = json!({"agentType": "general-purpose", "description": "Research"});
         assert_eq!(
             parse_code_transcript(&transcript, &split.lines, Some(&meta)),

@@ -240,13 +240,9 @@ fn fingerprint(files: &[RecordFile]) -> u64 {
 /// modified last.
 fn titles_of(files: &[RecordFile]) -> HashMap<String, String> {
     let mut oldest_first: Vec<&RecordFile> = files.iter().collect();
-    oldest_first.sort_by(|left, right| {
-        (left.modified, &left.path).cmp(&(right.modified, &right.path))
-    });
     oldest_first
-        .into_iter()
-        .filter_map(session_title)
-        .collect()
+        .sort_by(|left, right| (left.modified, &left.path).cmp(&(right.modified, &right.path)));
+    oldest_first.into_iter().filter_map(session_title).collect()
 }
 
 /// The two fields of a record the index keeps (serde skips the rest).
@@ -349,7 +345,10 @@ mod tests {
 
         // The same size and time: the fingerprint holds, nothing is read.
         let record = org.join("local_1.json");
-        let modified = fs::metadata(&record).expect("stat").modified().expect("time");
+        let modified = fs::metadata(&record)
+            .expect("stat")
+            .modified()
+            .expect("time");
         write_record(&org, "1", &json!({"cliSessionId": "c1", "title": "Tody"}));
         let file = fs::File::options().write(true).open(&record).expect("open");
         file.set_modified(modified).expect("set time");
@@ -413,7 +412,10 @@ mod tests {
             main_transcript_session(Path::new("/h/u/.claude/projects/-p/c1.jsonl")),
             Some("c1")
         );
-        assert_eq!(main_transcript_session(Path::new("/h/u/logs/c1.jsonl")), None);
+        assert_eq!(
+            main_transcript_session(Path::new("/h/u/logs/c1.jsonl")),
+            None
+        );
         let windows = code_folders(Path::new("/mnt/c/Users/u"));
         assert!(windows.contains(&PathBuf::from(
             "/mnt/c/Users/u/AppData/Roaming/Claude/claude-code-sessions"

@@ -884,7 +884,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let pages = LOOKUP_ROW_GROUP_ROWS / LOOKUP_PAGE_ROWS;
-        assert_eq!(pages_per_row_group(LOOKUP_PAGE_ROWS), vec![vec![pages; 3]; 3]);
+        assert_eq!(
+            pages_per_row_group(LOOKUP_PAGE_ROWS),
+            vec![vec![pages; 3]; 3]
+        );
         assert_eq!(pages_per_row_group(PAGE_ROWS), vec![vec![1; 3]; 3]);
     }
 

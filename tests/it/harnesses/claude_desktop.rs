@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{
-    Counts, assert_no_resume, assert_rest_adds, assert_tools_paired, columns, count_events,
-    doctor, head_lines, index_home, indexed_counts, location, number, rows,
+    Counts, assert_no_resume, assert_rest_adds, assert_tools_paired, columns, count_events, doctor,
+    head_lines, index_home, indexed_counts, location, number, rows,
 };
 use crate::support::{copy_tree, standalone_fixture};
 
@@ -274,7 +274,11 @@ fn a_code_record_titles_its_transcript_and_a_rename_rereads_it_alone() {
     assert_eq!(
         claude_titles(dir),
         [
-            json!([CODE_CLI, "Tidy the heron README", "Numbered the install steps"]),
+            json!([
+                CODE_CLI,
+                "Tidy the heron README",
+                "Numbered the install steps"
+            ]),
             json!([LONE_CLI, "Heron release notes", null]),
         ]
     );
@@ -303,7 +307,10 @@ fn a_code_record_titles_its_transcript_and_a_rename_rereads_it_alone() {
         ]
     );
     assert_eq!(
-        number(dir, "SELECT count(*) FROM sessions WHERE source = 'claude-desktop'"),
+        number(
+            dir,
+            "SELECT count(*) FROM sessions WHERE source = 'claude-desktop'"
+        ),
         Some(1),
         "the record whose transcript exists still adds no session"
     );
