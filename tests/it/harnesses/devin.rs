@@ -301,8 +301,9 @@ fn live_fixture() -> Value {
     read_json(&standalone_fixture("devin-live").join("store.json"))
 }
 
-/// The v17 `sessions` and `message_nodes` DDL.
-const LIVE_DDL: &str = "
+/// The v17 `sessions` and `message_nodes` DDL (also the Devin CLI store of
+/// `windsurf_acp.rs`'s pairing tests).
+pub(super) const LIVE_DDL: &str = "
     CREATE TABLE sessions (
       id TEXT PRIMARY KEY, working_directory TEXT NOT NULL, backend_type TEXT NOT NULL,
       model TEXT NOT NULL, agent_mode TEXT NOT NULL, created_at INTEGER NOT NULL,

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::devin::LIVE_DDL;
 use super::{
     Counts, assert_rest_adds, assert_tools_paired, columns, doctor_location, index_home,
     indexed_counts, number, rows, texts,
@@ -682,19 +683,6 @@ fn a_row_rewritten_in_place_and_a_new_row_add_exactly_their_events() {
 
 // ---- a `devin-cli` session the Devin CLI of the same home also records: the CLI's copy is kept
 
-/// The Devin CLI's `sessions` and `message_nodes` tables (the columns a live store has).
-const CLI_STORE_DDL: &str = "
-    CREATE TABLE sessions (
-      id TEXT PRIMARY KEY, working_directory TEXT NOT NULL, backend_type TEXT NOT NULL,
-      model TEXT NOT NULL, agent_mode TEXT NOT NULL, created_at INTEGER NOT NULL,
-      last_activity_at INTEGER NOT NULL, title TEXT, main_chain_id INTEGER,
-      shell_last_seen_index INTEGER DEFAULT 0, cogs_json TEXT, workspace_dirs TEXT,
-      hidden INTEGER NOT NULL DEFAULT 0, metadata TEXT);
-    CREATE TABLE message_nodes (
-      row_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
-      node_id INTEGER NOT NULL, parent_node_id INTEGER, chat_message TEXT NOT NULL,
-      created_at INTEGER NOT NULL, metadata TEXT, UNIQUE(session_id, node_id));";
-
 /// Writes the Devin CLI's `sessions.db` where the CLI keeps it on Linux in `home`, holding each
 /// of `sessions` (its name, the client message id of its prompt) as a row the CLI has not
 /// hidden, with a prompt node carrying the id and a reply node, the chain's head; returns it.
@@ -703,7 +691,7 @@ fn write_cli_store(home: &Path, sessions: &[(&str, &str)]) -> PathBuf {
     fs::create_dir_all(cli.join("transcripts")).expect("mkdir");
     let path = cli.join("sessions.db");
     let store = rusqlite::Connection::open(&path).expect("create the CLI store");
-    store.execute_batch(CLI_STORE_DDL).expect("tables");
+    store.execute_batch(LIVE_DDL).expect("tables");
     for (name, client_id) in sessions {
         store
             .execute(
@@ -816,13 +804,7 @@ fn a_desktop_log_of_a_cli_session_is_left_to_the_cli_copy_until_the_cli_hides_it
     assert_eq!(sessions_where(dir, &format!("native_id = '{CADET}'")), 1);
     assert_eq!(sessions_where(dir, "native_id = 'brindle-cadet'"), 0);
     assert_eq!(left_to_cli(home.path(), dir, &folder), None);
-    let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
-    assert_eq!(
-        indexed_counts(dir, WINDSURF),
-        indexed_counts(one_shot.path(), WINDSURF),
-        "coming back equals reading once"
-    );
+    assert_equals_one_shot(home.path(), dir);
 
     // Shown again: the Desktop's copy leaves again.
     set_cli_hidden(&store, "brindle-cadet", false);
@@ -880,8 +862,14 @@ fn a_desktop_message_store_of_a_cli_session_is_left_to_the_cli_copy_until_hidden
     assert_eq!(sessions_where(dir, &format!("native_id = '{PLOVER}'")), 1);
     assert_eq!(sessions_where(dir, "native_id = 'amber-plover'"), 0);
     assert_eq!(left_to_cli(home.path(), dir, &folder), None);
+    assert_equals_one_shot(home.path(), dir);
+}
+
+/// The Windsurf sessions of the store at `dir` are those a fresh index of `home` gives: the
+/// Desktop's copy that came back equals reading it once.
+fn assert_equals_one_shot(home: &Path, dir: &Path) {
     let one_shot = tempfile::tempdir().expect("temp dir");
-    index_home(home.path(), one_shot.path());
+    index_home(home, one_shot.path());
     assert_eq!(
         indexed_counts(dir, WINDSURF),
         indexed_counts(one_shot.path(), WINDSURF),
