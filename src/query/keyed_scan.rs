@@ -48,9 +48,11 @@ use super::serving::GenerationFree;
 use super::session_bucket::SESSION_BUCKET;
 use crate::store::commit::{bucket_of_file, turn_bucket};
 
-/// Bytes of key runs kept for the server's life (about 24 bytes per key of a file: 97k
-/// sessions in about 120k file runs at 1M documents).
-const KEY_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// Bytes of key runs kept for the server's life, at least (32 bytes a run: a session is a run
+/// in each of `events`, `turns` and `sessions`, ~10 MB at 1M documents; at 10M, 3.25M runs,
+/// ~104 MB, which 64 MB could not hold: lookups in random files read key columns again;
+/// [`super::serving::serving_runtime_within`] gives a server a share of its memory limit).
+pub const MIN_KEY_CACHE_BYTES: usize = 64 * 1024 * 1024;
 /// More keys than this in one filter and the scan is left as DataFusion planned it.
 const MAX_KEYS: usize = 256;
 
@@ -92,13 +94,18 @@ impl fmt::Debug for FileKeyCache {
 
 impl Default for FileKeyCache {
     fn default() -> Self {
-        FileKeyCache {
-            entries: GenerationFree::new("esker file keys", KEY_CACHE_BYTES),
-        }
+        FileKeyCache::holding(MIN_KEY_CACHE_BYTES)
     }
 }
 
 impl FileKeyCache {
+    /// A cache keeping at most `bytes` of key runs (the least recently used file goes first).
+    pub fn holding(bytes: usize) -> FileKeyCache {
+        FileKeyCache {
+            entries: GenerationFree::new("esker file keys", bytes),
+        }
+    }
+
     /// The key runs of `file` (a local file: object store paths are absolute paths without
     /// their leading `/`), read now if not cached. `None` when it cannot be read, in which case
     /// the scan reads the file as DataFusion planned.

@@ -20,7 +20,7 @@ use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::prelude::SessionConfig;
 use object_store::path::Path as ObjectPath;
 
-use super::keyed_scan::FileKeyCache;
+use super::keyed_scan::{FileKeyCache, MIN_KEY_CACHE_BYTES};
 
 /// Footers and page indexes of every file a server reads (about 64 bytes of statistics per
 /// page of a lookup column, a few KiB of footer per file).
@@ -52,6 +52,25 @@ pub fn serving_runtime() -> DataFusionResult<ServingRuntime> {
         file_keys: Arc::new(FileKeyCache::default()),
     })
 }
+
+/// The runtime of a server kept under `memory_limit` bytes: its key-run cache may take a
+/// sixteenth of it ([`key_cache_bytes`]).
+pub fn serving_runtime_within(memory_limit: u64) -> DataFusionResult<ServingRuntime> {
+    Ok(ServingRuntime {
+        env: serving_env()?,
+        file_keys: Arc::new(FileKeyCache::holding(key_cache_bytes(memory_limit))),
+    })
+}
+
+/// A sixteenth of `memory_limit` for key runs, between [`MIN_KEY_CACHE_BYTES`] and 512 MiB:
+/// 128 MiB under the default 2 GiB, which holds the ~104 MB of runs of a 10M-document store.
+pub fn key_cache_bytes(memory_limit: u64) -> usize {
+    let share = usize::try_from(memory_limit / 16).unwrap_or(usize::MAX);
+    share.clamp(MIN_KEY_CACHE_BYTES, MAX_KEY_CACHE_BYTES)
+}
+
+/// The most a server's key-run cache takes, whatever its memory limit.
+const MAX_KEY_CACHE_BYTES: usize = 512 * 1024 * 1024;
 
 fn serving_env() -> DataFusionResult<Arc<RuntimeEnv>> {
     let metadata: Arc<FileMetadataCache> =
@@ -221,7 +240,15 @@ pub fn metadata_hits(runtime: &RuntimeEnv) -> StdHashMap<String, usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::strip_generation;
+    use super::{MAX_KEY_CACHE_BYTES, MIN_KEY_CACHE_BYTES, key_cache_bytes, strip_generation};
+
+    #[test]
+    fn the_key_cache_takes_a_sixteenth_of_the_memory_limit_within_bounds() {
+        assert_eq!(key_cache_bytes(2 << 30), 128 << 20, "the default limit");
+        assert_eq!(key_cache_bytes(256 << 20), MIN_KEY_CACHE_BYTES);
+        assert_eq!(key_cache_bytes(64 << 30), MAX_KEY_CACHE_BYTES);
+        assert_eq!(key_cache_bytes(u64::MAX), MAX_KEY_CACHE_BYTES);
+    }
 
     #[test]
     fn the_generation_directory_is_left_out_of_cache_keys() {

@@ -25,7 +25,7 @@ use crate::heap::Resident;
 use crate::indexer::status::IngestMonitor;
 use crate::model::EventType;
 use crate::query::prepared::PreparedPlan;
-use crate::query::serving::{ServingRuntime, serving_runtime};
+use crate::query::serving::{ServingRuntime, serving_runtime_within};
 use crate::query::session_set::{SessionSets, in_session_set_udf};
 use crate::query::{QueryError, read_only_options, serving_context_for};
 use crate::search::boolean::MatchExpression;
@@ -231,7 +231,7 @@ impl Catalog {
             path,
             memory_limit,
             warm: Mutex::new(None),
-            runtime: serving_runtime().map_err(QueryError::from)?,
+            runtime: serving_runtime_within(memory_limit).map_err(QueryError::from)?,
         };
         Ok(Catalog {
             shared: Arc::new(shared),
