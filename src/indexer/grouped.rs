@@ -1031,7 +1031,7 @@ fn ids_of(sessions: &[AssembledSession]) -> Vec<String> {
 
 /// The sessions `previous` recorded that `current` no longer holds.
 fn removed(previous: Option<&Checkpoint>, current: &[String]) -> Vec<String> {
-    let current: std::collections::HashSet<&String> = current.iter().collect();
+    let current: HashSet<&String> = current.iter().collect();
     previous
         .map(|checkpoint| {
             checkpoint

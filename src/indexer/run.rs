@@ -1279,7 +1279,7 @@ fn checkpoint_for(
 fn sidecar_of(format: Format, path: &Path) -> Option<Value> {
     crate::ingest::harness_sidecar(format, path).or_else(|| {
         matches!(format, Format::ClaudeTranscript)
-            .then(|| read_sidecar(path))
+            .then(|| crate::ingest::claude::subagent_meta(path))
             .flatten()
     })
 }
@@ -1298,14 +1298,6 @@ fn sidecar_hash(format: Format, path: &Path, sidecar: Option<&Value>) -> String 
     read.map_or_else(String::new, |value| {
         stable_hash_hex(&[value.to_string().as_bytes()])
     })
-}
-
-/// A Claude sub-agent's `agent-<id>.meta.json` beside its transcript.
-fn read_sidecar(path: &Path) -> Option<Value> {
-    let stem = path.file_stem()?.to_str()?;
-    let sidecar_path = path.with_file_name(format!("{stem}.meta.json"));
-    let text = fs::read_to_string(sidecar_path).ok()?;
-    serde_json::from_str(&text).ok()
 }
 
 /// The harnesses' default log locations that exist on this machine, under `$HOME` (honouring

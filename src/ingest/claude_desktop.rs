@@ -171,7 +171,7 @@ pub fn sniff(value: &Value) -> bool {
 /// Claude sub-agent `.meta.json`: `{record, meta}`.
 pub fn transcript_sidecar(path: &Path) -> Option<Value> {
     let record = task_folder(path).and_then(|folder| read_json(&folder.with_extension("json")));
-    let meta = meta_beside(path);
+    let meta = super::claude::subagent_meta(path);
     (record.is_some() || meta.is_some()).then(|| json!({"record": record, "meta": meta}))
 }
 
@@ -182,18 +182,12 @@ pub fn transcript_sidecar(path: &Path) -> Option<Value> {
 /// `.meta.json` alone is then its sidecar (`indexer::run`), as before.
 pub fn code_transcript_sidecar(path: &Path) -> Option<Value> {
     let title = super::claude_desktop_titles::title_of_transcript(path)?;
-    Some(json!({"desktopTitle": title, "meta": meta_beside(path)}))
+    Some(json!({"desktopTitle": title, "meta": super::claude::subagent_meta(path)}))
 }
 
 /// A JSON file, when it can be read and parsed.
 fn read_json(file: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
-}
-
-/// The Claude sub-agent `<stem>.meta.json` beside a transcript.
-fn meta_beside(path: &Path) -> Option<Value> {
-    let stem = path.file_stem()?.to_str()?;
-    read_json(&path.with_file_name(format!("{stem}.meta.json")))
 }
 
 /// The facts a record gives a session.

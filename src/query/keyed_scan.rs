@@ -92,12 +92,6 @@ impl fmt::Debug for FileKeyCache {
     }
 }
 
-impl Default for FileKeyCache {
-    fn default() -> Self {
-        FileKeyCache::holding(MIN_KEY_CACHE_BYTES)
-    }
-}
-
 impl FileKeyCache {
     /// A cache keeping at most `bytes` of key runs (the least recently used file goes first).
     pub fn holding(bytes: usize) -> FileKeyCache {

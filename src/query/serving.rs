@@ -45,12 +45,10 @@ pub struct ServingRuntime {
     pub file_keys: Arc<FileKeyCache>,
 }
 
-/// The runtime every serving context of one process shares.
+/// The runtime every serving context of one process shares, as a server under the default
+/// memory limit has it (the scale profile measures with what the server holds).
 pub fn serving_runtime() -> DataFusionResult<ServingRuntime> {
-    Ok(ServingRuntime {
-        env: serving_env()?,
-        file_keys: Arc::new(FileKeyCache::default()),
-    })
+    serving_runtime_within(crate::indexer::run::DEFAULT_MEMORY_LIMIT)
 }
 
 /// The runtime of a server kept under `memory_limit` bytes: its key-run cache may take a

@@ -114,6 +114,14 @@ fn is_lean_message(record: &serde_json::Map<String, Value>) -> bool {
         })
 }
 
+/// A sub-agent's `agent-<id>.meta.json` beside its transcript (`agentType`, `description`):
+/// the sidecar [`parse`] names a sub-agent session from.
+pub fn subagent_meta(path: &Path) -> Option<serde_json::Value> {
+    let stem = path.file_stem()?.to_str()?;
+    let text = std::fs::read_to_string(path.with_file_name(format!("{stem}.meta.json"))).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// Parses one Claude Code transcript file into its session and any sub-agent sessions.
 pub fn parse(path: &Path, lines: &[JsonLine], sidecar: Option<&serde_json::Value>) -> ParseOutput {
     if let Some(skipped) = without_session_id(path, lines) {
