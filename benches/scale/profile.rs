@@ -17,7 +17,8 @@ use std::time::Instant;
 use datafusion::physical_plan::collect;
 use datafusion::prelude::SessionContext;
 use datafusion::scalar::ScalarValue;
-use esker::query::serving::serving_runtime;
+use esker::indexer::run::DEFAULT_MEMORY_LIMIT;
+use esker::query::serving::serving_runtime_within;
 use esker::query::{context_at, read_only_options, run_read_only, serving_context_for};
 use esker::store::Store;
 
@@ -28,7 +29,8 @@ const LOCATED: &str = include_str!("../../queries/open_event_located.sql");
 pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
     let snapshot = Store::open(data_dir)?.current()?;
     let analytic = context_at(&snapshot.root).await?;
-    let serving = serving_context_for(&snapshot, &serving_runtime()?).await?;
+    let serving =
+        serving_context_for(&snapshot, &serving_runtime_within(DEFAULT_MEMORY_LIMIT)?).await?;
     let (_, batches) = run_read_only(
         &analytic,
         "SELECT source, month, session_id, CAST(seq AS VARCHAR), event_id FROM events \
@@ -89,8 +91,12 @@ pub async fn profile(data_dir: &Path, rounds: usize) -> anyhow::Result<Report> {
         for (key, value) in settings {
             config = config.set_str(key, value);
         }
-        let context =
-            esker::query::serving_context_with(&snapshot, &serving_runtime()?, config).await?;
+        let context = esker::query::serving_context_with(
+            &snapshot,
+            &serving_runtime_within(DEFAULT_MEMORY_LIMIT)?,
+            config,
+        )
+        .await?;
         configured.push((label, context));
     }
     for text in [

@@ -80,7 +80,7 @@ pub fn register_functions(context: &SessionContext) {
 }
 
 /// A serving context for `snapshot` (the MCP server's named lookups) on the process-wide
-/// `runtime` ([`serving::serving_runtime`]), whose caches it shares with every generation.
+/// `runtime` ([`serving::serving_runtime_within`]), whose caches it shares with every generation.
 /// Its keyed tables read only the files and rows of the keys a query names.
 pub async fn serving_context_for(
     snapshot: &Snapshot,

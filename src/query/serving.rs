@@ -45,14 +45,8 @@ pub struct ServingRuntime {
     pub file_keys: Arc<FileKeyCache>,
 }
 
-/// The runtime every serving context of one process shares, as a server under the default
-/// memory limit has it (the scale profile measures with what the server holds).
-pub fn serving_runtime() -> DataFusionResult<ServingRuntime> {
-    serving_runtime_within(crate::indexer::run::DEFAULT_MEMORY_LIMIT)
-}
-
-/// The runtime of a server kept under `memory_limit` bytes: its key-run cache may take a
-/// sixteenth of it ([`key_cache_bytes`]).
+/// The runtime every serving context of a server kept under `memory_limit` bytes shares: its
+/// key-run cache may take a sixteenth of it ([`key_cache_bytes`]).
 pub fn serving_runtime_within(memory_limit: u64) -> DataFusionResult<ServingRuntime> {
     Ok(ServingRuntime {
         env: serving_env()?,

@@ -221,7 +221,9 @@ async fn serving_context(
     esker::query::serving::ServingRuntime,
     datafusion::prelude::SessionContext,
 ) {
-    let runtime = esker::query::serving::serving_runtime().unwrap();
+    let runtime =
+        esker::query::serving::serving_runtime_within(esker::indexer::run::DEFAULT_MEMORY_LIMIT)
+            .unwrap();
     let serving = esker::query::serving_context_for(snapshot, &runtime)
         .await
         .unwrap();
