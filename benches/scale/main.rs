@@ -282,6 +282,7 @@ async fn after_commit_run(work: &Path, options: &Options) -> anyhow::Result<Repo
     let parts = generated_parts(&work.join("corpus"))?;
     let catalog = Catalog::open(&full)?;
     catalog.snapshot().await?.ready_directory().await?;
+    catalog.snapshot().await?.read_ahead().await?;
     let server = EskerServer::new(catalog);
     let root = Store::open(&full)?.current()?.root;
     let handles = handles::pick(&root).await?;
@@ -466,6 +467,10 @@ async fn search_stage(
     let loading = Instant::now();
     catalog.snapshot().await?.ready_directory().await?;
     eprintln!("directory loaded in {:.1?}", loading.elapsed());
+    // ... and the keyed files' key runs and footers are read ahead, as a server does once
+    // it opens a generation.
+    let warmed = catalog.snapshot().await?.read_ahead().await?;
+    eprintln!("keyed files read ahead by {:.1?}: {warmed:?}", loading.elapsed());
     let server = EskerServer::new(catalog);
     let label = format!(
         "at {}k docs ({}k default-type)",

@@ -29,15 +29,19 @@ use datafusion::common::{Constraints, ScalarValue};
 use datafusion::datasource::TableType;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
+use datafusion::datasource::physical_plan::parquet::metadata::CachedParquetMetaData;
 use datafusion::datasource::physical_plan::{FileSource, ParquetSource};
 use datafusion::error::{DataFusionError, Result as DataFusionResult};
+use datafusion::execution::cache::cache_manager::{CachedFileMetadataEntry, FileMetadataCache};
 use datafusion::execution::cache::{Cache, CacheValue};
 use datafusion::logical_expr::expr::InList;
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPushDown};
 use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::arrow::arrow_reader::{
-    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
 };
+use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use datafusion::physical_plan::ExecutionPlan;
 use object_store::path::Path as ObjectPath;
 use tokio::sync::OnceCell;
@@ -84,6 +88,8 @@ impl CacheValue for FileKeysEntry {
 /// The process-wide cache of file key runs, shared by every generation's serving context.
 pub struct FileKeyCache {
     entries: GenerationFree<ObjectPath, FileKeysEntry>,
+    /// Held by the read-ahead ([`warm_files`]) while it reads.
+    reading_ahead: std::sync::Mutex<()>,
 }
 
 impl fmt::Debug for FileKeyCache {
@@ -97,6 +103,7 @@ impl FileKeyCache {
     pub fn holding(bytes: usize) -> FileKeyCache {
         FileKeyCache {
             entries: GenerationFree::new("esker file keys", bytes),
+            reading_ahead: std::sync::Mutex::new(()),
         }
     }
 
@@ -113,22 +120,38 @@ impl FileKeyCache {
         }
         let path = format!("/{location}");
         match read_file_keys(&path, key_column) {
-            Ok(keys) => {
-                let keys = Arc::new(keys);
-                self.entries.put(
-                    location,
-                    FileKeysEntry {
-                        file_size: size,
-                        keys: Arc::clone(&keys),
-                    },
-                );
-                Some(keys)
-            }
+            Ok(keys) => Some(self.insert(file, keys)),
             Err(error) => {
                 tracing::debug!(%error, path, "file keys not read; the file is scanned whole");
                 None
             }
         }
+    }
+
+    /// Caches `keys` as `file`'s key runs.
+    fn insert(&self, file: &PartitionedFile, keys: FileKeys) -> Arc<FileKeys> {
+        let keys = Arc::new(keys);
+        self.entries.put(
+            &file.object_meta.location,
+            FileKeysEntry {
+                file_size: file.object_meta.size,
+                keys: Arc::clone(&keys),
+            },
+        );
+        keys
+    }
+
+    /// Whether `file`'s key runs are cached.
+    fn holds(&self, file: &PartitionedFile) -> bool {
+        self.entries
+            .get(&file.object_meta.location)
+            .is_some_and(|entry| entry.file_size == file.object_meta.size)
+    }
+
+    /// Whether reading ahead may still add runs ([`WARM_KEYS_UP_TO`] of the cache's bytes).
+    fn has_room(&self) -> bool {
+        let (numerator, denominator) = WARM_KEYS_UP_TO;
+        self.entries.memory_used() < self.entries.cache_limit() / denominator * numerator
     }
 
     /// How many files' keys are cached (what tests read).
@@ -142,6 +165,14 @@ fn read_file_keys(path: &str, key_column: &str) -> Result<FileKeys, String> {
     let file = File::open(path).map_err(|error| error.to_string())?;
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|error| error.to_string())?;
+    key_runs(builder, key_column)
+}
+
+/// Each key's run of rows in `key_column` of the file `builder` reads.
+fn key_runs(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+    key_column: &str,
+) -> Result<FileKeys, String> {
     let leaf = builder
         .parquet_schema()
         .columns()
@@ -182,6 +213,133 @@ fn read_file_keys(path: &str, key_column: &str) -> Result<FileKeys, String> {
         }
     }
     Ok(keys)
+}
+
+/// What reading ahead ([`warm_files`]) cached: the files whose key runs it read, and the
+/// footers (with their page index) it put in the metadata cache, and their bytes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Warmed {
+    pub key_files: usize,
+    pub footers: usize,
+    pub footer_bytes: usize,
+}
+
+impl std::ops::AddAssign for Warmed {
+    fn add_assign(&mut self, other: Warmed) {
+        self.key_files += other.key_files;
+        self.footers += other.footers;
+        self.footer_bytes += other.footer_bytes;
+    }
+}
+
+/// The key cache is full enough that reading ahead stops at seven eighths of its bytes: what
+/// is left is for files a request meets first (evicting a file read ahead would waste it).
+const WARM_KEYS_UP_TO: (usize, usize) = (7, 8);
+
+/// Reads ahead, for each of `files` (with the key column of its table), the key runs and the
+/// footer with its page index that a lookup landing in it would read first, unless cached
+/// already: key runs until `keys` is seven eighths full, footers until `footer_budget` bytes
+/// were cached. A server's first lookups then plan and open files from memory (at 10M
+/// documents, planning was up to half of a lookup's time, from first touches). A file that
+/// cannot be read (a generation removed meanwhile) is passed over, and reading stops once
+/// `wanted` says no (the generation is no longer in use). One read-ahead runs at a time per
+/// cache; a second waits and then finds the first one's files cached. Blocking: run it on the
+/// blocking pool.
+pub fn warm_files(
+    files: &[(&'static str, PartitionedFile)],
+    keys: &FileKeyCache,
+    footers: &FileMetadataCache,
+    footer_budget: usize,
+    wanted: &dyn Fn() -> bool,
+) -> Warmed {
+    let _one_at_a_time = keys
+        .reading_ahead
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut warmed = Warmed::default();
+    for (key_column, file) in files {
+        if !wanted() {
+            break;
+        }
+        let want_keys = keys.has_room() && !keys.holds(file);
+        let want_footer = warmed.footer_bytes < footer_budget;
+        if !want_keys && !want_footer {
+            if !keys.has_room() {
+                break;
+            }
+            continue;
+        }
+        match warm_file(file, key_column, keys, footers, want_keys, want_footer) {
+            Ok(read) => warmed += read,
+            Err(error) => {
+                tracing::debug!(%error, file = %file.object_meta.location, "not read ahead");
+            }
+        }
+    }
+    warmed
+}
+
+/// Reads `file`'s footer (from the metadata cache when it holds it with its page index) and,
+/// as asked, caches its key runs and the footer.
+fn warm_file(
+    file: &PartitionedFile,
+    key_column: &str,
+    keys: &FileKeyCache,
+    footers: &FileMetadataCache,
+    want_keys: bool,
+    want_footer: bool,
+) -> Result<Warmed, String> {
+    let location = &file.object_meta.location;
+    let cached = cached_footer(footers, file);
+    let want_footer = want_footer && cached.is_none();
+    if !want_keys && !want_footer {
+        return Ok(Warmed::default());
+    }
+    let handle = File::open(format!("/{location}")).map_err(|error| error.to_string())?;
+    let metadata = match cached {
+        Some(metadata) => metadata,
+        None => Arc::new(
+            ParquetMetaDataReader::new()
+                .with_page_index_policy(PageIndexPolicy::Optional)
+                .parse_and_finish(&handle)
+                .map_err(|error| error.to_string())?,
+        ),
+    };
+    let mut warmed = Warmed::default();
+    if want_footer {
+        let entry = CachedFileMetadataEntry::new(
+            file.object_meta.clone(),
+            Arc::new(CachedParquetMetaData::new(Arc::clone(&metadata))),
+        );
+        warmed.footers = 1;
+        warmed.footer_bytes = entry.size();
+        footers.put(location, entry);
+    }
+    if want_keys {
+        let reader_metadata =
+            ArrowReaderMetadata::try_new(metadata, ArrowReaderOptions::new())
+                .map_err(|error| error.to_string())?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, reader_metadata);
+        keys.insert(file, key_runs(builder, key_column)?);
+        warmed.key_files = 1;
+    }
+    Ok(warmed)
+}
+
+/// `file`'s footer as the metadata cache holds it for this very file, when it has the page
+/// index (a footer cached without it is read again).
+fn cached_footer(footers: &FileMetadataCache, file: &PartitionedFile) -> Option<Arc<ParquetMetaData>> {
+    let entry = footers.get(&file.object_meta.location)?;
+    if !entry.is_valid_for(&file.object_meta) {
+        return None;
+    }
+    let metadata = entry
+        .file_metadata
+        .as_any()
+        .downcast_ref::<CachedParquetMetaData>()?
+        .parquet_metadata();
+    (metadata.column_index().is_some() && metadata.offset_index().is_some())
+        .then(|| Arc::clone(metadata))
 }
 
 /// The rows of `keys` (hashes) in a file: `None` when the file holds none of them.
@@ -382,6 +540,21 @@ impl KeyedScan {
             })
             .await?;
         Ok(listed.as_ref())
+    }
+
+    /// Every file of this generation's table, each with the table's key column (listed now if
+    /// no scan listed them yet): what [`warm_files`] reads ahead.
+    pub async fn files(
+        &self,
+        state: &dyn Session,
+    ) -> DataFusionResult<Vec<(&'static str, PartitionedFile)>> {
+        Ok(match self.listed(state).await? {
+            Some(listed) => listed
+                .files_matching(state, &[])?
+                .map(|file| (self.key_column, file.clone()))
+                .collect(),
+            None => Vec::new(),
+        })
     }
 
     /// The files among `files` that may hold one of `keys`, each with a selection of its
@@ -622,5 +795,73 @@ mod tests {
         let negated = col("session_id").in_list(vec![lit("s1")], true);
         assert_eq!(pinned_keys(&[negated], "session_id"), None);
         assert_eq!(pinned_keys(&filters, "file_name"), None);
+    }
+
+    /// A Parquet file in `dir` whose `session_id` column holds runs of `keys`, and the
+    /// file as a listing would give it.
+    fn keyed_parquet_file(dir: &std::path::Path, keys: &[(&str, usize)]) -> PartitionedFile {
+        use datafusion::arrow::array::StringArray;
+        use datafusion::arrow::datatypes::{Field, Schema};
+        use datafusion::arrow::record_batch::RecordBatch;
+        use datafusion::parquet::arrow::ArrowWriter;
+        use datafusion::parquet::file::properties::WriterProperties;
+        let values: Vec<&str> = keys
+            .iter()
+            .flat_map(|(key, rows)| std::iter::repeat_n(*key, *rows))
+            .collect();
+        let schema = Arc::new(Schema::new(vec![Field::new("session_id", DataType::Utf8, false)]));
+        let batch =
+            RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(StringArray::from(values))])
+                .unwrap();
+        let path = dir.join("part-0.parquet");
+        let properties = WriterProperties::builder().set_data_page_row_count_limit(4).build();
+        let mut writer =
+            ArrowWriter::try_new(File::create(&path).unwrap(), schema, Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        let location = path.to_str().unwrap().trim_start_matches('/').to_string();
+        PartitionedFile::new(location, size)
+    }
+
+    #[test]
+    fn reading_ahead_caches_key_runs_and_footers_once_and_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = keyed_parquet_file(dir.path(), &[("a", 3), ("b", 7), ("c", 2)]);
+        let files = [("session_id", file.clone())];
+        let footers: GenerationFree<ObjectPath, CachedFileMetadataEntry> =
+            GenerationFree::new("footers", 1 << 20);
+        let always = || true;
+
+        // No room: a cache of no bytes, a footer budget of none, or a generation no longer
+        // wanted reads nothing.
+        let none = FileKeyCache::holding(0);
+        assert_eq!(warm_files(&files, &none, &footers, 0, &always), Warmed::default());
+        let keys = FileKeyCache::holding(1 << 20);
+        assert_eq!(warm_files(&files, &keys, &footers, 1 << 20, &|| false), Warmed::default());
+        assert_eq!(keys.cached_files(), 0);
+        assert!(footers.is_empty());
+
+        let warmed = warm_files(&files, &keys, &footers, 1 << 20, &always);
+        assert_eq!((warmed.key_files, warmed.footers), (1, 1));
+        assert!(warmed.footer_bytes > 0);
+        // The runs read ahead are those a lookup reads, and the footer has its page index.
+        let cached = keys.entries.get(&file.object_meta.location).unwrap().keys;
+        let read = read_file_keys(&format!("/{}", file.object_meta.location), "session_id")
+            .unwrap();
+        assert_eq!((cached.rows, &cached.runs), (read.rows, &read.runs));
+        assert_eq!(cached.runs[&key_hash("b")], (3, 10));
+        let footer = cached_footer(&footers, &file).expect("footer with its page index");
+        assert!(footer.offset_index().unwrap()[0][0].page_locations().len() > 1);
+
+        // Both cached: a second read-ahead reads nothing.
+        assert_eq!(warm_files(&files, &keys, &footers, 1 << 20, &always), Warmed::default());
+        // Footer budget spent: key runs alone.
+        let fresh_keys = FileKeyCache::holding(1 << 20);
+        let no_footers: GenerationFree<ObjectPath, CachedFileMetadataEntry> =
+            GenerationFree::new("footers", 1 << 20);
+        let warmed = warm_files(&files, &fresh_keys, &no_footers, 0, &always);
+        assert_eq!((warmed.key_files, warmed.footers), (1, 0));
+        assert!(no_footers.is_empty());
     }
 }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::datasource::listing::PartitionedFile;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -119,6 +120,36 @@ pub async fn serving_context_with(
         context.register_table(table_name, Arc::new(keyed))?;
     }
     Ok(context)
+}
+
+/// Every file of `context`'s keyed tables (a serving context's, [`serving_context_for`]),
+/// each with its table's key column, in [`KEYED_TABLES`]' order (the events first: every
+/// search hit and open lands there).
+pub async fn keyed_files(
+    context: &SessionContext,
+) -> Result<Vec<(&'static str, PartitionedFile)>, QueryError> {
+    let state = context.state();
+    let mut files = Vec::new();
+    for (table_name, _, _) in KEYED_TABLES {
+        let provider = context.table_provider(table_name).await?;
+        if let Some(keyed) = provider.downcast_ref::<KeyedScan>() {
+            files.extend(keyed.files(&state).await?);
+        }
+    }
+    Ok(files)
+}
+
+/// Reads ahead the key runs and footers of `files` ([`keyed_files`]) into `runtime`'s
+/// caches, the footers up to half of the metadata cache, while `wanted` holds
+/// ([`keyed_scan::warm_files`]). Blocking.
+pub fn warm_keyed_files(
+    files: &[(&'static str, PartitionedFile)],
+    runtime: &ServingRuntime,
+    wanted: &dyn Fn() -> bool,
+) -> keyed_scan::Warmed {
+    let footers = runtime.env.cache_manager.get_file_metadata_cache();
+    let budget = footers.cache_limit() / 2;
+    keyed_scan::warm_files(files, &runtime.file_keys, footers.as_ref(), budget, wanted)
 }
 
 /// Sets `context`'s `collect_statistics` to `collect`; returns what it was.

@@ -164,6 +164,13 @@ impl<K: GenerationKey, V: CacheValue> GenerationFree<K, V> {
     }
 }
 
+impl<K: GenerationKey, V: CacheValue> GenerationFree<K, V> {
+    /// The bytes its entries take.
+    pub(crate) fn memory_used(&self) -> usize {
+        self.inner.memory_used()
+    }
+}
+
 impl<K: GenerationKey, V: CacheValue> Cache<K, V> for GenerationFree<K, V> {
     fn get(&self, key: &K) -> Option<V> {
         self.inner.get(&key.without_generation())

@@ -1013,3 +1013,51 @@ async fn a_directory_past_half_the_memory_limit_is_answered_over_parquet() {
         assert_eq!(names, columns, "{}", query.sql);
     }
 }
+
+/// The Parquet files of the keyed tables (`events`, `turns`, `sessions`, `file_touches`)
+/// under a generation's `root`, by path inside the generation, with their sizes.
+fn keyed_table_files(root: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
+    ["events", "turns", "sessions", "file_touches"]
+        .iter()
+        .flat_map(|table| parquet_files(&root.join(table)))
+        .map(|path| {
+            let size = std::fs::metadata(&path).unwrap().len();
+            (path.strip_prefix(root).unwrap().to_path_buf(), size)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added() {
+    let logs = tempfile::tempdir().unwrap();
+    for source in ["codex", "claude"] {
+        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
+    }
+    let data = tempfile::tempdir().unwrap();
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    let catalog = Catalog::open(data.path()).unwrap();
+    let first = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
+    assert!(first.len() >= 4, "{first:?}");
+
+    let warmed = catalog.snapshot().await.unwrap().read_ahead().await.unwrap();
+    assert_eq!((warmed.key_files, warmed.footers), (first.len(), first.len()));
+    // Every keyed file's footer is in the runtime's metadata cache, not yet used by a request.
+    let footers = metadata_hits(catalog.runtime());
+    for file in first.keys() {
+        let file = file.to_str().unwrap();
+        let cached: Vec<_> = footers.iter().filter(|(path, _)| path.ends_with(file)).collect();
+        assert!(matches!(cached.as_slice(), [(_, 0)]), "{file}: {footers:?}");
+    }
+
+    index_into(data.path(), &[&logs.path().join("claude")]);
+    let second = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
+    let added = second
+        .iter()
+        .filter(|(path, size)| first.get(*path) != Some(*size))
+        .count();
+    assert!(added > 0 && added < second.len(), "{first:?} then {second:?}");
+    // The next generation reads ahead only the files its commit added: the others are
+    // hard links the caches know.
+    let warmed = catalog.snapshot().await.unwrap().read_ahead().await.unwrap();
+    assert_eq!((warmed.key_files, warmed.footers), (added, added));
+}
