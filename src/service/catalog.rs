@@ -378,10 +378,16 @@ impl SharedReaders {
             }
             _ => None,
         };
+        // A generation loading its directory whole reads its keyed files ahead once it is
+        // loaded (both take a core at a server's start); a carried one at once (only the
+        // files its commit added are new).
+        let loads_whole = carrying.is_none() && snapshot.in_memory;
         match carrying {
             Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
                 Ok(Ok(true)) => {}
-                Ok(_) => load_in_background(&snapshot, Some(self.memory_limit)),
+                Ok(_) => {
+                    load_in_background(&snapshot, Some(self.memory_limit));
+                }
                 Err(_) => {
                     let loading = Arc::clone(&snapshot);
                     let memory_limit = self.memory_limit;
@@ -393,10 +399,17 @@ impl SharedReaders {
                 }
             },
             // Its size was estimated when the generation was opened.
-            None if snapshot.in_memory => load_in_background(&snapshot, None),
+            None if snapshot.in_memory => {
+                let loading = load_in_background(&snapshot, None);
+                let reading = Arc::clone(&snapshot);
+                tokio::spawn(async move {
+                    let _ = loading.await;
+                    read_ahead_in_background(&reading);
+                });
+            }
             None => {}
         }
-        if self.path == AnswerPath::Fastest {
+        if self.path == AnswerPath::Fastest && !loads_whole {
             read_ahead_in_background(&snapshot);
         }
         *warm = Some(Arc::clone(&snapshot));
@@ -460,7 +473,10 @@ const CARRY_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
 /// fits in half of it ([`directory_fits`]: a carry that fell back to a full load was not
 /// estimated, and a grown store may no longer fit). Requests are answered over Parquet until
 /// it is loaded, so a cold start never waits.
-fn load_in_background(snapshot: &Arc<GenerationReaders>, memory_limit: Option<u64>) {
+fn load_in_background(
+    snapshot: &Arc<GenerationReaders>,
+    memory_limit: Option<u64>,
+) -> tokio::task::JoinHandle<()> {
     let loading = Arc::clone(snapshot);
     tokio::spawn(async move {
         if let Some(memory_limit) = memory_limit {
@@ -482,7 +498,7 @@ fn load_in_background(snapshot: &Arc<GenerationReaders>, memory_limit: Option<u6
             ),
             Err(error) => tracing::warn!(%error, "directory not loaded; answering by SQL"),
         }
-    });
+    })
 }
 
 /// Reads ahead, in the background, the key runs and footers of `snapshot`'s keyed files that
