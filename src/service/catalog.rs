@@ -299,6 +299,11 @@ impl Catalog {
         &self.shared.runtime.env
     }
 
+    /// The key runs of the files every generation's keyed scans read.
+    pub fn key_cache(&self) -> &Arc<crate::query::keyed_scan::FileKeyCache> {
+        &self.shared.runtime.file_keys
+    }
+
     /// The store this catalog reads.
     pub fn store(&self) -> &Store {
         &self.shared.store

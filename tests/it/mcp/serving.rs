@@ -1027,6 +1027,19 @@ fn keyed_table_files(root: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
         .collect()
 }
 
+/// Whether the runtime's metadata cache holds a footer for each of `files` (paths inside a
+/// generation; the cache's keys leave the generation out).
+fn footers_cached(
+    runtime: &datafusion::execution::runtime_env::RuntimeEnv,
+    files: &std::collections::BTreeMap<PathBuf, u64>,
+) -> bool {
+    let footers = metadata_hits(runtime);
+    files.keys().all(|file| {
+        let file = file.to_str().unwrap();
+        footers.keys().filter(|path| path.ends_with(file)).count() == 1
+    })
+}
+
 #[tokio::test]
 async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added() {
     let logs = tempfile::tempdir().unwrap();
@@ -1039,15 +1052,13 @@ async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added(
     let first = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
     assert!(first.len() >= 4, "{first:?}");
 
+    // The directory load reads whole buckets, no key runs: every file's runs are the
+    // read-ahead's. Footers the load cached already (with their page index) are not read again.
     let warmed = catalog.snapshot().await.unwrap().read_ahead().await.unwrap();
-    assert_eq!((warmed.key_files, warmed.footers), (first.len(), first.len()));
-    // Every keyed file's footer is in the runtime's metadata cache, not yet used by a request.
-    let footers = metadata_hits(catalog.runtime());
-    for file in first.keys() {
-        let file = file.to_str().unwrap();
-        let cached: Vec<_> = footers.iter().filter(|(path, _)| path.ends_with(file)).collect();
-        assert!(matches!(cached.as_slice(), [(_, 0)]), "{file}: {footers:?}");
-    }
+    assert_eq!(warmed.key_files, first.len(), "{warmed:?}");
+    assert_eq!(catalog.key_cache().cached_files(), first.len());
+    assert!(warmed.footers >= 1, "{warmed:?}");
+    assert!(footers_cached(catalog.runtime(), &first), "{:?}", metadata_hits(catalog.runtime()));
 
     index_into(data.path(), &[&logs.path().join("claude")]);
     let second = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
@@ -1056,8 +1067,11 @@ async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added(
         .filter(|(path, size)| first.get(*path) != Some(*size))
         .count();
     assert!(added > 0 && added < second.len(), "{first:?} then {second:?}");
-    // The next generation reads ahead only the files its commit added: the others are
-    // hard links the caches know.
+    // The next generation's files are known once it is read ahead, and the files it shares
+    // with the first (hard links) were not read again: at most the added ones were (a
+    // refresh may have read a few of them first).
     let warmed = catalog.snapshot().await.unwrap().read_ahead().await.unwrap();
-    assert_eq!((warmed.key_files, warmed.footers), (added, added));
+    assert!(warmed.key_files <= added && warmed.footers <= added, "{warmed:?}, {added} added");
+    assert_eq!(catalog.key_cache().cached_files(), first.len() + added);
+    assert!(footers_cached(catalog.runtime(), &second));
 }
