@@ -311,9 +311,12 @@ fn warm_file(
             file.object_meta.clone(),
             Arc::new(CachedParquetMetaData::new(Arc::clone(&metadata))),
         );
-        warmed.footers = 1;
-        warmed.footer_bytes = entry.size();
-        footers.put(location, entry);
+        // A request may have cached it meanwhile: its entry (and hit count) stays.
+        if !footers.contains_key(location) {
+            warmed.footers = 1;
+            warmed.footer_bytes = entry.size();
+            footers.put(location, entry);
+        }
     }
     if want_keys {
         let reader_metadata =
