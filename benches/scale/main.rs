@@ -470,7 +470,10 @@ async fn search_stage(
     // ... and the keyed files' key runs and footers are read ahead, as a server does once
     // it opens a generation.
     let warmed = catalog.snapshot().await?.read_ahead().await?;
-    eprintln!("keyed files read ahead by {:.1?}: {warmed:?}", loading.elapsed());
+    eprintln!(
+        "keyed files read ahead by {:.1?}: {warmed:?}",
+        loading.elapsed()
+    );
     let server = EskerServer::new(catalog);
     let label = format!(
         "at {}k docs ({}k default-type)",

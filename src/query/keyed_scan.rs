@@ -41,7 +41,9 @@ use datafusion::parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
     RowSelector,
 };
-use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use datafusion::parquet::file::metadata::{
+    PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader,
+};
 use datafusion::physical_plan::ExecutionPlan;
 use object_store::path::Path as ObjectPath;
 use tokio::sync::OnceCell;
@@ -319,9 +321,8 @@ fn warm_file(
         }
     }
     if want_keys {
-        let reader_metadata =
-            ArrowReaderMetadata::try_new(metadata, ArrowReaderOptions::new())
-                .map_err(|error| error.to_string())?;
+        let reader_metadata = ArrowReaderMetadata::try_new(metadata, ArrowReaderOptions::new())
+            .map_err(|error| error.to_string())?;
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, reader_metadata);
         keys.insert(file, key_runs(builder, key_column)?);
         warmed.key_files = 1;
@@ -331,7 +332,10 @@ fn warm_file(
 
 /// `file`'s footer as the metadata cache holds it for this very file, when it has the page
 /// index (a footer cached without it is read again).
-fn cached_footer(footers: &FileMetadataCache, file: &PartitionedFile) -> Option<Arc<ParquetMetaData>> {
+fn cached_footer(
+    footers: &FileMetadataCache,
+    file: &PartitionedFile,
+) -> Option<Arc<ParquetMetaData>> {
     let entry = footers.get(&file.object_meta.location)?;
     if !entry.is_valid_for(&file.object_meta) {
         return None;
@@ -812,12 +816,21 @@ mod tests {
             .iter()
             .flat_map(|(key, rows)| std::iter::repeat_n(*key, *rows))
             .collect();
-        let schema = Arc::new(Schema::new(vec![Field::new("session_id", DataType::Utf8, false)]));
-        let batch =
-            RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(StringArray::from(values))])
-                .unwrap();
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "session_id",
+            DataType::Utf8,
+            false,
+        )]));
+        let batch = RecordBatch::try_new(
+            Arc::clone(&schema),
+            vec![Arc::new(StringArray::from(values))],
+        )
+        .unwrap();
         let path = dir.join("part-0.parquet");
-        let properties = WriterProperties::builder().set_data_page_row_count_limit(4).build();
+        let properties = WriterProperties::builder()
+            .set_data_page_row_count_limit(4)
+            .set_write_batch_size(4)
+            .build();
         let mut writer =
             ArrowWriter::try_new(File::create(&path).unwrap(), schema, Some(properties)).unwrap();
         writer.write(&batch).unwrap();
@@ -839,9 +852,15 @@ mod tests {
         // No room: a cache of no bytes, a footer budget of none, or a generation no longer
         // wanted reads nothing.
         let none = FileKeyCache::holding(0);
-        assert_eq!(warm_files(&files, &none, &footers, 0, &always), Warmed::default());
+        assert_eq!(
+            warm_files(&files, &none, &footers, 0, &always),
+            Warmed::default()
+        );
         let keys = FileKeyCache::holding(1 << 20);
-        assert_eq!(warm_files(&files, &keys, &footers, 1 << 20, &|| false), Warmed::default());
+        assert_eq!(
+            warm_files(&files, &keys, &footers, 1 << 20, &|| false),
+            Warmed::default()
+        );
         assert_eq!(keys.cached_files(), 0);
         assert!(footers.is_empty());
 
@@ -850,15 +869,18 @@ mod tests {
         assert!(warmed.footer_bytes > 0);
         // The runs read ahead are those a lookup reads, and the footer has its page index.
         let cached = keys.entries.get(&file.object_meta.location).unwrap().keys;
-        let read = read_file_keys(&format!("/{}", file.object_meta.location), "session_id")
-            .unwrap();
+        let read =
+            read_file_keys(&format!("/{}", file.object_meta.location), "session_id").unwrap();
         assert_eq!((cached.rows, &cached.runs), (read.rows, &read.runs));
         assert_eq!(cached.runs[&key_hash("b")], (3, 10));
         let footer = cached_footer(&footers, &file).expect("footer with its page index");
         assert!(footer.offset_index().unwrap()[0][0].page_locations().len() > 1);
 
         // Both cached: a second read-ahead reads nothing.
-        assert_eq!(warm_files(&files, &keys, &footers, 1 << 20, &always), Warmed::default());
+        assert_eq!(
+            warm_files(&files, &keys, &footers, 1 << 20, &always),
+            Warmed::default()
+        );
         // Footer budget spent: key runs alone.
         let fresh_keys = FileKeyCache::holding(1 << 20);
         let no_footers: GenerationFree<ObjectPath, CachedFileMetadataEntry> =

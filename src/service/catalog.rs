@@ -24,8 +24,8 @@ use tokio::sync::Mutex;
 use crate::heap::Resident;
 use crate::indexer::status::IngestMonitor;
 use crate::model::EventType;
-use crate::query::prepared::PreparedPlan;
 use crate::query::keyed_scan::Warmed;
+use crate::query::prepared::PreparedPlan;
 use crate::query::serving::{ServingRuntime, serving_runtime_within};
 use crate::query::session_set::{SessionSets, in_session_set_udf};
 use crate::query::{QueryError, read_only_options, serving_context_for};
@@ -523,7 +523,9 @@ fn read_ahead_in_background(snapshot: &Arc<GenerationReaders>) {
 
 /// Lists the keyed files of `readers`' generation and reads them ahead on the blocking pool
 /// while the generation is in use (nothing when it no longer is).
-async fn read_ahead_of(readers: std::sync::Weak<GenerationReaders>) -> Result<Warmed, CatalogError> {
+async fn read_ahead_of(
+    readers: std::sync::Weak<GenerationReaders>,
+) -> Result<Warmed, CatalogError> {
     let started = std::time::Instant::now();
     let (generation, files, runtime) = {
         let Some(in_use) = readers.upgrade() else {
