@@ -132,6 +132,18 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Copies of the codex and claude fixture logs, and a store of the codex ones alone: indexing
+/// `logs/claude` into it later commits a second generation.
+fn codex_store_with_claude_to_come() -> (tempfile::TempDir, tempfile::TempDir) {
+    let logs = tempfile::tempdir().unwrap();
+    for source in ["codex", "claude"] {
+        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
+    }
+    let data = tempfile::tempdir().unwrap();
+    index_into(data.path(), &[&logs.path().join("codex")]);
+    (logs, data)
+}
+
 /// The cached footers of codex events files and how often each was reused.
 fn codex_event_file_hits(
     catalog_runtime: &datafusion::execution::runtime_env::RuntimeEnv,
@@ -144,12 +156,7 @@ fn codex_event_file_hits(
 
 #[tokio::test]
 async fn cached_footers_survive_a_commit_that_hard_links_their_files() {
-    let logs = tempfile::tempdir().unwrap();
-    for source in ["codex", "claude"] {
-        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
-    }
-    let data = tempfile::tempdir().unwrap();
-    index_into(data.path(), &[&logs.path().join("codex")]);
+    let (logs, data) = codex_store_with_claude_to_come();
     let event_id = query_rows(
         data.path(),
         "SELECT event_id FROM events WHERE source = 'codex' ORDER BY event_id LIMIT 1",
@@ -1042,12 +1049,7 @@ fn footers_cached(
 
 #[tokio::test]
 async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added() {
-    let logs = tempfile::tempdir().unwrap();
-    for source in ["codex", "claude"] {
-        copy_dir(&fixtures_dir().join(source), &logs.path().join(source));
-    }
-    let data = tempfile::tempdir().unwrap();
-    index_into(data.path(), &[&logs.path().join("codex")]);
+    let (logs, data) = codex_store_with_claude_to_come();
     let catalog = Catalog::open(data.path()).unwrap();
     let first = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
     assert!(first.len() >= 4, "{first:?}");
