@@ -383,39 +383,32 @@ impl SharedReaders {
             }
             _ => None,
         };
-        // A generation loading its directory whole reads its keyed files ahead once it is
-        // loaded (both take a core at a server's start); a carried one at once (only the
-        // files its commit added are new).
-        let loads_whole = carrying.is_none() && snapshot.in_memory;
+        // The keyed files are read ahead once the directory is carried or loaded: both take
+        // a core, and a server's first answers and a commit's refresh come first.
         match carrying {
             Some(mut carry) => match tokio::time::timeout(CARRY_WAIT, &mut carry).await {
-                Ok(Ok(true)) => {}
-                Ok(_) => {
-                    load_in_background(&snapshot, Some(self.memory_limit));
-                }
+                Ok(Ok(true)) => read_ahead_in_background(&snapshot),
+                Ok(_) => read_ahead_after(
+                    load_in_background(&snapshot, Some(self.memory_limit)),
+                    &snapshot,
+                ),
                 Err(_) => {
                     let loading = Arc::clone(&snapshot);
                     let memory_limit = self.memory_limit;
                     tokio::spawn(async move {
                         if !matches!(carry.await, Ok(true)) {
-                            load_in_background(&loading, Some(memory_limit));
+                            let _ = load_in_background(&loading, Some(memory_limit)).await;
                         }
+                        read_ahead_in_background(&loading);
                     });
                 }
             },
             // Its size was estimated when the generation was opened.
             None if snapshot.in_memory => {
-                let loading = load_in_background(&snapshot, None);
-                let reading = Arc::clone(&snapshot);
-                tokio::spawn(async move {
-                    let _ = loading.await;
-                    read_ahead_in_background(&reading);
-                });
+                read_ahead_after(load_in_background(&snapshot, None), &snapshot);
             }
+            None if self.path == AnswerPath::Fastest => read_ahead_in_background(&snapshot),
             None => {}
-        }
-        if self.path == AnswerPath::Fastest && !loads_whole {
-            read_ahead_in_background(&snapshot);
         }
         *warm = Some(Arc::clone(&snapshot));
         Ok(snapshot)
@@ -506,11 +499,21 @@ fn load_in_background(
     })
 }
 
+/// Reads `snapshot`'s keyed files ahead once `loading` (its directory's load) has ended.
+fn read_ahead_after(loading: tokio::task::JoinHandle<()>, snapshot: &Arc<GenerationReaders>) {
+    let reading = Arc::clone(snapshot);
+    tokio::spawn(async move {
+        let _ = loading.await;
+        read_ahead_in_background(&reading);
+    });
+}
+
 /// Reads ahead, in the background, the key runs and footers of `snapshot`'s keyed files that
 /// the process has not cached ([`crate::query::warm_keyed_files`]): a long-lived server's
 /// first lookups then plan and open files from memory (one-shot commands answer on the
 /// `SqlOnly` path and read nothing ahead). Only files a commit added are read for a later
 /// generation; the read stops once the generation is neither current nor serving a request.
+/// A second call for the same generation finds the first one's result.
 fn read_ahead_in_background(snapshot: &Arc<GenerationReaders>) {
     let readers = Arc::downgrade(snapshot);
     let done = Arc::clone(&snapshot.read_ahead);
