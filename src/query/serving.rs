@@ -162,9 +162,7 @@ impl<K: GenerationKey, V: CacheValue> GenerationFree<K, V> {
             inner: DefaultCache::new(limit).with_name(name),
         }
     }
-}
 
-impl<K: GenerationKey, V: CacheValue> GenerationFree<K, V> {
     /// The bytes its entries take.
     pub(crate) fn memory_used(&self) -> usize {
         self.inner.memory_used()
