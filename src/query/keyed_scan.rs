@@ -113,14 +113,10 @@ impl FileKeyCache {
     /// their leading `/`), read now if not cached. `None` when it cannot be read, in which case
     /// the scan reads the file as DataFusion planned.
     fn keys_of(&self, file: &PartitionedFile, key_column: &str) -> Option<Arc<FileKeys>> {
-        let location = &file.object_meta.location;
-        let size = file.object_meta.size;
-        if let Some(entry) = self.entries.get(location)
-            && entry.file_size == size
-        {
-            return Some(entry.keys);
+        if let Some(keys) = self.cached(file) {
+            return Some(keys);
         }
-        let path = format!("/{location}");
+        let path = format!("/{}", file.object_meta.location);
         match read_file_keys(&path, key_column) {
             Ok(keys) => Some(self.insert(file, keys)),
             Err(error) => {
@@ -143,11 +139,12 @@ impl FileKeyCache {
         keys
     }
 
-    /// Whether `file`'s key runs are cached.
-    fn holds(&self, file: &PartitionedFile) -> bool {
+    /// `file`'s key runs, when cached for a file of its size.
+    fn cached(&self, file: &PartitionedFile) -> Option<Arc<FileKeys>> {
         self.entries
             .get(&file.object_meta.location)
-            .is_some_and(|entry| entry.file_size == file.object_meta.size)
+            .filter(|entry| entry.file_size == file.object_meta.size)
+            .map(|entry| entry.keys)
     }
 
     /// Whether reading ahead may still add runs ([`WARM_KEYS_UP_TO`] of the cache's bytes).
@@ -263,7 +260,7 @@ pub fn warm_files(
         if !wanted() {
             break;
         }
-        let want_keys = keys.has_room() && !keys.holds(file);
+        let want_keys = keys.has_room() && keys.cached(file).is_none();
         let want_footer = warmed.footer_bytes < footer_budget;
         if !want_keys && !want_footer {
             if !keys.has_room() {
