@@ -1034,6 +1034,22 @@ fn keyed_table_files(root: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
         .collect()
 }
 
+/// The keyed tables' files of `data_dir`'s current generation ([`keyed_table_files`]).
+fn current_keyed_files(data_dir: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
+    keyed_table_files(&Store::open(data_dir).unwrap().current().unwrap().root)
+}
+
+/// What reading the current generation's keyed files ahead cached (waiting for it).
+async fn read_ahead(catalog: &Catalog) -> esker::query::keyed_scan::Warmed {
+    catalog
+        .snapshot()
+        .await
+        .unwrap()
+        .read_ahead()
+        .await
+        .unwrap()
+}
+
 /// Whether the runtime's metadata cache holds a footer for each of `files` (paths inside a
 /// generation; the cache's keys leave the generation out).
 fn footers_cached(
@@ -1051,19 +1067,13 @@ fn footers_cached(
 async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added() {
     let (logs, data) = codex_store_with_claude_to_come();
     let catalog = Catalog::open(data.path()).unwrap();
-    let first = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
+    let first = current_keyed_files(data.path());
     assert!(first.len() >= 4, "{first:?}");
 
     // The directory load reads whole buckets, no key runs: every file's runs are the
     // read-ahead's. Footers cached already (the directory load's, the statistics a table's
     // listing gathers) are not read again.
-    let warmed = catalog
-        .snapshot()
-        .await
-        .unwrap()
-        .read_ahead()
-        .await
-        .unwrap();
+    let warmed = read_ahead(&catalog).await;
     assert_eq!(warmed.key_files, first.len(), "{warmed:?}");
     assert_eq!(catalog.key_cache().cached_files(), first.len());
     assert!(
@@ -1073,7 +1083,7 @@ async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added(
     );
 
     index_into(data.path(), &[&logs.path().join("claude")]);
-    let second = keyed_table_files(&Store::open(data.path()).unwrap().current().unwrap().root);
+    let second = current_keyed_files(data.path());
     let added = second
         .iter()
         .filter(|(path, size)| first.get(*path) != Some(*size))
@@ -1085,13 +1095,7 @@ async fn a_server_reads_its_keyed_files_ahead_and_then_only_what_a_commit_added(
     // The next generation's files are known once it is read ahead, and the files it shares
     // with the first (hard links) were not read again: at most the added ones were (a
     // refresh may have read a few of them first).
-    let warmed = catalog
-        .snapshot()
-        .await
-        .unwrap()
-        .read_ahead()
-        .await
-        .unwrap();
+    let warmed = read_ahead(&catalog).await;
     assert!(
         warmed.key_files <= added && warmed.footers <= added,
         "{warmed:?}, {added} added"
